@@ -1,0 +1,174 @@
+"""Question decomposition into concepts / sub-queries ``q_j`` (METHOD.md, "Decomposition").
+
+A :class:`Decomposer` turns a question into a :class:`Decomposition`. Shipped here:
+
+* :class:`HeuristicDecomposer` (the default): no LLM, no downloaded data. Content-word phrases
+  of the question (stop words removed), with schema vocabulary matched where it helps
+  (``"singers ... age"`` over a table ``singer`` with a column ``age`` gives ``"singer:age"``).
+* :class:`PrecomputedDecomposer`: sub-queries given per question (a benchmark's ``decomp.json``).
+
+An LLM-backed decomposer (in the adapters) implements the same protocol.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
+
+from jar_core.schema import Schema
+
+__all__ = ["Decomposition", "Decomposer", "HeuristicDecomposer", "PrecomputedDecomposer", "STOP_WORDS"]
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """The sub-queries of a question and the decomposer that produced them."""
+
+    subqueries: tuple[str, ...]
+    source: str
+
+
+@runtime_checkable
+class Decomposer(Protocol):
+    """Splits a question into sub-queries. ``schema`` is the corpus being searched (may be ignored)."""
+
+    name: str
+
+    def decompose(self, question: str, schema: Schema | None = None) -> Decomposition:
+        ...
+
+
+# English function words plus the question / aggregation vocabulary of text-to-SQL questions.
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all also am an and any are aren't as at be because been before being below
+    between both but by can could did do does doing down during each either else ever every few for from further
+    had has have having he her here hers herself him himself his how however i if in into is isn't it its itself
+    just let me more most much must my myself neither no nor not now of off on once one only or other others our
+    ours ourselves out over own per same shall she should so some such than that the their theirs them themselves
+    then there these they this those through to too under until up upon us very was we were what whatever when
+    where whether which while who whom whose why will with within without would yet you your yours yourself
+    yourselves
+    show list give find return display tell get provide compute calculate count number numbers total totals
+    average avg mean sum minimum maximum min max many much highest lowest largest smallest biggest greatest least
+    top bottom first last most least order ordered sort sorted ascending descending asc desc distinct different
+    unique each every including include includes included respectively corresponding along together whose
+    please also etc value values record records row rows entry entries info information detail details data
+    """.split()
+)
+
+_TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|[^\W_][\w'\-]*", re.UNICODE)
+
+
+def _singular(w: str) -> str:
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 3 and w.endswith("es") and w[-3] in "sxz":
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+def _words(name: str) -> list[str]:
+    return [_singular(w) for w in re.findall(r"[^\W_]+", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).lower())]
+
+
+class HeuristicDecomposer:
+    """Content-word phrases of the question, matched to schema vocabulary where it helps.
+
+    1. Tokens are lower-cased; quoted literals and numbers are dropped (they are values, not
+       concepts); stop words split the rest into runs of content words.
+    2. A run that names a table of the schema (by its singular words) sets that table as the
+       context of the following column words, producing ``"<table>:<column>"`` phrases when
+       that table has such a column; other runs are kept as phrases (at most ``max_words``
+       words each).
+    3. At most ``max_subqueries`` phrases, in question order, duplicates removed.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, *, max_subqueries: int = 6, max_words: int = 3) -> None:
+        self.max_subqueries = max_subqueries
+        self.max_words = max_words
+        self._vocab_cache: tuple[int, dict[str, str], dict[str, set[str]]] | None = None
+
+    def _vocab(self, schema: Schema | None) -> tuple[dict[str, str], dict[str, set[str]]]:
+        if schema is None:
+            return {}, {}
+        if self._vocab_cache is not None and self._vocab_cache[0] == id(schema):
+            return self._vocab_cache[1], self._vocab_cache[2]
+        tables: dict[str, str] = {}
+        columns: dict[str, set[str]] = {}
+        for t in schema.tables:
+            tw = " ".join(_words(t.nl_name or t.name))
+            tables.setdefault(tw, tw)
+            cols = columns.setdefault(tw, set())
+            for c in t.columns:
+                cols.add(" ".join(_words(c.nl_name or c.name)))
+        self._vocab_cache = (id(schema), tables, columns)
+        return tables, columns
+
+    def decompose(self, question: str, schema: Schema | None = None) -> Decomposition:
+        tables, columns = self._vocab(schema)
+        runs: list[list[str]] = [[]]
+        for tok in _TOKEN.findall(question):
+            low = tok.lower().strip("'-")
+            if tok[0] in "\"'" or not low or low in STOP_WORDS or low.replace(".", "").isdigit():
+                if runs[-1]:
+                    runs.append([])
+                continue
+            runs[-1].append(low)
+        phrases: list[str] = []
+        context: str | None = None
+        for run in filter(None, runs):
+            sing = [_singular(w) for w in run]
+            # the longest suffix of the run that names a table becomes the context
+            named = next((" ".join(sing[i:]) for i in range(len(sing)) if " ".join(sing[i:]) in tables), None)
+            if named is not None:
+                rest = sing[: len(sing) - len(named.split())]
+                if rest and context and " ".join(rest) in columns.get(context, ()):
+                    phrases.append(f"{context}:{' '.join(rest)}")
+                elif rest:
+                    phrases.append(" ".join(run[: self.max_words]))
+                context = named
+                phrases.append(named)
+                continue
+            joined = " ".join(sing)
+            if context and joined in columns.get(context, ()):
+                phrases.append(f"{context}:{joined}")
+            else:
+                for i in range(0, len(run), self.max_words):
+                    phrases.append(" ".join(run[i : i + self.max_words]))
+        # a table named on its own and again as the context of a column phrase is redundant
+        with_cols = {p.split(":", 1)[0] for p in phrases if ":" in p}
+        out = [p for p in dict.fromkeys(phrases) if p not in with_cols]
+        return Decomposition(tuple(out[: self.max_subqueries]), self.name)
+
+
+class PrecomputedDecomposer:
+    """Sub-queries given in advance (a benchmark's ``decomp.json``), by exact question text.
+
+    Questions not in the mapping go to ``fallback`` (the heuristic by default).
+    """
+
+    name = "precomputed"
+
+    def __init__(
+        self, mapping: Mapping[str, Sequence[str]] | Iterable[tuple[str, Sequence[str]]],
+        fallback: Decomposer | None = None,
+    ) -> None:
+        items = mapping.items() if isinstance(mapping, Mapping) else mapping
+        self._map: dict[str, tuple[str, ...]] = {}
+        for q, subs in items:
+            self._map.setdefault(q, tuple(s for s in subs if isinstance(s, str) and s.strip()))
+        self.fallback = fallback or HeuristicDecomposer()
+
+    def decompose(self, question: str, schema: Schema | None = None) -> Decomposition:
+        if question in self._map:
+            return Decomposition(self._map[question], self.name)
+        return self.fallback.decompose(question, schema)
+
+    def __contains__(self, question: object) -> bool:
+        return question in self._map

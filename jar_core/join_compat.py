@@ -1,0 +1,200 @@
+"""Join compatibility ``w_il`` between candidate tables (METHOD.md, "Input signals").
+
+The column-pair score follows the reference code:
+``uniq * (0.5 * value_overlap + 0.5 * (0.5 * semantic_name_sim + 0.5 * exact_name_overlap))``,
+zero unless the two columns are of the same type class and at least one is (partly) unique.
+A declared foreign key scores 1 (a certain join). ``w_il`` is the best pair between the two
+tables and that pair is the join key.
+
+Fallbacks where a source lacks statistics (documented in ``docs/signals.md``):
+
+* no uniqueness ratio: a key-likeness estimate from the schema (:func:`key_likeness`);
+* no value samples on either side: the value term is dropped and the name terms carry the
+  whole weight (``uniq * (0.5 * semantic + 0.5 * exact)``).
+
+Everything is computed with matrix operations over the candidates' columns.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from scipy import sparse
+
+from jar_core.schema import Column, Schema, Table
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jar_core.index import SchemaIndex
+
+__all__ = ["ColumnFeatures", "join_compatibility", "key_likeness", "pair_scores"]
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_KEY_SUFFIX = re.compile(r"(^|[_\s])(id|key|code|no|num|number|nr)$|[a-z](Id|ID|Key|Code|No)$|^[A-Z]*(ID|KEY)$", re.I)
+
+
+def _singular(w: str) -> str:
+    if len(w) > 3 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        return w[:-1]
+    return w
+
+
+def key_likeness(table: Table, column: Column) -> float:
+    """Estimated uniqueness of a column whose distinct/rows ratio is unknown.
+
+    1.0 for a single-column primary key or the table's own id (``id``, ``<table>_id``,
+    ``<table>id``, ``<table>_key``, ``<table>_code``); 0.7 for another key-like name
+    (``*_id``, ``*_key``, ``*_code``, ``*_no``) or a column of a composite primary key;
+    0.2 otherwise (not unique as far as the schema tells).
+    """
+    pk = table.primary_key
+    name = column.name.lower()
+    if pk == (column.name,):
+        return 1.0
+    tname = _singular(re.sub(r"[^a-z0-9]", "", table.name.lower()))
+    flat = re.sub(r"[^a-z0-9]", "", name)
+    if name == "id" or flat in {f"{tname}{s}" for s in ("id", "key", "code", "no")}:
+        return 1.0
+    if column.primary_key or _KEY_SUFFIX.search(column.name):
+        return 0.7
+    return 0.2
+
+
+def _incidence(rows: list[list[str]]) -> tuple[sparse.csr_matrix, np.ndarray]:
+    vocab: dict[str, int] = {}
+    indptr, indices = [0], []
+    for items in rows:
+        ids = sorted({vocab.setdefault(x, len(vocab)) for x in items})
+        indices.extend(ids)
+        indptr.append(len(indices))
+    data = np.ones(len(indices), dtype=np.float32)
+    m = sparse.csr_matrix((data, np.array(indices, dtype=np.int64), np.array(indptr)), shape=(len(rows), max(len(vocab), 1)))
+    return m, np.diff(np.array(indptr))
+
+
+def _value_key(v: object) -> str:
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    return str(v).strip().lower()
+
+
+@dataclass
+class ColumnFeatures:
+    """Per-column inputs of the pair score, stacked like ``SchemaIndex.name_vectors``."""
+
+    type_class: np.ndarray  # int code per column
+    uniq: np.ndarray  # distinct/rows ratio, or the key-likeness estimate
+    uniq_known: np.ndarray  # bool
+    words: sparse.csr_matrix  # column x word incidence of "<db> <table> <column>"
+    n_words: np.ndarray
+    values: sparse.csr_matrix  # column x distinct sample value incidence
+    n_values: np.ndarray
+    name_vectors: np.ndarray
+    fk_pairs: set[tuple[int, int]]  # global column positions (a, b), both orders
+
+    @classmethod
+    def from_index(cls, index: "SchemaIndex") -> "ColumnFeatures":
+        schema: Schema = index.schema
+        offsets = index.col_offsets
+        classes: dict[str, int] = {}
+        type_class, uniq, known, words, values = [], [], [], [], []
+        from jar_core.index import column_name_text
+
+        for t in schema.tables:
+            for i, c in enumerate(t.columns):
+                type_class.append(classes.setdefault(c.family.join_class, len(classes)))
+                known.append(c.unique_ratio is not None)
+                uniq.append(c.unique_ratio if c.unique_ratio is not None else key_likeness(t, c))
+                words.append([_singular(w) for w in _WORD.findall(column_name_text(t, i))])
+                values.append([_value_key(v) for v in c.sample if v is not None and _value_key(v) != ""])
+        w_m, n_w = _incidence(words)
+        v_m, n_v = _incidence(values)
+        fk_pairs: set[tuple[int, int]] = set()
+        for ti, t in enumerate(schema.tables):
+            for fk in t.foreign_keys:
+                rt = schema.position(fk.ref_table)
+                rtab = schema.tables[rt]
+                for a, b in zip(fk.columns, fk.ref_columns):
+                    ga = int(offsets[ti]) + [c.name for c in t.columns].index(a)
+                    gb = int(offsets[rt]) + [c.name for c in rtab.columns].index(b)
+                    fk_pairs.add((ga, gb))
+                    fk_pairs.add((gb, ga))
+        return cls(
+            type_class=np.array(type_class, dtype=np.int32),
+            uniq=np.array(uniq, dtype=np.float32),
+            uniq_known=np.array(known, dtype=bool),
+            words=w_m,
+            n_words=n_w,
+            values=v_m,
+            n_values=n_v,
+            name_vectors=index.name_vectors,
+            fk_pairs=fk_pairs,
+        )
+
+
+def pair_scores(f: ColumnFeatures, cols: np.ndarray) -> np.ndarray:
+    """The column-pair score matrix over the global column positions ``cols``."""
+    tc = f.type_class[cols]
+    u = f.uniq[cols]
+    uniq = np.maximum(u[:, None], u[None, :])
+    same = tc[:, None] == tc[None, :]
+    sem = np.clip(f.name_vectors[cols] @ f.name_vectors[cols].T, 0.0, 1.0)
+    wm = f.words[cols]
+    common = (wm @ wm.T).toarray()
+    nw = f.n_words[cols]
+    exact = common / np.maximum(np.minimum(nw[:, None], nw[None, :]), 1)
+    names = 0.5 * sem + 0.5 * exact
+    vm = f.values[cols]
+    nv = f.n_values[cols]
+    has_values = (nv[:, None] > 0) & (nv[None, :] > 0)
+    overlap = (vm @ vm.T).toarray() / np.maximum(np.minimum(nv[:, None], nv[None, :]), 1)
+    score = uniq * np.where(has_values, 0.5 * overlap + 0.5 * names, names)
+    score = np.where(same & (uniq > 0), score, 0.0)
+    return score.astype(np.float32)
+
+
+def join_compatibility(
+    index: "SchemaIndex", tables: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(w, join_columns, declared)`` for the tables at positions ``tables`` (see ``Signals``).
+
+    ``w[i, l]`` is the best column-pair score between tables ``i`` and ``l``; ``join_columns[i, l]``
+    the column positions (within each table) attaining it, ``-1`` where ``w`` is 0;
+    ``declared[i, l]`` whether that pair is a declared foreign key.
+    """
+    f = index.features
+    n = len(tables)
+    starts = index.col_offsets[tables]
+    sizes = index.col_offsets[tables + 1] - starts
+    cols = np.concatenate([np.arange(s, s + z) for s, z in zip(starts, sizes)]) if n else np.zeros(0, int)
+    owner = np.repeat(np.arange(n), sizes)
+    score = pair_scores(f, cols)
+    declared_cols = np.zeros_like(score, dtype=bool)
+    if f.fk_pairs:
+        pos = {int(g): k for k, g in enumerate(cols)}
+        for a, b in f.fk_pairs:
+            if a in pos and b in pos:
+                declared_cols[pos[a], pos[b]] = True
+        score = np.where(declared_cols, 1.0, score)
+    score[owner[:, None] == owner[None, :]] = 0.0  # no joins inside a table
+    w = np.zeros((n, n), dtype=np.float32)
+    join_columns = np.full((n, n, 2), -1, dtype=np.int64)
+    declared = np.zeros((n, n), dtype=bool)
+    if n == 0 or score.size == 0:
+        return w, join_columns, declared
+    row_starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    w = np.maximum.reduceat(np.maximum.reduceat(score, row_starts, axis=0), row_starts, axis=1)
+    best = (score == w[owner][:, owner]) & (score > 0)
+    ri, ci = np.nonzero(best)  # row-major: the first hit per table pair is deterministic
+    keys = owner[ri] * n + owner[ci]
+    _, first = np.unique(keys, return_index=True)
+    ri, ci = ri[first], ci[first]
+    ti, tl = owner[ri], owner[ci]
+    join_columns[ti, tl, 0] = ri - row_starts[ti]
+    join_columns[ti, tl, 1] = ci - row_starts[tl]
+    declared[ti, tl] = declared_cols[ri, ci]
+    return w.astype(np.float32), join_columns, declared

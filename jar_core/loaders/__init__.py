@@ -1,0 +1,7 @@
+"""Loaders: build a :class:`~jar_core.schema.Schema` from a database, DDL text or a benchmark folder."""
+
+from jar_core.loaders.benchmark import Benchmark, BenchmarkQuestion, load_benchmark
+from jar_core.loaders.database import load_database
+from jar_core.loaders.ddl import load_ddl
+
+__all__ = ["load_database", "load_ddl", "load_benchmark", "Benchmark", "BenchmarkQuestion"]

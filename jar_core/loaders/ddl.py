@@ -1,0 +1,435 @@
+"""Load a :class:`~jar_core.schema.Schema` from DDL text (``CREATE TABLE`` statements) with sqlglot.
+
+The text is tokenized once with the dialect's tokenizer and split into statements at ``;``
+(and at T-SQL ``GO``). Only table definitions are parsed: ``CREATE ... TABLE``, ``ALTER TABLE``
+(added columns, primary and foreign keys, as in ``pg_dump`` output) and ``COMMENT ON
+TABLE/COLUMN``; every other statement (``INSERT``, ``CREATE INDEX``, ``SET``...) is skipped
+unread. A table definition that sqlglot cannot parse raises :class:`DDLParseError` naming the
+statement. No statistics are computed (samples and uniqueness stay empty).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import accumulate, groupby
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import ErrorLevel, ParseError, SqlglotError, TokenError
+from sqlglot.tokens import Token, TokenType
+
+from jar_core.errors import DDLParseError, InvalidArgumentError, SchemaError, SourceError
+from jar_core.schema import Column, ForeignKey, Schema, Table
+
+__all__ = ["load_ddl"]
+
+_SNIPPET_CHARS = 80
+_CREATE, _ALTER, _COMMENT = "create", "alter", "comment"
+
+
+def load_ddl(source: str | os.PathLike[str], *, dialect: str | None = None, database: str = "main") -> Schema:
+    """Read the tables of DDL text, or of a ``.sql`` file, into a :class:`Schema`.
+
+    Args:
+        source: DDL text, or a path to a UTF-8 ``.sql`` file: a path-like object, or a string
+            that contains no ``CREATE`` and names an existing file or ends in ``.sql``.
+        dialect: any dialect sqlglot reads (``"mysql"``, ``"postgres"``, ``"tsql"``,
+            ``"oracle"``...); ``None`` is sqlglot's default dialect.
+        database: the database of tables whose name is not schema-qualified. ``sales.orders``
+            is table ``orders`` of database ``sales``; an unqualified ``REFERENCES t`` resolves
+            to the referencing table's database, then to ``database``; a reference without
+            columns targets the primary key of the referenced table.
+
+    Raises:
+        SourceError: the file does not exist or cannot be read as UTF-8.
+        DDLParseError: a table definition cannot be parsed (the message names the statement).
+        SchemaError: no ``CREATE TABLE`` at all, or a table without column definitions.
+        InvalidArgumentError: sqlglot does not know ``dialect``.
+    """
+    text, origin = _read_source(source)
+    try:
+        reader = Dialect.get_or_raise(dialect)
+    except (ValueError, SqlglotError) as err:
+        raise InvalidArgumentError(f"unknown SQL dialect {dialect!r}: {_first_line(err)}") from err
+    tokens = _tokenize(reader, text, origin)
+    builder = _Builder(database=database, dialect=reader, origin=origin)
+    with _quiet_sqlglot():
+        for number, chunk in enumerate(_split_statements(tokens), start=1):
+            kind = _statement_kind(chunk)
+            if kind is None:
+                continue
+            tree = _parse_statement(reader, chunk, text, kind, number, origin)
+            if isinstance(tree, exp.Create):
+                builder.create(tree, number, _snippet(text, chunk))
+            elif isinstance(tree, exp.Alter):
+                builder.alter(tree)
+            elif isinstance(tree, exp.Comment):
+                builder.comment(tree)
+    tables = builder.build()
+    if not tables:
+        raise SchemaError(f"{origin} has no tables: it contains no CREATE TABLE statement")
+    return Schema(tables, dialect=dialect)
+
+
+# -- reading and splitting ---------------------------------------------------------------
+
+
+def _read_source(source: str | os.PathLike[str]) -> tuple[str, str]:
+    """(DDL text, a description of where it comes from for messages)."""
+    if isinstance(source, os.PathLike):
+        path: Path | None = Path(source)
+    elif isinstance(source, str):
+        path = Path(source.strip()) if _looks_like_path(source) else None
+    else:
+        raise InvalidArgumentError(f"DDL source must be text or a path, got {type(source).__name__}")
+    if path is None:
+        return str(source), "the DDL text"
+    if not path.is_file():
+        what = "is a directory" if path.is_dir() else "does not exist"
+        raise SourceError(f"DDL file {str(path)!r} {what}")
+    try:
+        return path.read_text(encoding="utf-8-sig"), f"DDL file {str(path)!r}"
+    except UnicodeDecodeError as err:
+        raise SourceError(f"DDL file {str(path)!r} is not UTF-8 text: {err}") from err
+    except OSError as err:
+        raise SourceError(f"cannot read DDL file {str(path)!r}: {err.strerror or err}") from err
+
+
+def _looks_like_path(text: str) -> bool:
+    candidate = text.strip()
+    if not candidate or "\n" in candidate or "create" in candidate.lower():
+        return False
+    if candidate.lower().endswith(".sql"):
+        return True
+    try:
+        return Path(candidate).is_file()
+    except (OSError, ValueError):  # name too long, NUL byte...
+        return False
+
+
+def _first_line(err: BaseException) -> str:
+    lines = str(err).strip().splitlines()
+    return lines[0] if lines else type(err).__name__
+
+
+def _tokenize(reader: Dialect, text: str, origin: str) -> list[Token]:
+    try:
+        return reader.tokenize(text)
+    except TokenError as err:
+        # The cause says e.g. "Missing ' from 3:25" (line and offset where the token starts).
+        cause = _first_line(err.__cause__) if err.__cause__ else _first_line(err)
+        m = re.search(r"from (\d+):(\d+)", cause)
+        if m and int(m.group(2)) < len(text):
+            line, offset = int(m.group(1)), int(m.group(2))
+        else:
+            offset = getattr(err, "start", None) or 0
+            line = text.count("\n", 0, offset) + 1
+        start = text.rfind(";", 0, offset) + 1
+        snippet = " ".join(text[start : start + 4 * _SNIPPET_CHARS].split())[:_SNIPPET_CHARS]
+        raise DDLParseError(f"{origin}: cannot tokenize the statement near line {line} ({snippet!r}): {cause}") from err
+
+
+def _is_separator(token: Token) -> bool:
+    return token.token_type == TokenType.SEMICOLON or (
+        token.token_type == TokenType.COMMAND and token.text.upper() == "GO"
+    )
+
+
+def _split_statements(tokens: Sequence[Token]) -> list[list[Token]]:
+    """The token lists of the statements (separators dropped)."""
+    return [list(group) for sep, group in groupby(tokens, key=_is_separator) if not sep]
+
+
+def _statement_kind(chunk: Sequence[Token]) -> str | None:
+    """Which table-definition statement ``chunk`` is, or ``None`` for a statement to skip."""
+    first = chunk[0].token_type
+    head = [t.token_type for t in chunk[1:8]]
+    if first == TokenType.CREATE and TokenType.TABLE in head:
+        return _CREATE
+    if first == TokenType.ALTER and head[:1] == [TokenType.TABLE]:
+        return _ALTER
+    if first == TokenType.COMMENT and head[:1] == [TokenType.ON]:
+        return _COMMENT
+    return None
+
+
+def _snippet(text: str, chunk: Sequence[Token]) -> str:
+    """The first characters of the statement, on one line."""
+    raw = text[chunk[0].start : min(chunk[-1].end + 1, chunk[0].start + 4 * _SNIPPET_CHARS)]
+    return " ".join(raw.split())[:_SNIPPET_CHARS]
+
+
+class _UnsupportedSyntax(Exception):
+    """sqlglot fell back to an opaque ``Command`` for a CREATE TABLE."""
+
+
+class _DropUnsupportedWarnings(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "unsupported syntax" not in record.getMessage()
+
+
+@contextmanager
+def _quiet_sqlglot() -> Iterator[None]:
+    """Silence sqlglot's 'falling back to Command' warnings: unsupported statements are handled here."""
+    logger, quiet = logging.getLogger("sqlglot"), _DropUnsupportedWarnings()
+    logger.addFilter(quiet)
+    try:
+        yield
+    finally:
+        logger.removeFilter(quiet)
+
+
+def _parse_tokens(reader: Dialect, chunk: list[Token], text: str) -> exp.Expr | None:
+    trees = reader.parser(error_level=ErrorLevel.RAISE).parse(chunk, text)
+    return trees[0] if trees else None
+
+
+def _parse_statement(
+    reader: Dialect, chunk: list[Token], text: str, kind: str, number: int, origin: str
+) -> exp.Expr | None:
+    """Parse one statement; an unparseable table definition raises :class:`DDLParseError`.
+
+    An unparseable ``CREATE TABLE`` is retried without what follows its column list (table
+    options sqlglot does not know, such as SQLite's ``WITHOUT ROWID``).
+    """
+    try:
+        tree = _parse_tokens(reader, chunk, text)
+        if kind == _CREATE and not isinstance(tree, exp.Create):
+            raise _UnsupportedSyntax("unsupported syntax")
+        return tree
+    except (ParseError, _UnsupportedSyntax) as err:
+        if kind != _CREATE and isinstance(err, _UnsupportedSyntax):
+            return None
+        short = _without_table_options(chunk) if kind == _CREATE else None
+        if short is not None:
+            try:
+                tree = _parse_tokens(reader, short, text)
+            except ParseError:
+                tree = None
+            if isinstance(tree, exp.Create):
+                return tree
+        raise DDLParseError(_parse_error_message(err, chunk, text, number, origin)) from err
+
+
+def _parse_error_message(err: Exception, chunk: Sequence[Token], text: str, number: int, origin: str) -> str:
+    where = f"line {chunk[0].line}"
+    detail = "syntax sqlglot cannot read (try another dialect=)"
+    errors = getattr(err, "errors", None) or []
+    if errors:
+        first = errors[0]
+        where = f"line {first.get('line')}, column {first.get('col')}"
+        detail = str(first.get("description") or _first_line(err))
+        if first.get("highlight"):
+            detail += f" near {first['highlight']!r}"
+    return f"{origin}: cannot parse statement {number} ({where}): {detail}: {_snippet(text, chunk)!r}"
+
+
+def _without_table_options(chunk: list[Token]) -> list[Token] | None:
+    """``chunk`` cut after the parenthesis closing its column list, if anything follows it."""
+    types = [t.token_type for t in chunk]
+    if TokenType.L_PAREN not in types:
+        return None
+    opening = types.index(TokenType.L_PAREN)
+    depth = list(accumulate((t == TokenType.L_PAREN) - (t == TokenType.R_PAREN) for t in types))
+    closing = next((i for i in range(opening, len(types)) if depth[i] == 0), None)
+    if closing is None or closing == len(types) - 1 or TokenType.CREATE in types[closing + 1 :]:
+        return None
+    return chunk[: closing + 1]
+
+
+# -- building the tables ----------------------------------------------------------------
+
+
+def _name(node: exp.Expr | None) -> str:
+    """The name of a column/identifier node (``Ordered`` and prefix-length wrappers unwrapped)."""
+    if node is None:
+        return ""
+    if isinstance(node, exp.Ordered):
+        node = node.this
+    if isinstance(node, exp.Identifier):
+        return str(node.this)
+    if isinstance(node, (exp.Column, exp.Table)) and node.name:
+        return node.name
+    ident = node.find(exp.Identifier)
+    return str(ident.this) if ident is not None else node.name
+
+
+def _names(nodes: Sequence[exp.Expr] | None) -> tuple[str, ...]:
+    return tuple(filter(None, map(_name, nodes or ())))
+
+
+def _text(node: exp.Expr | None) -> str | None:
+    """The string of a literal (``COMMENT 'x'``), ``None`` when absent or empty."""
+    if node is None:
+        return None
+    value = node.this if isinstance(node, exp.Literal) else node.name
+    return str(value) if value else None
+
+
+@dataclass
+class _RawForeignKey:
+    columns: tuple[str, ...]
+    ref_database: str | None  # None: unqualified reference
+    ref_table: str
+    ref_columns: tuple[str, ...]
+
+
+@dataclass
+class _TableDef:
+    database: str
+    name: str
+    columns: list[Column] = field(default_factory=list)
+    primary_key: list[str] = field(default_factory=list)
+    foreign_keys: list[_RawForeignKey] = field(default_factory=list)
+    comment: str | None = None
+
+    def column(self, name: str) -> Column | None:
+        """The column called ``name`` (exact match first, then case-insensitive)."""
+        found = next((c for c in self.columns if c.name == name), None)
+        return found or next((c for c in self.columns if c.name.lower() == name.lower()), None)
+
+
+class _Builder:
+    """Accumulates table definitions from parsed statements and resolves references at the end."""
+
+    def __init__(self, *, database: str, dialect: Dialect, origin: str) -> None:
+        self.database = database
+        self.dialect = dialect
+        self.origin = origin
+        self.tables: dict[tuple[str, str], _TableDef] = {}
+
+    # -- lookup -----------------------------------------------------------------------
+    def find(self, database: str, name: str) -> _TableDef | None:
+        if (database, name) in self.tables:
+            return self.tables[(database, name)]
+        key = (database.lower(), name.lower())
+        return next((t for k, t in self.tables.items() if (k[0].lower(), k[1].lower()) == key), None)
+
+    def _qualified(self, table: exp.Table) -> tuple[str, str]:
+        return (table.db or self.database, table.name)
+
+    # -- statements ---------------------------------------------------------------------
+    def create(self, tree: exp.Create, number: int, snippet: str) -> None:
+        if str(tree.args.get("kind") or "").upper() != "TABLE":
+            return
+        target = tree.this
+        table_node = target.this if isinstance(target, exp.Schema) else target
+        if not isinstance(table_node, exp.Table):
+            return
+        database, name = self._qualified(table_node)
+        items = target.expressions if isinstance(target, exp.Schema) else []
+        if not any(isinstance(i, exp.ColumnDef) for i in items):
+            raise SchemaError(
+                f"table {f'{database}.{name}'!r} has no columns: {self.origin}, statement {number} "
+                f"({snippet!r}) defines none"
+            )
+        tdef = _TableDef(database=database, name=name)
+        for item in items:
+            self._add_item(tdef, item)
+        properties = tree.args.get("properties")
+        comment = properties.find(exp.SchemaCommentProperty) if properties is not None else None
+        tdef.comment = _text(comment.this) if comment is not None else None
+        self.tables[(database, name)] = tdef
+
+    def alter(self, tree: exp.Alter) -> None:
+        if not isinstance(tree.this, exp.Table):
+            return
+        tdef = self.find(*self._qualified(tree.this))
+        if tdef is None:
+            return
+        for action in tree.args.get("actions") or ():
+            for item in action.expressions if isinstance(action, exp.AddConstraint) else [action]:
+                self._add_item(tdef, item)
+
+    def comment(self, tree: exp.Comment) -> None:
+        kind = str(tree.args.get("kind") or "").upper()
+        target, text = tree.this, _text(tree.args.get("expression"))
+        if kind == "TABLE" and isinstance(target, exp.Table):
+            tdef = self.find(*self._qualified(target))
+            if tdef is not None:
+                tdef.comment = text
+        elif kind == "COLUMN" and isinstance(target, exp.Column):
+            tdef = self.find(target.db or self.database, target.table)
+            col = tdef.column(target.name) if tdef is not None else None
+            if col is not None:
+                col.comment = text
+
+    # -- table items ----------------------------------------------------------------------
+    def _add_item(self, tdef: _TableDef, item: exp.Expr) -> None:
+        if isinstance(item, exp.ColumnDef):
+            self._add_column(tdef, item)
+        elif isinstance(item, exp.PrimaryKey):
+            tdef.primary_key.extend(_names(item.expressions))
+        elif isinstance(item, exp.ForeignKey):
+            self._add_reference(tdef, _names(item.expressions), item.args.get("reference"))
+        elif isinstance(item, exp.Constraint):  # CONSTRAINT name <PRIMARY KEY | FOREIGN KEY ...>
+            parts = item.expressions
+            if any(isinstance(p, exp.PrimaryKeyColumnConstraint) for p in parts):
+                # T-SQL: CONSTRAINT pk PRIMARY KEY [NON]CLUSTERED (a, b)
+                indexed = [p for p in parts if isinstance(p, (exp.ClusteredColumnConstraint, exp.NonClusteredColumnConstraint))]
+                tdef.primary_key.extend(name for p in indexed for name in _names(p.this))
+            for part in parts:
+                self._add_item(tdef, part)
+
+    def _add_column(self, tdef: _TableDef, node: exp.ColumnDef) -> None:
+        name = _name(node.this)
+        if not name or tdef.column(name) is not None:  # ALTER ... MODIFY of a known column
+            return
+        kind = node.args.get("kind")
+        column = Column(name=name, type=kind.sql(dialect=self.dialect) if kind is not None else "")
+        for constraint in node.args.get("constraints") or ():
+            spec = constraint.args.get("kind") if isinstance(constraint, exp.ColumnConstraint) else constraint
+            if isinstance(spec, exp.PrimaryKeyColumnConstraint):
+                tdef.primary_key.append(name)
+            elif isinstance(spec, exp.Reference):
+                self._add_reference(tdef, (name,), spec)
+            elif isinstance(spec, exp.CommentColumnConstraint):
+                column.comment = _text(spec.this)
+        tdef.columns.append(column)
+
+    def _add_reference(self, tdef: _TableDef, columns: tuple[str, ...], reference: exp.Expr | None) -> None:
+        if not isinstance(reference, exp.Reference) or not columns:
+            return
+        target = reference.this
+        table_node = target.this if isinstance(target, exp.Schema) else target
+        if not isinstance(table_node, exp.Table):
+            return
+        ref_columns = _names(target.expressions) if isinstance(target, exp.Schema) else ()
+        tdef.foreign_keys.append(_RawForeignKey(columns, table_node.db or None, table_node.name, ref_columns))
+
+    # -- result ---------------------------------------------------------------------------
+    def build(self) -> list[Table]:
+        for tdef in self.tables.values():
+            for name in tdef.primary_key:
+                col = tdef.column(name)
+                if col is not None:
+                    col.primary_key = True
+        return [
+            Table(
+                database=t.database,
+                name=t.name,
+                columns=t.columns,
+                foreign_keys=[self._resolve(t, fk) for fk in t.foreign_keys],
+                comment=t.comment,
+            )
+            for t in self.tables.values()
+        ]
+
+    def _resolve(self, owner: _TableDef, fk: _RawForeignKey) -> ForeignKey:
+        """Qualify the referenced table; a reference without columns targets its primary key."""
+        if fk.ref_database is not None:
+            candidates = [fk.ref_database]
+        else:
+            candidates = list(dict.fromkeys([owner.database, self.database]))
+        found = next(filter(None, (self.find(db, fk.ref_table) for db in candidates)), None)
+        ref_id = f"{found.database}.{found.name}" if found else f"{candidates[0]}.{fk.ref_table}"
+        ref_columns = fk.ref_columns
+        if not ref_columns and found is not None:
+            ref_columns = tuple(c.name for c in found.columns if c.primary_key)
+        return ForeignKey(fk.columns, ref_id, ref_columns)

@@ -1,0 +1,158 @@
+"""What a retrieval returns: the selected tables in order, their gains, the join edges and a trace."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from jar_core.schema import Table
+
+__all__ = ["RetrievedTable", "JoinEdge", "TraceEntry", "RetrievalResult"]
+
+
+@dataclass(frozen=True)
+class RetrievedTable:
+    """One selected table. ``step`` is its 1-based selection step; ``score`` the utility it won with.
+
+    ``coarse`` / ``coverage`` / ``join`` are the unweighted gain components at that step
+    (``r_i``, marginal coverage gain, join gain); ``pinned`` marks tables given with ``include=``;
+    ``joined`` is False when the table has no join to the rest of the selection.
+    """
+
+    table: Table
+    step: int
+    score: float
+    coarse: float
+    coverage: float
+    join: float
+    pinned: bool = False
+    joined: bool = True
+
+    @property
+    def name(self) -> str:
+        return self.table.name
+
+    @property
+    def database(self) -> str:
+        return self.table.database
+
+    @property
+    def id(self) -> str:
+        return self.table.id
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.table.name,
+            "database": self.table.database,
+            "id": self.table.id,
+            "step": self.step,
+            "score": round(self.score, 6),
+            "coarse": round(self.coarse, 6),
+            "coverage": round(self.coverage, 6),
+            "join": round(self.join, 6),
+            "pinned": self.pinned,
+            "joined": self.joined,
+        }
+
+
+@dataclass(frozen=True)
+class JoinEdge:
+    """A join between two selected tables: ``left_table.left_column = right_table.right_column``."""
+
+    left_table: Table
+    left_column: str
+    right_table: Table
+    right_column: str
+    score: float
+    declared: bool = False
+
+    @property
+    def left(self) -> str:
+        return f"{self.left_table.name}.{self.left_column}"
+
+    @property
+    def right(self) -> str:
+        return f"{self.right_table.name}.{self.right_column}"
+
+    def __str__(self) -> str:
+        return f"{self.left} = {self.right}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "left": self.left,
+            "right": self.right,
+            "score": round(self.score, 6),
+            "declared": self.declared,
+            "left_table": self.left_table.id,
+            "right_table": self.right_table.id,
+        }
+
+
+@dataclass(frozen=True)
+class TraceEntry:
+    """A candidate considered at a step, with its gain components and weighted total."""
+
+    table: Table
+    coarse: float
+    coverage: float
+    join: float
+    total: float
+    chosen: bool
+
+
+@dataclass
+class RetrievalResult:
+    """The answer to one question: tables in selection order, join edges, coverage and trace."""
+
+    question: str
+    tables: list[RetrievedTable]
+    joins: list[JoinEdge]
+    subqueries: list[str] = field(default_factory=list)
+    decomposer: str = ""
+    coverage: dict[str, float] = field(default_factory=dict)
+    trace: list[list[TraceEntry]] = field(default_factory=list)
+    strategy: str = "greedy"
+    candidates: int = 0
+    warnings: list[str] = field(default_factory=list)
+    dialect: str | None = None
+
+    @property
+    def table_names(self) -> list[str]:
+        """Selected table names, in selection order."""
+        return [t.name for t in self.tables]
+
+    @property
+    def table_ids(self) -> list[str]:
+        """Selected ``db.table`` ids, in selection order."""
+        return [t.id for t in self.tables]
+
+    @property
+    def unjoined(self) -> list[str]:
+        """Ids of selected tables with no join to the rest of the selection."""
+        return [t.id for t in self.tables if not t.joined]
+
+    def join_clause(self, dialect: str | None = None) -> str:
+        """A ``FROM a JOIN b ON ... JOIN c ON ...`` hint connecting the selected tables.
+
+        Identifiers are quoted for ``dialect`` (default: the source's) with sqlglot; tables
+        without a join are listed at the end as a comment.
+        """
+        from jar_core.sql import join_clause
+
+        return join_clause(self, dialect or self.dialect)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "tables": [t.to_dict() for t in self.tables],
+            "joins": [j.to_dict() for j in self.joins],
+            "subqueries": list(self.subqueries),
+            "decomposer": self.decomposer,
+            "coverage": {k: round(v, 6) for k, v in self.coverage.items()},
+            "strategy": self.strategy,
+            "candidates": self.candidates,
+            "unjoined": self.unjoined,
+            "warnings": list(self.warnings),
+        }
+
+    def __len__(self) -> int:
+        return len(self.tables)

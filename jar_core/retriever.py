@@ -1,0 +1,289 @@
+"""The core entry point: :class:`TableRetriever` answers a question with a joinable table set."""
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from jar_core.candidates import BruteForceCandidates, CandidateGenerator
+from jar_core.decomposition import Decomposer, Decomposition, HeuristicDecomposer
+from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
+from jar_core.errors import InvalidArgumentError, StaleIndexError, IndexLoadError
+from jar_core.index import SchemaIndex
+from jar_core.join_path import components, spanning_tree
+from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable, TraceEntry
+from jar_core.schema import Schema
+from jar_core.signals import Signals, compute_signals
+from jar_core.strategies import GreedyStrategy, SearchStrategy, get_strategy
+
+__all__ = ["TableRetriever", "check_question", "check_k"]
+
+log = logging.getLogger(__name__)
+
+
+def check_question(question: Any) -> str:
+    """The stripped question, or :class:`InvalidArgumentError` if it is not a non-blank string."""
+    if not isinstance(question, str):
+        raise InvalidArgumentError(f"the question must be a string, got {type(question).__name__}")
+    if not question.strip():
+        raise InvalidArgumentError("the question is empty")
+    return question.strip()
+
+
+def check_k(k: Any, name: str = "k") -> int:
+    """``k`` as an int >= 1, or :class:`InvalidArgumentError`."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise InvalidArgumentError(f"{name} must be a positive integer, got {k!r}")
+    if k <= 0:
+        raise InvalidArgumentError(f"{name} must be >= 1, got {k}")
+    return int(k)
+
+
+class TableRetriever:
+    """Join-aware multi-table retrieval over a schema.
+
+    Args:
+        schema: the corpus (one database or many).
+        embedder: ``None`` for the bundled all-MiniLM-L6-v2, a sentence-transformers model name,
+            or any object with ``embed_documents`` / ``embed_query``.
+        decomposer: splits questions into sub-queries (default :class:`HeuristicDecomposer`).
+        strategy: a :class:`SearchStrategy` or its name (default the paper's greedy search).
+        candidates: size N of the candidate set (top-N by coarse relevance), default 20.
+        index: a prebuilt :class:`SchemaIndex` for ``schema`` (built on first use otherwise).
+        candidate_generator: replaces the brute-force top-N (e.g. a vector index).
+
+    Example:
+        >>> r = TableRetriever.from_ddl("CREATE TABLE a(id INT PRIMARY KEY); ...")  # doctest: +SKIP
+        >>> r.retrieve("Which ...?", k=3).table_names  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        schema: Schema,
+        *,
+        embedder: Embedder | Any | str | None = None,
+        decomposer: Decomposer | None = None,
+        strategy: SearchStrategy | str | None = None,
+        candidates: int = 20,
+        index: SchemaIndex | None = None,
+        candidate_generator: CandidateGenerator | None = None,
+        progress: bool = False,
+    ) -> None:
+        schema.validate()
+        self.schema = schema
+        self.n_candidates = check_k(candidates, "candidates")
+        self.decomposer: Decomposer = decomposer or HeuristicDecomposer()
+        self.strategy: SearchStrategy = (
+            get_strategy(strategy) if isinstance(strategy, str) else strategy or GreedyStrategy()
+        )
+        self.candidate_generator = candidate_generator or BruteForceCandidates()
+        self.progress = progress
+        self._embedder_spec = embedder
+        self._embedder: CachedEmbedder | None = None
+        if index is not None and index.schema.fingerprint() != schema.fingerprint():
+            raise StaleIndexError("the index was built for another schema")
+        self._index = index
+
+    # -- constructors ---------------------------------------------------------------
+    @classmethod
+    def from_database(cls, url_or_engine: Any, *, loader_options: dict[str, Any] | None = None, **options: Any) -> "TableRetriever":
+        """From a SQLAlchemy URL or engine (tables, keys, comments, bounded samples)."""
+        from jar_core.loaders import load_database
+
+        return cls(load_database(url_or_engine, **(loader_options or {})), **options)
+
+    @classmethod
+    def from_ddl(cls, ddl: str | os.PathLike[str], *, dialect: str | None = None, **options: Any) -> "TableRetriever":
+        """From DDL text or a ``.sql`` file in any dialect sqlglot reads."""
+        from jar_core.loaders import load_ddl
+
+        return cls(load_ddl(ddl, dialect=dialect), **options)
+
+    @classmethod
+    def from_benchmark(cls, path: str | os.PathLike[str], *, db_id: str | None = None, **options: Any) -> "TableRetriever":
+        """From a benchmark folder (``../shared/benchmarks`` layout), optionally one database of it.
+
+        Uses the folder's ``decomp.json`` for its own questions unless a decomposer is given.
+        """
+        from jar_core.decomposition import PrecomputedDecomposer
+        from jar_core.loaders import load_benchmark
+
+        bench = load_benchmark(path)
+        schema = bench.schema.subset(db_id) if db_id else bench.schema
+        if "decomposer" not in options and bench.decompositions is not None:
+            options["decomposer"] = PrecomputedDecomposer(
+                (q.question, d) for q, d in zip(bench.questions, bench.decompositions)
+            )
+        return cls(schema, **options)
+
+    @classmethod
+    def from_index(cls, path: str | os.PathLike[str], **options: Any) -> "TableRetriever":
+        """From an index saved with :meth:`save_index` / ``jar-retrieval index`` (no source needed)."""
+        index = SchemaIndex.load(path)
+        return cls(index.schema, index=index, **options)
+
+    # -- index ----------------------------------------------------------------------
+    @property
+    def embedder(self) -> CachedEmbedder:
+        if self._embedder is None:
+            self._embedder = CachedEmbedder(get_embedder(self._embedder_spec))
+        return self._embedder
+
+    @property
+    def index(self) -> SchemaIndex:
+        """The schema index (built on first use)."""
+        if self._index is None:
+            self._index = SchemaIndex.build(self.schema, self.embedder, progress=self.progress)
+        elif self._index.model_name != self.embedder.name:
+            raise StaleIndexError(
+                f"the index was built with model {self._index.model_name!r}, the retriever uses {self.embedder.name!r}"
+            )
+        return self._index
+
+    def save_index(self, path: str | os.PathLike[str]) -> Path:
+        """Save the index (atomically) for :meth:`from_index` or ``load_or_build``."""
+        return self.index.save(path)
+
+    def load_or_build_index(self, path: str | os.PathLike[str]) -> SchemaIndex:
+        """Use the index at ``path`` if it matches this schema and model, else build and save it."""
+        try:
+            self._index = SchemaIndex.load(path, schema=self.schema, model_name=self.embedder.name)
+        except IndexLoadError as e:
+            log.info("rebuilding index at %s: %s", path, e)
+            self._index = None
+            self.save_index(path)
+        return self.index
+
+    # -- retrieval ------------------------------------------------------------------
+    def decompose(self, question: str) -> Decomposition:
+        """The sub-queries of ``question`` from this retriever's decomposer."""
+        return self.decomposer.decompose(check_question(question), self.schema)
+
+    def signals(
+        self,
+        question: str,
+        subqueries: Sequence[str],
+        *,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        database: str | None = None,
+        candidates: int | None = None,
+        segment_sim: bool = False,
+    ) -> Signals:
+        """Signals over the top-N candidates (``include`` always among them, ``exclude`` never)."""
+        idx = self.index
+        n = check_k(candidates if candidates is not None else self.n_candidates, "candidates")
+        allowed = np.ones(len(self.schema), dtype=bool)
+        if database is not None:
+            sub = self.schema.subset(database)
+            allowed[:] = False
+            allowed[self.schema.resolve(t.id for t in sub)] = True
+        inc = self.schema.resolve(include)
+        exc = self.schema.resolve(exclude)
+        clash = set(inc) & set(exc)
+        if clash:
+            names = ", ".join(self.schema.tables[i].id for i in sorted(clash))
+            raise InvalidArgumentError(f"tables both included and excluded: {names}")
+        allowed[exc] = False
+        vecs = self.embedder.embed_queries([question, *subqueries])
+        r_all = idx.table_vectors @ vecs[0]
+        allowed[inc] = False
+        top = self.candidate_generator.top(idx, r_all, max(n - len(inc), 0), allowed)
+        cands = np.array(list(dict.fromkeys([*inc, *top.tolist()])), dtype=np.int64)
+        return compute_signals(idx, cands, r_all, list(subqueries), vecs[1:], segment_sim=segment_sim)
+
+    def retrieve(
+        self,
+        question: str,
+        k: int = 5,
+        *,
+        include: Iterable[str] = (),
+        exclude: Iterable[str] = (),
+        database: str | None = None,
+        subqueries: Sequence[str] | None = None,
+        strategy: SearchStrategy | str | None = None,
+    ) -> RetrievalResult:
+        """The ``k`` tables that best answer ``question`` together, with their joins.
+
+        Args:
+            question: natural-language question.
+            k: number of tables (>= 1). If fewer candidates exist, all are returned with a warning.
+            include: table names (``db.table`` or unambiguous ``table``) pinned first, in order.
+            exclude: table names never returned.
+            database: restrict the search to one database of the corpus.
+            subqueries: use these sub-queries instead of the decomposer's.
+            strategy: override the retriever's strategy for this call.
+        """
+        question = check_question(question)
+        k = check_k(k)
+        include, exclude = list(include), list(exclude)
+        if subqueries is None:
+            dec = self.decomposer.decompose(question, self.schema)
+        else:
+            dec = Decomposition(tuple(s for s in subqueries if s and s.strip()), "given")
+        strat = get_strategy(strategy) if isinstance(strategy, str) else strategy or self.strategy
+        sig = self.signals(
+            question, list(dec.subqueries), include=include, exclude=exclude, database=database,
+            segment_sim=strat.name == "crush",
+        )
+        result_warnings: list[str] = []
+        if k > sig.n:
+            msg = f"k={k} is larger than the {sig.n} candidate tables; returning {sig.n}"
+            warnings.warn(msg, stacklevel=2)
+            result_warnings.append(msg)
+        if len(include) > k:
+            raise InvalidArgumentError(f"{len(include)} tables included but k={k}")
+        sel = strat.select(sig, min(k, sig.n), pinned=list(range(len(include))))
+        return self._result(question, dec, sig, sel, strat.name, len(include), result_warnings)
+
+    def _result(
+        self, question: str, dec: Decomposition, sig: Signals, sel: Any, strategy: str, n_pinned: int,
+        result_warnings: list[str],
+    ) -> RetrievalResult:
+        tables = [self.schema.tables[int(sig.candidates[i])] for i in sel.order]
+        order = np.array(sel.order, dtype=np.int64)
+        edges = spanning_tree(sig.w[np.ix_(order, order)]) if len(order) else []
+        comp = components(len(order), edges)
+        main = comp[0] if len(order) else -1
+        joins = []
+        for a, b, score in edges:
+            ca, cb = sig.join_columns[order[a], order[b]]
+            joins.append(
+                JoinEdge(
+                    tables[a], tables[a].columns[int(ca)].name, tables[b], tables[b].columns[int(cb)].name,
+                    score, bool(sig.declared[order[a], order[b]]) if sig.declared is not None else False,
+                )
+            )
+        steps = {s.candidate: s for s in sel.steps}
+        retrieved = []
+        for pos, (i, t) in enumerate(zip(sel.order, tables)):
+            s = steps.get(i)
+            retrieved.append(
+                RetrievedTable(
+                    table=t, step=pos + 1, score=s.total if s else float(sig.r[i]),
+                    coarse=s.coarse if s else float(sig.r[i]), coverage=s.coverage if s else 0.0,
+                    join=s.join if s else 0.0, pinned=pos < n_pinned,
+                    joined=len(tables) == 1 or bool(comp[pos] == main and np.count_nonzero(comp == main) > 1),
+                )
+            )
+        trace = [
+            [
+                TraceEntry(self.schema.tables[int(sig.candidates[g.candidate])], g.coarse, g.coverage, g.join,
+                           g.total, g.candidate == sel.order[step])
+                for g in step_trace
+            ]
+            for step, step_trace in enumerate(sel.trace)
+        ]
+        cov = sel.coverage if sel.coverage is not None else np.zeros(len(sig.subqueries))
+        return RetrievalResult(
+            question=question, tables=retrieved, joins=joins, subqueries=list(dec.subqueries),
+            decomposer=dec.source, coverage={q: float(v) for q, v in zip(sig.subqueries, cov)}, trace=trace,
+            strategy=strategy, candidates=sig.n, warnings=result_warnings, dialect=self.schema.dialect,
+        )
+
+    def __repr__(self) -> str:
+        return f"TableRetriever({self.schema!r}, strategy={self.strategy.name!r}, candidates={self.n_candidates})"

@@ -1,0 +1,407 @@
+"""The schema model: databases, tables, columns, keys and optional column statistics.
+
+Everything the loaders read ends up here and everything downstream (index, signals,
+search, adapters) reads only this model. A table is identified across databases by
+``"<database>.<table>"`` (:attr:`Table.id`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from jar_core.errors import SchemaError, UnknownDatabaseError
+
+__all__ = [
+    "TypeFamily",
+    "normalize_type",
+    "Column",
+    "ForeignKey",
+    "Table",
+    "Schema",
+    "MAX_SAMPLE_VALUES",
+]
+
+#: At most this many distinct sample values are kept per column.
+MAX_SAMPLE_VALUES = 50
+
+
+class TypeFamily(str, Enum):
+    """A column type reduced to a family so that dialect spellings compare sensibly."""
+
+    INTEGER = "integer"
+    REAL = "real"
+    TEXT = "text"
+    DATETIME = "date-time"
+    BOOLEAN = "boolean"
+    OTHER = "other"
+
+    @property
+    def join_class(self) -> str:
+        """Families that can hold the same key values (integer and real are both numeric)."""
+        return "numeric" if self in (TypeFamily.INTEGER, TypeFamily.REAL) else self.value
+
+
+_TYPE_HEAD = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_ ]*?)\s*(\([^)]*\))?(?=\s|$|\()", re.S)
+_CONSTRAINT_WORDS = re.compile(
+    r"\b(not|null|default|primary|unique|references|check|auto_increment|autoincrement|"
+    r"identity|generated|collate|constraint|comment|unsigned|signed|zerofill|on)\b.*$",
+    re.I | re.S,
+)
+_KEYWORD_FAMILIES: Sequence[tuple[TypeFamily, tuple[str, ...]]] = (
+    (TypeFamily.BOOLEAN, ("bool", "bit")),
+    (TypeFamily.DATETIME, ("date", "time", "year", "interval")),
+    (TypeFamily.INTEGER, ("int", "serial", "counter")),
+    (TypeFamily.REAL, ("real", "float", "double", "decimal", "numeric", "number", "money", "dec")),
+    (TypeFamily.TEXT, ("char", "text", "string", "clob", "enum", "uuid", "set", "name", "json", "xml")),
+)
+
+
+def normalize_type(raw: str | None) -> TypeFamily:
+    """Map a free-text column type to its :class:`TypeFamily`.
+
+    Constraints after the type are ignored (``int NOT NULL AUTO_INCREMENT`` is integer,
+    ``varchar(255) DEFAULT NULL`` is text). Parsing uses sqlglot's type model and falls back
+    on keywords; ``NUMBER``/``NUMERIC``/``DECIMAL`` with a zero scale (``NUMBER(10)``,
+    ``NUMERIC(10,0)``) are integers, otherwise real; an unknown or empty type is ``other``.
+    """
+    if not raw or not raw.strip():
+        return TypeFamily.OTHER
+    text = _CONSTRAINT_WORDS.sub("", raw.strip()).strip() or raw.strip()
+    m = _TYPE_HEAD.match(text)
+    head = (m.group(1) if m else text).strip().lower()
+    params = (m.group(2) or "") if m else ""
+    family = _family_from_sqlglot(f"{head}{params}")
+    if family is None:
+        family = _family_from_keywords(head)
+    if family is TypeFamily.REAL and head in ("number", "numeric", "decimal", "dec") and params:
+        parts = [p.strip() for p in params.strip("()").split(",")]
+        if len(parts) == 1 or (len(parts) == 2 and parts[1] in ("0", "")):
+            if parts[0].isdigit() or parts[0] == "*":
+                family = TypeFamily.INTEGER
+    return family
+
+
+def _family_from_keywords(head: str) -> TypeFamily:
+    for fam, words in _KEYWORD_FAMILIES:
+        if any(w in head for w in words):
+            return fam
+    return TypeFamily.OTHER
+
+
+_SQLGLOT_SETS: list[tuple[TypeFamily, frozenset[Any]]] | None = None
+
+
+def _family_from_sqlglot(text: str) -> TypeFamily | None:
+    global _SQLGLOT_SETS
+    try:
+        from sqlglot import exp
+        from sqlglot.errors import SqlglotError
+    except ImportError:  # pragma: no cover - sqlglot is a hard dependency
+        return None
+    dt = exp.DataType
+    if _SQLGLOT_SETS is None:
+        T = dt.Type
+        _SQLGLOT_SETS = [
+            (TypeFamily.BOOLEAN, frozenset({T.BOOLEAN, T.BIT})),
+            (TypeFamily.INTEGER, frozenset(dt.INTEGER_TYPES)),
+            (TypeFamily.REAL, frozenset(dt.REAL_TYPES)),
+            (TypeFamily.DATETIME, frozenset(dt.TEMPORAL_TYPES)),
+            (TypeFamily.TEXT, frozenset(dt.TEXT_TYPES) | {T.UUID, T.ENUM, T.SET, T.JSON, T.XML}),
+        ]
+    try:
+        parsed = dt.build(text, udt=True)
+    except (SqlglotError, ValueError, TypeError, AttributeError):
+        return None
+    if parsed is None or parsed.this == dt.Type.USERDEFINED:
+        return None
+    for fam, types in _SQLGLOT_SETS:
+        if parsed.this in types:
+            return fam
+    return None
+
+
+@dataclass
+class Column:
+    """One column: name, raw type (normalized to :attr:`family`), optional description and statistics.
+
+    ``unique_ratio`` is distinct values / rows (``None`` when unknown); ``sample`` holds up to
+    :data:`MAX_SAMPLE_VALUES` distinct values (empty when unknown).
+    """
+
+    name: str
+    type: str = ""
+    nl_name: str | None = None
+    comment: str | None = None
+    primary_key: bool = False
+    unique_ratio: float | None = None
+    sample: tuple[Any, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise SchemaError(f"a column name must be a non-empty string, got {self.name!r}")
+        if self.unique_ratio is not None:
+            ur = float(self.unique_ratio)
+            if not (0.0 <= ur <= 1.0 + 1e-9):
+                raise SchemaError(f"column {self.name!r}: unique_ratio {ur} is outside [0, 1]")
+            self.unique_ratio = min(ur, 1.0)
+        self.sample = tuple(self.sample[:MAX_SAMPLE_VALUES])
+
+    @property
+    def family(self) -> TypeFamily:
+        """The normalized type family of :attr:`type`."""
+        return normalize_type(self.type)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name, "type": self.type}
+        if self.nl_name:
+            d["nl_name"] = self.nl_name
+        if self.comment:
+            d["comment"] = self.comment
+        if self.primary_key:
+            d["primary_key"] = True
+        if self.unique_ratio is not None:
+            d["unique_ratio"] = self.unique_ratio
+        if self.sample:
+            d["sample"] = [_jsonable(v) for v in self.sample]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Column":
+        return cls(
+            name=d["name"],
+            type=d.get("type", ""),
+            nl_name=d.get("nl_name"),
+            comment=d.get("comment"),
+            primary_key=bool(d.get("primary_key", False)),
+            unique_ratio=d.get("unique_ratio"),
+            sample=tuple(d.get("sample", ())),
+        )
+
+
+def _jsonable(v: Any) -> Any:
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, bytes):
+        return v.hex()
+    return str(v)
+
+
+@dataclass(frozen=True)
+class ForeignKey:
+    """``columns`` of the owning table reference ``ref_columns`` of table ``ref_table`` (a table id)."""
+
+    columns: tuple[str, ...]
+    ref_table: str
+    ref_columns: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"columns": list(self.columns), "ref_table": self.ref_table, "ref_columns": list(self.ref_columns)}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "ForeignKey":
+        return cls(tuple(d["columns"]), d["ref_table"], tuple(d["ref_columns"]))
+
+
+@dataclass
+class Table:
+    """A table of one database. :attr:`id` (``"db.table"``) identifies it across databases."""
+
+    database: str
+    name: str
+    columns: list[Column] = field(default_factory=list)
+    foreign_keys: list[ForeignKey] = field(default_factory=list)
+    nl_name: str | None = None
+    comment: str | None = None
+    row_count: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise SchemaError(f"a table name must be a non-empty string, got {self.name!r}")
+        if not isinstance(self.database, str):
+            raise SchemaError(f"table {self.name!r}: database must be a string")
+        self.columns = list(self.columns)
+        self.foreign_keys = list(self.foreign_keys)
+
+    @property
+    def id(self) -> str:
+        """``"<database>.<table>"``."""
+        return f"{self.database}.{self.name}"
+
+    @property
+    def primary_key(self) -> tuple[str, ...]:
+        """The primary-key column names, in column order."""
+        return tuple(c.name for c in self.columns if c.primary_key)
+
+    def column(self, name: str) -> Column:
+        """The column called ``name`` (exact match first, then case-insensitive)."""
+        for c in self.columns:
+            if c.name == name:
+                return c
+        low = name.lower()
+        for c in self.columns:
+            if c.name.lower() == low:
+                return c
+        raise UnknownDatabaseError(f"table {self.id!r} has no column {name!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "database": self.database,
+            "name": self.name,
+            "columns": [c.to_dict() for c in self.columns],
+            "foreign_keys": [fk.to_dict() for fk in self.foreign_keys],
+        }
+        for k in ("nl_name", "comment", "row_count"):
+            if getattr(self, k) is not None:
+                d[k] = getattr(self, k)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Table":
+        return cls(
+            database=d["database"],
+            name=d["name"],
+            columns=[Column.from_dict(c) for c in d.get("columns", [])],
+            foreign_keys=[ForeignKey.from_dict(f) for f in d.get("foreign_keys", [])],
+            nl_name=d.get("nl_name"),
+            comment=d.get("comment"),
+            row_count=d.get("row_count"),
+        )
+
+
+class Schema:
+    """An ordered collection of tables, possibly from several databases.
+
+    Validates on construction: at least one table, every table has columns, no two tables
+    share an id (the same name in two databases is fine), and foreign keys point at tables
+    and columns that exist (dangling keys are dropped, they cannot be joins).
+    """
+
+    def __init__(self, tables: Iterable[Table], *, dialect: str | None = None, validate: bool = True) -> None:
+        self.tables: list[Table] = list(tables)
+        self.dialect = dialect
+        self._by_id: dict[str, int] = {}
+        self._by_lower_id: dict[str, int] = {}
+        for i, t in enumerate(self.tables):
+            if t.id in self._by_id:
+                raise SchemaError(f"table {t.id!r} appears twice")
+            self._by_id[t.id] = i
+            self._by_lower_id.setdefault(t.id.lower(), i)
+        if validate:
+            self.validate()
+
+    # -- validation -----------------------------------------------------------------
+    def validate(self) -> None:
+        """Raise :class:`SchemaError` if the schema cannot be retrieved from."""
+        if not self.tables:
+            raise SchemaError("the source has no tables")
+        for t in self.tables:
+            if not t.columns:
+                raise SchemaError(f"table {t.id!r} has no columns")
+            seen: set[str] = set()
+            for c in t.columns:
+                if c.name in seen:
+                    raise SchemaError(f"table {t.id!r} has column {c.name!r} twice")
+                seen.add(c.name)
+        for t in self.tables:
+            kept = []
+            for fk in t.foreign_keys:
+                ref = self.find(fk.ref_table)
+                if ref is None or len(fk.columns) != len(fk.ref_columns):
+                    continue
+                try:
+                    cols = tuple(t.column(c).name for c in fk.columns)
+                    refcols = tuple(ref.column(c).name for c in fk.ref_columns)
+                except UnknownDatabaseError:
+                    continue
+                kept.append(ForeignKey(cols, ref.id, refcols))
+            t.foreign_keys = kept
+
+    # -- access ---------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.tables)
+
+    def __iter__(self) -> Iterator[Table]:
+        return iter(self.tables)
+
+    def __getitem__(self, key: int | str) -> Table:
+        if isinstance(key, int):
+            return self.tables[key]
+        t = self.find(key)
+        if t is None:
+            raise UnknownDatabaseError(f"no table {key!r} in the schema")
+        return t
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.find(key) is not None
+
+    @property
+    def databases(self) -> list[str]:
+        """Database names in first-seen order."""
+        return list(dict.fromkeys(t.database for t in self.tables))
+
+    def position(self, table_id: str) -> int:
+        """Index of a table in :attr:`tables` (see :meth:`find` for the accepted names)."""
+        t = self[table_id]
+        return self._by_id[t.id]
+
+    def find(self, name: str) -> Table | None:
+        """The table named ``"db.table"`` or, when unambiguous, ``"table"``; case-insensitive fallback."""
+        if name in self._by_id:
+            return self.tables[self._by_id[name]]
+        if name.lower() in self._by_lower_id:
+            return self.tables[self._by_lower_id[name.lower()]]
+        matches = [t for t in self.tables if t.name == name] or [
+            t for t in self.tables if t.name.lower() == name.lower()
+        ]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            ids = ", ".join(t.id for t in matches)
+            raise UnknownDatabaseError(f"table name {name!r} is ambiguous ({ids}); qualify it as db.table")
+        return None
+
+    def resolve(self, names: Iterable[str]) -> list[int]:
+        """Positions of the named tables; an unknown name raises :class:`UnknownDatabaseError`."""
+        return [self.position(n) for n in names]
+
+    def subset(self, database: str) -> "Schema":
+        """The tables of one database (case-insensitive), or :class:`UnknownDatabaseError`."""
+        picked = [t for t in self.tables if t.database == database] or [
+            t for t in self.tables if t.database.lower() == database.lower()
+        ]
+        if not picked:
+            known = ", ".join(self.databases[:10]) + (" ..." if len(self.databases) > 10 else "")
+            raise UnknownDatabaseError(f"unknown database {database!r} (known: {known})")
+        return Schema(picked, dialect=self.dialect, validate=False)
+
+    # -- persistence ----------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {"dialect": self.dialect, "tables": [t.to_dict() for t in self.tables]}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Schema":
+        return cls([Table.from_dict(t) for t in d.get("tables", [])], dialect=d.get("dialect"))
+
+    def fingerprint(self) -> str:
+        """A SHA-256 of the schema's structure (names, types, keys, descriptions; not samples)."""
+        payload = []
+        for t in self.tables:
+            payload.append(
+                [
+                    t.database,
+                    t.name,
+                    t.nl_name,
+                    [[c.name, c.type, c.nl_name, c.primary_key] for c in t.columns],
+                    sorted([list(fk.columns), fk.ref_table, list(fk.ref_columns)] for fk in t.foreign_keys),
+                ]
+            )
+        blob = json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8")
+        return hashlib.sha256(blob).hexdigest()
+
+    def __repr__(self) -> str:
+        return f"Schema({len(self.tables)} tables in {len(self.databases)} database(s))"

@@ -1,0 +1,97 @@
+"""Per-question signals over the candidate set (METHOD.md, "Input signals").
+
+* coarse relevance ``r_i = cos(emb(Q), emb(T_i))``;
+* fine relevance ``F_ji = max_c cos(emb(q_j), emb(c))`` over the columns ``c`` of ``T_i``;
+* join compatibility ``w_il`` with its join columns (:mod:`jar_core.join_compat`).
+
+All three are matrix products and reductions over the candidates' rows of the index.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from jar_core.join_compat import join_compatibility
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jar_core.index import SchemaIndex
+
+__all__ = ["Signals", "coarse_relevance", "fine_relevance", "compute_signals"]
+
+
+@dataclass
+class Signals:
+    """The inputs every search strategy works from, for one question.
+
+    Attributes:
+        candidates: positions of the candidate tables in ``schema.tables``, shape ``(n,)``,
+            ordered by decreasing coarse relevance.
+        r: coarse relevance ``r_i``, shape ``(n,)``.
+        F: fine relevance ``F_ji`` (sub-queries x candidates), shape ``(m, n)``.
+        w: join compatibility ``w_il`` in [0, 1], shape ``(n, n)``, symmetric, zero diagonal.
+        join_columns: ``join_columns[i, l] = (a, b)``: column ``a`` of candidate ``i`` joins column
+            ``b`` of candidate ``l`` (positions in ``Table.columns``); ``-1`` where ``w_il == 0``.
+            Shape ``(n, n, 2)``.
+        subqueries: the sub-queries ``q_j`` (``m`` strings).
+        declared: boolean ``(n, n)``, True where the join is a declared foreign key.
+        segment_sim: optional ``cos(q_j, T_i)`` (sub-queries x candidates), used by CRUSH.
+    """
+
+    candidates: np.ndarray
+    r: np.ndarray
+    F: np.ndarray
+    w: np.ndarray
+    join_columns: np.ndarray
+    subqueries: list[str] = field(default_factory=list)
+    declared: np.ndarray | None = None
+    segment_sim: np.ndarray | None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.candidates.shape[0])
+
+
+def coarse_relevance(index: "SchemaIndex", query_vector: np.ndarray) -> np.ndarray:
+    """``r`` for every table of the index, shape ``(T,)``."""
+    return index.table_vectors @ query_vector
+
+
+def fine_relevance(index: "SchemaIndex", subquery_vectors: np.ndarray, tables: np.ndarray) -> np.ndarray:
+    """``F`` (sub-queries x ``tables``): the best column match of each sub-query in each table."""
+    m = subquery_vectors.shape[0]
+    if m == 0 or len(tables) == 0:
+        return np.zeros((m, len(tables)), dtype=np.float32)
+    starts = index.col_offsets[tables]
+    sizes = index.col_offsets[tables + 1] - starts
+    cols = np.concatenate([np.arange(s, s + z) for s, z in zip(starts, sizes)])
+    sims = subquery_vectors @ index.column_vectors[cols].T
+    return np.maximum.reduceat(sims, np.concatenate([[0], np.cumsum(sizes)[:-1]]), axis=1)
+
+
+def compute_signals(
+    index: "SchemaIndex",
+    candidates: np.ndarray,
+    r_all: np.ndarray,
+    subqueries: list[str],
+    subquery_vectors: np.ndarray,
+    *,
+    segment_sim: bool = False,
+) -> Signals:
+    """Assemble :class:`Signals` for ``candidates`` (positions in ``index.schema.tables``)."""
+    candidates = np.asarray(candidates, dtype=np.int64)
+    w, join_columns, declared = join_compatibility(index, candidates)
+    seg = None
+    if segment_sim:
+        seg = (subquery_vectors @ index.table_vectors[candidates].T).astype(np.float32)
+    return Signals(
+        candidates=candidates,
+        r=r_all[candidates].astype(np.float32),
+        F=fine_relevance(index, subquery_vectors, candidates).astype(np.float32),
+        w=w,
+        join_columns=join_columns,
+        subqueries=list(subqueries),
+        declared=declared,
+        segment_sim=seg,
+    )

@@ -1,0 +1,116 @@
+"""SQL text for prompts, generated with sqlglot: ``CREATE TABLE`` DDL and join-clause hints."""
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from jar_core.schema import Table
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jar_core.result import RetrievalResult
+
+__all__ = ["create_table_ddl", "join_clause", "quote_identifier"]
+
+
+def _ident(name: str) -> exp.Identifier:
+    return exp.to_identifier(name, quoted=True)
+
+
+def quote_identifier(name: str, dialect: str | None = None) -> str:
+    """``name`` quoted for ``dialect`` (``"a b"`` in sqlite/postgres, backticks in mysql...)."""
+    return _ident(name).sql(dialect=dialect)
+
+
+def _data_type(raw: str, dialect: str | None) -> exp.DataType:
+    for d in (dialect, None):
+        try:
+            return exp.DataType.build(raw or "TEXT", dialect=d, udt=True)
+        except (SqlglotError, ValueError, TypeError):
+            continue
+    return exp.DataType.build(raw.split("(")[0].split()[0] if raw.strip() else "TEXT", udt=True)
+
+
+def _table_ref(table: Table, qualify: bool) -> exp.Table:
+    return exp.Table(this=_ident(table.name), db=_ident(table.database) if qualify else None)
+
+
+def create_table_ddl(table: Table, dialect: str | None = None, *, qualify: bool = False) -> str:
+    """The table's ``CREATE TABLE`` statement in ``dialect``, with primary and foreign keys.
+
+    Column comments and natural-language names are added as ``--`` comments after the statement
+    when present (dialects disagree on inline comment syntax).
+    """
+    cols: list[exp.Expression] = [
+        exp.ColumnDef(this=_ident(c.name), kind=_data_type(c.type, dialect)) for c in table.columns
+    ]
+    if table.primary_key:
+        cols.append(exp.PrimaryKey(expressions=[_ident(c) for c in table.primary_key]))
+    for fk in table.foreign_keys:
+        ref_db, _, ref_name = fk.ref_table.rpartition(".")
+        ref = exp.Table(this=_ident(ref_name), db=_ident(ref_db) if qualify and ref_db else None)
+        cols.append(
+            exp.ForeignKey(
+                expressions=[_ident(c) for c in fk.columns],
+                reference=exp.Reference(this=exp.Schema(this=ref, expressions=[_ident(c) for c in fk.ref_columns])),
+            )
+        )
+    stmt = exp.Create(this=exp.Schema(this=_table_ref(table, qualify), expressions=cols), kind="TABLE")
+    ddl = stmt.sql(dialect=dialect, pretty=True)
+    notes = []
+    if table.comment or table.nl_name:
+        notes.append(f"-- {table.name}: {table.comment or table.nl_name}")
+    for c in table.columns:
+        text = c.comment or (c.nl_name if c.nl_name and c.nl_name != c.name.replace('_', ' ').lower() else None)
+        if text:
+            notes.append(f"-- {table.name}.{c.name}: {text}")
+    return ddl + ";" + ("\n" + "\n".join(notes) if notes else "")
+
+
+def join_clause(result: "RetrievalResult", dialect: str | None = None) -> str:
+    """``FROM t1 JOIN t2 ON t1.a = t2.b ...`` over the result's join tree, from the first table.
+
+    Tables are qualified with their database only when the selection spans several databases.
+    Tables with no join are appended as a ``-- no join found for: ...`` comment.
+    """
+    if not result.tables:
+        return ""
+    qualify = len({t.database for t in result.tables}) > 1
+    by_id = {t.id: t.table for t in result.tables}
+    adj: dict[str, list[tuple[str, str, str]]] = {tid: [] for tid in by_id}
+    for e in result.joins:
+        adj[e.left_table.id].append((e.right_table.id, e.left_column, e.right_column))
+        adj[e.right_table.id].append((e.left_table.id, e.right_column, e.left_column))
+
+    def col(t: Table, c: str) -> exp.Column:
+        return exp.Column(this=_ident(c), table=_ident(t.name), db=_ident(t.database) if qualify else None)
+
+    parts: list[str] = []
+    seen: set[str] = set()
+    lonely: list[str] = []
+    for start in by_id:
+        if start in seen:
+            continue
+        seen.add(start)
+        if parts and not adj[start]:
+            lonely.append(by_id[start].name)
+            continue
+        piece = exp.select("*").from_(_table_ref(by_id[start], qualify))
+        queue = deque([start])
+        while queue:
+            cur = queue.popleft()
+            for other, c_here, c_other in sorted(adj[cur]):
+                if other in seen:
+                    continue
+                seen.add(other)
+                on = exp.EQ(this=col(by_id[cur], c_here), expression=col(by_id[other], c_other))
+                piece = piece.join(_table_ref(by_id[other], qualify), on=on)
+                queue.append(other)
+        sql = piece.sql(dialect=dialect)
+        parts.append(sql[sql.index(" FROM ") + 1 :])
+    text = "\n".join(parts if len(parts) == 1 else [parts[0]] + [f"-- separately: {p}" for p in parts[1:]])
+    if lonely:
+        text += "\n-- no join found for: " + ", ".join(lonely)
+    return text
