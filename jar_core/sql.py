@@ -1,6 +1,7 @@
 """SQL text for prompts, generated with sqlglot: ``CREATE TABLE`` DDL and join-clause hints."""
 from __future__ import annotations
 
+import re
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -58,7 +59,7 @@ def create_table_ddl(table: Table, dialect: str | None = None, *, qualify: bool 
             )
         )
     stmt = exp.Create(this=exp.Schema(this=_table_ref(table, qualify), expressions=cols), kind="TABLE")
-    ddl = stmt.sql(dialect=dialect, pretty=True)
+    ddl = re.sub(r"\(\n\s+([^\n()]*)\n\s*\)", r"(\1)", stmt.sql(dialect=dialect, pretty=True))
     notes = []
     if table.comment or table.nl_name:
         notes.append(f"-- {table.name}: {table.comment or table.nl_name}")

@@ -1,0 +1,290 @@
+"""Tests of jar_core.loaders.database.load_database (offline, on SQLite files in tmp_path)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import sqlite3
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+import sqlalchemy
+from sqlalchemy import event
+
+from jar_core.errors import (
+    DatabaseConnectionError,
+    InvalidArgumentError,
+    SchemaError,
+    UnknownDatabaseError,
+)
+from jar_core.loaders import load_database
+from jar_core.loaders.database import _column_stats
+from jar_core.schema import ForeignKey, TypeFamily
+
+CAFE = 'Café "Orders"'
+MEAL = "Free Meal Count (K-12)"
+BIG_ROWS = 5000
+
+DDL = f'''
+CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, city TEXT, signed_up DATE, photo BLOB);
+CREATE TABLE products (sku TEXT, region TEXT, price DECIMAL(10, 2), PRIMARY KEY (sku, region));
+CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(id), ordered_at DATE);
+CREATE TABLE order_items (
+    order_id INTEGER, sku TEXT, region TEXT, qty INTEGER,
+    PRIMARY KEY (order_id, sku, region),
+    FOREIGN KEY (order_id) REFERENCES orders(id),
+    FOREIGN KEY (sku, region) REFERENCES products(sku, region)
+);
+CREATE TABLE "Café ""Orders""" (
+    "Order ID" INTEGER PRIMARY KEY, "{MEAL}" REAL, "Straße" TEXT, "select" TEXT,
+    customer INTEGER REFERENCES customers
+);
+CREATE TABLE big (id INTEGER PRIMARY KEY, grp INTEGER, k INTEGER, note TEXT, untyped);
+CREATE VIEW customer_names AS SELECT name FROM customers;
+'''
+
+
+@pytest.fixture(scope="module")
+def shop_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("db") / "shop.db"
+    con = sqlite3.connect(path)
+    con.executescript(DDL)
+    con.executemany(
+        "INSERT INTO customers VALUES (?, ?, ?, ?, ?)",
+        [
+            (1, "Ann", "Paris", "2020-01-05", b"\x00\x01"),
+            (2, "Bob", "Lyon", "2021-03-01", None),
+            (3, "Cid", "Paris", None, None),
+            (4, "Dee", None, "2020-01-05", b"\x02"),
+        ],
+    )
+    con.executemany("INSERT INTO products VALUES (?, ?, ?)", [("A1", "eu", 9.5), ("A1", "us", 10.0)])
+    con.executemany("INSERT INTO orders VALUES (?, ?, ?)", [(1, 1, "2022-01-01"), (2, 1, "2022-01-02")])
+    con.executemany("INSERT INTO order_items VALUES (?, ?, ?, ?)", [(1, "A1", "eu", 2), (2, "A1", "us", 1)])
+    con.executemany(
+        'INSERT INTO "Café ""Orders""" VALUES (?, ?, ?, ?, ?)',
+        [(1, 3.5, "groß", "x", 1), (2, 3.5, "klein", "y", 2)],
+    )
+    # grp = i // 10: 100 distinct values in the first 1000 rows; k = i % 2500: all distinct in the
+    # first 1000 rows (ratio 1.0) but 0.5 over the whole table.
+    con.executemany(
+        "INSERT INTO big VALUES (?, ?, ?, ?, ?)",
+        ((i, i // 10, i % 2500, f"note {i % 7}", None) for i in range(BIG_ROWS)),
+    )
+    con.commit()
+    con.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def shop(shop_db: Path):
+    return load_database(f"sqlite:///{shop_db}", sample_rows=1000, sample_values=5)
+
+
+# -- structure ------------------------------------------------------------------------------
+
+
+def test_tables_views_excluded_and_database_from_file_stem(shop) -> None:
+    assert sorted(t.id for t in shop) == sorted(
+        f"shop.{n}" for n in ["customers", "products", "orders", "order_items", CAFE, "big"]
+    )
+    assert shop.dialect == "sqlite"
+
+
+def test_columns_types_and_primary_keys(shop) -> None:
+    customers = shop["shop.customers"]
+    assert [c.name for c in customers.columns] == ["id", "name", "city", "signed_up", "photo"]
+    assert [c.type for c in customers.columns] == ["INTEGER", "TEXT", "TEXT", "DATE", "BLOB"]
+    assert customers.primary_key == ("id",)
+    assert shop["shop.products"].primary_key == ("sku", "region")
+    assert shop["shop.products"].column("price").family is TypeFamily.REAL
+    assert shop["shop.order_items"].primary_key == ("order_id", "sku", "region")
+    assert shop["shop.big"].column("untyped").type == ""
+    assert customers.comment is None and customers.columns[0].comment is None  # SQLite: no comments
+
+
+def test_foreign_keys_including_composite_and_implicit_columns(shop) -> None:
+    assert shop["shop.orders"].foreign_keys == [ForeignKey(("customer_id",), "shop.customers", ("id",))]
+    items = shop["shop.order_items"]
+    assert sorted(items.foreign_keys, key=lambda fk: fk.columns) == [
+        ForeignKey(("order_id",), "shop.orders", ("id",)),
+        ForeignKey(("sku", "region"), "shop.products", ("sku", "region")),
+    ]
+    # REFERENCES customers (no column list) targets the primary key.
+    assert shop[f"shop.{CAFE}"].foreign_keys == [ForeignKey(("customer",), "shop.customers", ("id",))]
+
+
+def test_odd_identifiers_everywhere(shop) -> None:
+    cafe = shop[f"shop.{CAFE}"]
+    assert [c.name for c in cafe.columns] == ["Order ID", MEAL, "Straße", "select", "customer"]
+    assert cafe.primary_key == ("Order ID",)
+    assert cafe.column(MEAL).sample == (3.5,)
+    assert cafe.column(MEAL).unique_ratio == pytest.approx(0.5)
+    assert cafe.column("Straße").sample == ("groß", "klein")
+    assert cafe.column("select").sample == ("x", "y")
+    assert cafe.row_count == 2
+
+
+def test_database_name_override_and_include_tables(shop_db: Path) -> None:
+    s = load_database(f"sqlite:///{shop_db}", database="retail", include_tables=["ORDERS", "customers"])
+    assert [t.id for t in s] == ["retail.orders", "retail.customers"]
+    assert s["retail.orders"].foreign_keys == [ForeignKey(("customer_id",), "retail.customers", ("id",))]
+    # A foreign key to a table left out is dropped (it cannot be a join).
+    s2 = load_database(f"sqlite:///{shop_db}", include_tables=["orders"], statistics=False)
+    assert s2["shop.orders"].foreign_keys == []
+    with pytest.raises(UnknownDatabaseError, match="nope"):
+        load_database(f"sqlite:///{shop_db}", include_tables=["orders", "nope"])
+
+
+# -- statistics -----------------------------------------------------------------------------
+
+
+def test_statistics_small_table(shop) -> None:
+    customers = shop["shop.customers"]
+    assert customers.row_count == 4  # fewer rows than sample_rows: exact
+    assert customers.column("id").unique_ratio == 1.0
+    city = customers.column("city")
+    assert city.unique_ratio == pytest.approx(2 / 4)  # NULL is not a value
+    assert city.sample == ("Paris", "Lyon")  # distinct, first-seen order
+    assert customers.column("signed_up").sample == ("2020-01-05", "2021-03-01")
+    photo = customers.column("photo")
+    assert photo.sample == () and photo.unique_ratio == pytest.approx(2 / 4)  # bytes counted, not sampled
+    assert shop["shop.products"].column("price").sample == (9.5, 10.0)
+
+
+def test_statistics_read_at_most_sample_rows(shop) -> None:
+    big = shop["shop.big"]
+    assert big.row_count is None  # more rows than were read: unknown
+    assert big.column("id").unique_ratio == 1.0
+    assert big.column("grp").unique_ratio == pytest.approx(100 / 1000)
+    assert big.column("k").unique_ratio == 1.0  # 0.5 over the full table
+    assert big.column("grp").sample == (0, 1, 2, 3, 4)  # sample_values=5
+    assert big.column("note").sample == tuple(f"note {i}" for i in range(5))
+    assert big.column("untyped").unique_ratio == 0.0 and big.column("untyped").sample == ()
+
+
+def test_every_query_is_bounded_and_engine_is_left_open(shop_db: Path) -> None:
+    engine = sqlalchemy.create_engine(f"sqlite:///{shop_db}")
+    statements: list[str] = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def record(conn, cursor, statement, parameters, context, executemany):  # noqa: ANN001
+        statements.append(statement)
+
+    s = load_database(engine, sample_rows=50)
+    reads = [q for q in statements if q.lstrip().upper().startswith("SELECT") and "sqlite_" not in q]
+    assert len(reads) == len(s.tables)  # one bounded query per table, no COUNT(*)
+    assert all("LIMIT" in q.upper() for q in reads)
+    assert not any("COUNT(" in q.upper() for q in statements)
+    assert not any(q.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE", "CREATE")) for q in statements)
+    assert s["shop.big"].column("grp").unique_ratio == pytest.approx(5 / 50)
+    with engine.connect() as conn:  # the caller's engine was not disposed
+        assert conn.exec_driver_sql("SELECT count(*) FROM big").scalar() == BIG_ROWS
+    engine.dispose()
+
+
+def test_statistics_off_runs_no_data_query(shop_db: Path) -> None:
+    engine = sqlalchemy.create_engine(f"sqlite:///{shop_db}")
+    statements: list[str] = []
+    event.listen(engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    s = load_database(engine, statistics=False)
+    assert not [q for q in statements if q.lstrip().upper().startswith("SELECT") and "sqlite_" not in q]
+    assert all(c.unique_ratio is None and c.sample == () for t in s for c in t.columns)
+    assert all(t.row_count is None for t in s)
+    engine.dispose()
+
+
+def test_column_stats_values_are_json_friendly() -> None:
+    values = [
+        Decimal("1.50"),
+        dt.date(2020, 1, 2),
+        dt.datetime(2020, 1, 2, 3, 4, 5),
+        b"\x00",
+        None,
+        {"a": [1]},
+        [1, 2],
+        float("nan"),
+        "x" * 500,
+        Decimal("1.50"),
+    ]
+    ratio, sample = _column_stats(values, len(values), 20)
+    assert ratio == pytest.approx(8 / 10)
+    assert sample == (1.5, "2020-01-02", "2020-01-02T03:04:05", '{"a": [1]}', "[1, 2]", "x" * 200)
+    assert _column_stats([], 0, 20) == (None, ())
+
+
+def test_bad_sampling_arguments(shop_db: Path) -> None:
+    with pytest.raises(InvalidArgumentError):
+        load_database(f"sqlite:///{shop_db}", sample_rows=0)
+    with pytest.raises(InvalidArgumentError):
+        load_database(f"sqlite:///{shop_db}", sample_values=-1)
+
+
+# -- errors ---------------------------------------------------------------------------------
+
+
+def _one_line(err: pytest.ExceptionInfo[BaseException]) -> str:
+    msg = str(err.value)
+    assert "\n" not in msg
+    return msg
+
+
+def test_missing_sqlite_file_is_not_created(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.db"
+    with pytest.raises(DatabaseConnectionError) as err:
+        load_database(f"sqlite:///{missing}")
+    assert "does not exist" in _one_line(err) and "missing.db" in str(err.value)
+    assert not missing.exists()
+    engine = sqlalchemy.create_engine(f"sqlite:///{missing}")  # an engine is checked too
+    with pytest.raises(DatabaseConnectionError):
+        load_database(engine)
+    assert not missing.exists()
+
+
+def test_malformed_url() -> None:
+    with pytest.raises(DatabaseConnectionError, match="malformed database URL") as err:
+        load_database("not a url")
+    _one_line(err)
+    with pytest.raises(DatabaseConnectionError) as err:
+        load_database("postgresql://u:secret@host:notaport/db")
+    assert "secret" not in _one_line(err)
+    with pytest.raises(DatabaseConnectionError, match="unknown database dialect"):
+        load_database("nosuchdialect://x/y")
+
+
+def test_unreachable_server_masks_password() -> None:
+    # OperationalError when the driver is installed, missing-driver error otherwise.
+    with pytest.raises(DatabaseConnectionError) as err:
+        load_database("postgresql://u:secret@127.0.0.1:1/x")
+    msg = _one_line(err)
+    assert "secret" not in msg and "postgresql://u:***@127.0.0.1:1/x" in msg
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pymysql") is not None, reason="pymysql is installed")
+def test_missing_driver_names_the_package() -> None:
+    with pytest.raises(DatabaseConnectionError) as err:
+        load_database("mysql+pymysql://u:secret@127.0.0.1:1/x")
+    msg = _one_line(err)
+    assert "pymysql" in msg and "pip install" in msg and "secret" not in msg
+
+
+def test_connection_failure_is_wrapped(tmp_path: Path) -> None:
+    # A directory is an existing path SQLite cannot open (an OperationalError at connect).
+    with pytest.raises(DatabaseConnectionError, match="cannot connect") as err:
+        load_database(f"sqlite:///{tmp_path}")
+    _one_line(err)
+    not_a_db = tmp_path / "notes.db"
+    not_a_db.write_text("this is not a database\n" * 100)
+    with pytest.raises(DatabaseConnectionError, match="notes.db") as err:
+        load_database(f"sqlite:///{not_a_db}")
+    _one_line(err)
+
+
+def test_empty_database(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.db"
+    sqlite3.connect(empty).close()
+    with pytest.raises(SchemaError, match="has no tables"):
+        load_database(f"sqlite:///{empty}")
+    with pytest.raises(SchemaError, match="has no tables"):
+        load_database("sqlite://")  # in memory
