@@ -323,7 +323,11 @@ class _Builder:
         if not isinstance(table_node, exp.Table):
             return
         database, name = self._qualified(table_node)
-        items = target.expressions if isinstance(target, exp.Schema) else []
+        # An untyped column (SQLite ``CREATE TABLE t (a, b)``) is a bare identifier.
+        items = [
+            exp.ColumnDef(this=i.copy()) if isinstance(i, exp.Identifier) else i
+            for i in (target.expressions if isinstance(target, exp.Schema) else [])
+        ]
         if not any(isinstance(i, exp.ColumnDef) for i in items):
             raise SchemaError(
                 f"table {f'{database}.{name}'!r} has no columns: {self.origin}, statement {number} "
