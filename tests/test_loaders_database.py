@@ -205,11 +205,12 @@ def test_column_stats_values_are_json_friendly() -> None:
         {"a": [1]},
         [1, 2],
         float("nan"),
+        Decimal("sNaN"),
         "x" * 500,
         Decimal("1.50"),
     ]
     ratio, sample = _column_stats(values, len(values), 20)
-    assert ratio == pytest.approx(8 / 10)
+    assert ratio == pytest.approx(9 / 11)
     assert sample == (1.5, "2020-01-02", "2020-01-02T03:04:05", '{"a": [1]}', "[1, 2]", "x" * 200)
     assert _column_stats([], 0, 20) == (None, ())
 

@@ -182,6 +182,8 @@ def _sqlite_file(url: URL) -> Path | None:
         db, _, query = db[len("file:") :].partition("?")
         if "mode=memory" in query:
             return None
+    if url.query.get("mode") == "memory":
+        return None
     if not db or db == ":memory:":
         return None
     return Path(db)
@@ -232,7 +234,7 @@ def _load(
         except SQLAlchemyError as err:
             raise DatabaseConnectionError(f"cannot read {where}: {_one_line(err)}") from err
         if not names:
-            raise SchemaError(f"{where} has no tables")
+            raise SchemaError(f"database {where} has no tables")
         if include_tables is not None:
             names = _select_tables(names, include_tables, where)
         try:
@@ -366,9 +368,10 @@ def _json_value(value: Any) -> Any:
     """``value`` as a JSON-friendly sample: dates as ISO strings, Decimal as float; bytes and NaN skipped."""
     if isinstance(value, (bool, int)):
         return value
-    if isinstance(value, (float, Decimal)):
-        f = float(value)
-        return f if math.isfinite(f) else _SKIP
+    if isinstance(value, Decimal):
+        return float(value) if value.is_finite() else _SKIP
+    if isinstance(value, float):
+        return value if math.isfinite(value) else _SKIP
     if isinstance(value, (bytes, bytearray, memoryview)):
         return _SKIP
     if isinstance(value, (_dt.date, _dt.time)):

@@ -31,14 +31,16 @@ __all__ = ["load_ddl"]
 
 _SNIPPET_CHARS = 80
 _CREATE, _ALTER, _COMMENT = "create", "alter", "comment"
+_CREATE_WORD = re.compile(r"\bcreate\s", re.IGNORECASE)
 
 
 def load_ddl(source: str | os.PathLike[str], *, dialect: str | None = None, database: str = "main") -> Schema:
     """Read the tables of DDL text, or of a ``.sql`` file, into a :class:`Schema`.
 
     Args:
-        source: DDL text, or a path to a UTF-8 ``.sql`` file: a path-like object, or a string
-            that contains no ``CREATE`` and names an existing file or ends in ``.sql``.
+        source: DDL text, or a path to a UTF-8 ``.sql`` file: a path-like object, or a
+            one-line string without the word ``CREATE`` that names an existing file or ends
+            in ``.sql``.
         dialect: any dialect sqlglot reads (``"mysql"``, ``"postgres"``, ``"tsql"``,
             ``"oracle"``...); ``None`` is sqlglot's default dialect.
         database: the database of tables whose name is not schema-qualified. ``sales.orders``
@@ -103,7 +105,7 @@ def _read_source(source: str | os.PathLike[str]) -> tuple[str, str]:
 
 def _looks_like_path(text: str) -> bool:
     candidate = text.strip()
-    if not candidate or "\n" in candidate or "create" in candidate.lower():
+    if not candidate or "\n" in candidate or _CREATE_WORD.search(candidate):
         return False
     if candidate.lower().endswith(".sql"):
         return True

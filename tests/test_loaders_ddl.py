@@ -1,0 +1,286 @@
+"""Tests of jar_core.loaders.ddl.load_ddl (DDL text and .sql files, several sqlglot dialects)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jar_core.errors import DDLParseError, InvalidArgumentError, SchemaError, SourceError
+from jar_core.loaders import load_ddl
+from jar_core.schema import ForeignKey, TypeFamily
+
+MYSQL_DUMP = """
+-- MySQL dump 10.13
+/*!40101 SET @OLD_CHARACTER_SET_CLIENT=@@CHARACTER_SET_CLIENT */;
+SET NAMES utf8mb4;
+DROP TABLE IF EXISTS `customers`;
+CREATE TABLE `customers` (
+  `id` int NOT NULL AUTO_INCREMENT COMMENT 'customer id',
+  `name` varchar(100) DEFAULT NULL,
+  `vip` tinyint(1) NOT NULL DEFAULT '0',
+  PRIMARY KEY (`id`),
+  UNIQUE KEY `uq_name` (`name`)
+) ENGINE=InnoDB AUTO_INCREMENT=42 DEFAULT CHARSET=utf8mb4 COMMENT='people who buy';
+CREATE TABLE `Café Orders` (
+  `order id` int NOT NULL AUTO_INCREMENT,
+  `cust_id` int DEFAULT NULL,
+  `Free Meal Count (K-12)` decimal(10,2) unsigned,
+  `placed` datetime,
+  PRIMARY KEY (`order id`),
+  KEY `idx_cust` (`cust_id`),
+  CONSTRAINT `fk_cust` FOREIGN KEY (`cust_id`) REFERENCES `customers` (`id`) ON DELETE CASCADE
+) ENGINE=InnoDB;
+CREATE TABLE `order_tags` (
+  `order_id` int NOT NULL,
+  `tag` varchar(20) NOT NULL,
+  PRIMARY KEY (`order_id`, `tag`),
+  FOREIGN KEY (`order_id`) REFERENCES `Café Orders` (`order id`)
+) ENGINE=InnoDB;
+LOCK TABLES `customers` WRITE;
+INSERT INTO `customers` VALUES (1,'a;b',0),(2,'it\\'s',1);
+UNLOCK TABLES;
+CREATE INDEX `idx_tag` ON `order_tags` (`tag`);
+"""
+
+POSTGRES_DUMP = """
+SET statement_timeout = 0;
+CREATE SCHEMA sales;
+CREATE TABLE sales.customers (
+    id serial PRIMARY KEY,
+    name text NOT NULL
+);
+CREATE TABLE sales.orders (
+    id bigint NOT NULL,
+    customer_id integer,
+    "Free Meal Count (K-12)" numeric(10,0),
+    CONSTRAINT orders_pk PRIMARY KEY (id),
+    CONSTRAINT fk_cust FOREIGN KEY (customer_id) REFERENCES sales.customers(id)
+);
+CREATE TABLE public.audit (id int, order_id bigint REFERENCES sales.orders, note varchar(20));
+CREATE TABLE lines (order_id bigint, n int, sku text);
+COMMENT ON TABLE sales.orders IS 'All orders';
+COMMENT ON COLUMN sales.orders.customer_id IS 'who ordered';
+ALTER TABLE ONLY lines ADD CONSTRAINT lines_pkey PRIMARY KEY (order_id, n);
+ALTER TABLE ONLY lines ADD CONSTRAINT lines_fk FOREIGN KEY (order_id) REFERENCES sales.orders(id);
+ALTER TABLE lines OWNER TO postgres;
+CREATE INDEX lines_sku ON lines (sku);
+INSERT INTO lines VALUES (1, 2, 'it''s; fine');
+"""
+
+
+def _fk(table) -> list[ForeignKey]:  # noqa: ANN001
+    return sorted(table.foreign_keys, key=lambda fk: fk.columns)
+
+
+# -- dialects -----------------------------------------------------------------------------
+
+
+def test_mysql_dump() -> None:
+    s = load_ddl(MYSQL_DUMP, dialect="mysql", database="shop")
+    assert [t.id for t in s] == ["shop.customers", "shop.Café Orders", "shop.order_tags"]
+    assert s.dialect == "mysql"
+    customers = s["shop.customers"]
+    assert [(c.name, c.type) for c in customers.columns] == [
+        ("id", "INT"),
+        ("name", "VARCHAR(100)"),
+        ("vip", "TINYINT(1)"),
+    ]
+    assert customers.primary_key == ("id",)
+    assert customers.column("id").comment == "customer id"
+    assert customers.comment == "people who buy"
+    orders = s["shop.Café Orders"]
+    assert [c.name for c in orders.columns] == ["order id", "cust_id", "Free Meal Count (K-12)", "placed"]
+    assert orders.primary_key == ("order id",)
+    assert orders.column("Free Meal Count (K-12)").family is TypeFamily.REAL
+    assert orders.column("placed").family is TypeFamily.DATETIME
+    assert orders.foreign_keys == [ForeignKey(("cust_id",), "shop.customers", ("id",))]
+    tags = s["shop.order_tags"]
+    assert tags.primary_key == ("order_id", "tag")
+    assert tags.foreign_keys == [ForeignKey(("order_id",), "shop.Café Orders", ("order id",))]
+    # No statistics from DDL.
+    assert all(c.unique_ratio is None and c.sample == () for t in s for c in t.columns)
+    assert all(t.row_count is None for t in s)
+
+
+def test_postgres_schemas_constraints_comments_and_alter() -> None:
+    s = load_ddl(POSTGRES_DUMP, dialect="postgres", database="app")
+    assert [t.id for t in s] == ["sales.customers", "sales.orders", "public.audit", "app.lines"]
+    orders = s["sales.orders"]
+    assert orders.primary_key == ("id",)
+    assert orders.comment == "All orders"
+    assert orders.column("customer_id").comment == "who ordered"
+    assert orders.column("Free Meal Count (K-12)").family is TypeFamily.INTEGER  # numeric(10,0)
+    assert orders.foreign_keys == [ForeignKey(("customer_id",), "sales.customers", ("id",))]
+    assert s["sales.customers"].primary_key == ("id",)
+    # REFERENCES without a column list targets the primary key.
+    assert s["public.audit"].foreign_keys == [ForeignKey(("order_id",), "sales.orders", ("id",))]
+    lines = s["app.lines"]  # keys added by ALTER TABLE (pg_dump style)
+    assert lines.primary_key == ("order_id", "n")
+    assert lines.foreign_keys == [ForeignKey(("order_id",), "sales.orders", ("id",))]
+
+
+def test_tsql_brackets_and_go_batches() -> None:
+    ddl = """
+CREATE TABLE [dbo].[Customers] (
+    [CustomerID] [nchar](5) NOT NULL,
+    [Company Name] [nvarchar](40) NOT NULL,
+    CONSTRAINT [PK_Customers] PRIMARY KEY CLUSTERED ([CustomerID] ASC)
+) ON [PRIMARY]
+GO
+CREATE TABLE [dbo].[Order Details] (
+    [OrderID] [int] NOT NULL,
+    [ProductID] [int] NOT NULL,
+    [CustomerID] [nchar](5) NULL,
+    [UnitPrice] [money] NOT NULL,
+    CONSTRAINT [PK_Order_Details] PRIMARY KEY CLUSTERED ([OrderID] ASC, [ProductID] ASC)
+)
+GO
+ALTER TABLE [dbo].[Order Details] WITH CHECK ADD CONSTRAINT [FK_Cust] FOREIGN KEY([CustomerID])
+REFERENCES [dbo].[Customers] ([CustomerID])
+GO
+"""
+    s = load_ddl(ddl, dialect="tsql")
+    assert [t.id for t in s] == ["dbo.Customers", "dbo.Order Details"]
+    details = s["dbo.Order Details"]
+    assert details.primary_key == ("OrderID", "ProductID")
+    assert details.column("UnitPrice").family is TypeFamily.REAL
+    assert details.foreign_keys == [ForeignKey(("CustomerID",), "dbo.Customers", ("CustomerID",))]
+    assert s["dbo.Customers"].column("Company Name").type == "NVARCHAR(40)"
+
+
+def test_oracle_types() -> None:
+    ddl = """
+CREATE TABLE dept (id NUMBER(10) PRIMARY KEY, name VARCHAR2(50 CHAR));
+CREATE TABLE emp (
+    id NUMBER(10) CONSTRAINT emp_pk PRIMARY KEY,
+    salary NUMBER(12, 2),
+    hired DATE,
+    dept_id NUMBER(10) CONSTRAINT emp_dept_fk REFERENCES dept(id)
+);
+"""
+    s = load_ddl(ddl, dialect="oracle")
+    emp = s["main.emp"]
+    assert [c.type for c in emp.columns] == ["NUMBER(10)", "NUMBER(12, 2)", "DATE", "NUMBER(10)"]
+    assert [c.family for c in emp.columns] == [
+        TypeFamily.INTEGER,
+        TypeFamily.REAL,
+        TypeFamily.DATETIME,
+        TypeFamily.INTEGER,
+    ]
+    assert s["main.dept"].column("name").type == "VARCHAR2(50 CHAR)"
+    assert emp.primary_key == ("id",)
+    assert emp.foreign_keys == [ForeignKey(("dept_id",), "main.dept", ("id",))]
+
+
+def test_sqlite_untyped_columns_and_table_options() -> None:
+    ddl = """
+CREATE TABLE p (a INTEGER PRIMARY KEY AUTOINCREMENT, b) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS "c" (x INTEGER REFERENCES p, y, "z w" TEXT) STRICT;
+"""
+    s = load_ddl(ddl, dialect="sqlite")
+    assert [(c.name, c.type) for c in s["main.p"].columns] == [("a", "INTEGER"), ("b", "")]
+    assert [c.name for c in s["main.c"].columns] == ["x", "y", "z w"]
+    assert s["main.c"].foreign_keys == [ForeignKey(("x",), "main.p", ("a",))]
+
+
+def test_default_dialect_quoted_identifiers() -> None:
+    ddl = 'CREATE TABLE "frpm table" ("CDSCode" TEXT PRIMARY KEY, "Free Meal Count (K-12)" REAL);'
+    s = load_ddl(ddl)
+    assert s.dialect is None
+    assert [c.name for c in s["main.frpm table"].columns] == ["CDSCode", "Free Meal Count (K-12)"]
+
+
+def test_same_table_name_in_two_schemas() -> None:
+    ddl = """
+CREATE TABLE a.t (id int PRIMARY KEY, b_id int REFERENCES b.t(id));
+CREATE TABLE b.t (id int PRIMARY KEY, name text);
+CREATE TABLE a.u (id int, t_id int REFERENCES t(id));
+CREATE TABLE b.v (t_id int REFERENCES t);
+CREATE TABLE w (t_id int REFERENCES t(id));
+"""
+    s = load_ddl(ddl, dialect="postgres")
+    assert [t.id for t in s] == ["a.t", "b.t", "a.u", "b.v", "main.w"]
+    assert s["a.t"].foreign_keys == [ForeignKey(("b_id",), "b.t", ("id",))]
+    # Unqualified references resolve in the referencing table's database first.
+    assert s["a.u"].foreign_keys == [ForeignKey(("t_id",), "a.t", ("id",))]
+    assert s["b.v"].foreign_keys == [ForeignKey(("t_id",), "b.t", ("id",))]
+    # main.t does not exist: the dangling key is dropped.
+    assert s["main.w"].foreign_keys == []
+
+
+# -- sources ------------------------------------------------------------------------------
+
+
+def test_sql_file_path(tmp_path: Path) -> None:
+    path = tmp_path / "create_schema.sql"
+    path.write_text("\ufeff" + MYSQL_DUMP, encoding="utf-8")  # with a BOM
+    by_path = load_ddl(path, dialect="mysql")
+    by_str = load_ddl(str(path), dialect="mysql")
+    assert [t.id for t in by_path] == [t.id for t in by_str] == [
+        "main.customers",
+        "main.Café Orders",
+        "main.order_tags",
+    ]
+    other = tmp_path / "ddl.txt"  # an existing file with another suffix
+    other.write_text("CREATE TABLE x (a int);", encoding="utf-8")
+    assert [t.id for t in load_ddl(str(other))] == ["main.x"]
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="does not exist"):
+        load_ddl(tmp_path / "nope.sql")
+    with pytest.raises(SourceError, match="nope.sql"):
+        load_ddl(str(tmp_path / "nope.sql"))
+    with pytest.raises(SourceError, match="directory"):
+        load_ddl(tmp_path)
+    latin1 = tmp_path / "latin1.sql"
+    latin1.write_bytes("CREATE TABLE caf\xe9 (a int);".encode("latin-1"))
+    with pytest.raises(SourceError, match="UTF-8"):
+        load_ddl(latin1)
+
+
+# -- errors -------------------------------------------------------------------------------
+
+
+def test_malformed_statement_is_named() -> None:
+    ddl = "CREATE TABLE a (x int);\nCREATE TABLE b (a int b c d);\nCREATE TABLE c (y int);"
+    with pytest.raises(DDLParseError) as err:
+        load_ddl(ddl)
+    msg = str(err.value)
+    assert "\n" not in msg
+    assert "statement 2" in msg and "line 2" in msg and "CREATE TABLE b (a int b c d)" in msg
+
+
+def test_unsupported_create_table_is_named() -> None:
+    # A missing semicolon: sqlglot cannot read the statement, two tables would be merged.
+    with pytest.raises(DDLParseError, match=r"statement 1 .*CREATE TABLE t \(a int\) CREATE TABLE u"):
+        load_ddl("CREATE TABLE t (a int) CREATE TABLE u (b int)")
+
+
+def test_tokenizer_error_names_the_line() -> None:
+    with pytest.raises(DDLParseError) as err:
+        load_ddl("CREATE TABLE a (x int);\nINSERT INTO a VALUES ('abc);")
+    msg = str(err.value)
+    assert "\n" not in msg and "line 2" in msg and "INSERT INTO a" in msg
+
+
+def test_no_tables() -> None:
+    with pytest.raises(SchemaError, match="has no tables"):
+        load_ddl("INSERT INTO t VALUES (1); CREATE INDEX i ON t (a);")
+    with pytest.raises(SchemaError, match="has no tables"):
+        load_ddl("   ")
+    with pytest.raises(SchemaError, match="has no tables"):
+        load_ddl("-- nothing here\n")
+
+
+def test_table_without_columns() -> None:
+    with pytest.raises(SchemaError, match=r"'main\.t' has no columns"):
+        load_ddl("CREATE TABLE ok (a int); CREATE TABLE t ();", dialect="postgres")
+    with pytest.raises(SchemaError, match=r"'main\.u' has no columns"):
+        load_ddl("CREATE TABLE u AS SELECT 1 AS a")
+
+
+def test_unknown_dialect() -> None:
+    with pytest.raises(InvalidArgumentError, match="nosuchsql"):
+        load_ddl("CREATE TABLE t (a int)", dialect="nosuchsql")
