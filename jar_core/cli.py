@@ -141,7 +141,12 @@ def _print_result(res: Any, explain: bool) -> None:
 # -- commands -----------------------------------------------------------------------
 def _cmd_retrieve(args: argparse.Namespace) -> int:
     from jar_core.demo import DEMO_QUESTION
+    from jar_core.retriever import check_k, check_question
 
+    check_k(args.k)
+    check_k(args.candidates, "--candidates")
+    if args.question is not None:
+        check_question(args.question)
     question = args.question
     if question is None:
         if not _is_demo(args):

@@ -66,7 +66,7 @@ def _singular(w: str) -> str:
         return w[:-3] + "y"
     if len(w) > 3 and w.endswith("es") and w[-3] in "sxz":
         return w[:-2]
-    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+    if len(w) > 2 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
         return w[:-1]
     return w
 
@@ -78,13 +78,15 @@ def _words(name: str) -> list[str]:
 class HeuristicDecomposer:
     """Content-word phrases of the question, matched to schema vocabulary where it helps.
 
-    1. Tokens are lower-cased; quoted literals and numbers are dropped (they are values, not
-       concepts); stop words split the rest into runs of content words.
-    2. A run that names a table of the schema (by its singular words) sets that table as the
-       context of the following column words, producing ``"<table>:<column>"`` phrases when
-       that table has such a column; other runs are kept as phrases (at most ``max_words``
-       words each).
-    3. At most ``max_subqueries`` phrases, in question order, duplicates removed.
+    1. Spans of up to four words that name a table or a column of the schema (compared on
+       singular lower-case words) are found first, longest first; they survive stop-word
+       removal ("list price" stays a concept).
+    2. Quoted literals and numbers are dropped (values, not concepts); stop words split the
+       other words into content-word phrases of at most ``max_words`` words.
+    3. A column phrase becomes ``"<table>:<column>"`` with the nearest table named in the
+       question that has that column (the following one first: "price of books"); a table
+       used that way is not repeated on its own.
+    4. At most ``max_subqueries`` phrases, in question order, duplicates removed.
     """
 
     name = "heuristic"
@@ -112,38 +114,68 @@ class HeuristicDecomposer:
 
     def decompose(self, question: str, schema: Schema | None = None) -> Decomposition:
         tables, columns = self._vocab(schema)
-        runs: list[list[str]] = [[]]
-        for tok in _TOKEN.findall(question):
-            low = tok.lower().strip("'-")
-            if tok[0] in "\"'" or not low or low in STOP_WORDS or low.replace(".", "").isdigit():
-                if runs[-1]:
-                    runs.append([])
-                continue
-            runs[-1].append(low)
-        phrases: list[str] = []
-        context: str | None = None
-        for run in filter(None, runs):
-            sing = [_singular(w) for w in run]
-            # the longest suffix of the run that names a table becomes the context
-            named = next((" ".join(sing[i:]) for i in range(len(sing)) if " ".join(sing[i:]) in tables), None)
-            if named is not None:
-                rest = sing[: len(sing) - len(named.split())]
-                if rest and context and " ".join(rest) in columns.get(context, ()):
-                    phrases.append(f"{context}:{' '.join(rest)}")
-                elif rest:
-                    phrases.append(" ".join(run[: self.max_words]))
-                context = named
-                phrases.append(named)
-                continue
-            joined = " ".join(sing)
-            if context and joined in columns.get(context, ()):
-                phrases.append(f"{context}:{joined}")
+        all_columns = set().union(*columns.values()) if columns else set()
+        raw = [t for t in _TOKEN.findall(question)]
+        low = [t.lower().strip("'-") for t in raw]
+        sing = [_singular(w) for w in low]
+        # 1. schema spans (longest first, up to 4 words) survive stop-word removal
+        spans: list[tuple[int, int, str, str]] = []  # (start, end, kind, text)
+        i = 0
+        while i < len(raw):
+            hit = None
+            for n in range(min(4, len(raw) - i), 0, -1):
+                if any(t[0] in "\"'" for t in raw[i : i + n]):
+                    continue
+                text = " ".join(sing[i : i + n])
+                if n == 1 and low[i] in STOP_WORDS:
+                    continue
+                if text in tables:
+                    hit = (i, i + n, "table", text)
+                elif text in all_columns:
+                    hit = (i, i + n, "column", text)
+                if hit:
+                    break
+            if hit:
+                spans.append(hit)
+                i = hit[1]
             else:
-                for i in range(0, len(run), self.max_words):
-                    phrases.append(" ".join(run[i : i + self.max_words]))
-        # a table named on its own and again as the context of a column phrase is redundant
-        with_cols = {p.split(":", 1)[0] for p in phrases if ":" in p}
-        out = [p for p in dict.fromkeys(phrases) if p not in with_cols]
+                spans.append((i, i + 1, "word", low[i]))
+                i += 1
+        # 2. runs of content words between stop words; schema spans are units of their own
+        items: list[tuple[str, str, int]] = []  # (kind, text, position)
+        run: list[str] = []
+        for start, end, kind, text in spans:
+            tok = raw[start]
+            is_value = tok[0] in "\"'" or text.replace(".", "").isdigit()
+            if kind == "word" and not is_value and text and text not in STOP_WORDS:
+                run.append(text)
+                continue
+            if run:
+                items.append(("word", " ".join(run), start))
+                run = []
+            if kind != "word":
+                items.append((kind, text, start))
+        if run:
+            items.append(("word", " ".join(run), len(raw)))
+        # 3. columns take the nearest table named in the question that has them (after, then before)
+        table_pos = [(pos, text) for kind, text, pos in items if kind == "table"]
+        phrases: list[str] = []
+        used_tables: set[str] = set()
+        for kind, text, pos in items:
+            if kind == "column":
+                owners = [t for p, t in sorted(table_pos, key=lambda pt: (pt[0] < pos, abs(pt[0] - pos)))
+                          if text in columns.get(t, ())]
+                if owners:
+                    phrases.append(f"{owners[0]}:{text}")
+                    used_tables.add(owners[0])
+                    continue
+                phrases.append(text)
+            elif kind == "table":
+                phrases.append(text)
+            else:
+                words = text.split()
+                phrases.extend(" ".join(words[j : j + self.max_words]) for j in range(0, len(words), self.max_words))
+        out = [p for p in dict.fromkeys(phrases) if p not in used_tables]
         return Decomposition(tuple(out[: self.max_subqueries]), self.name)
 
 

@@ -21,7 +21,7 @@ from typing import Iterator, Sequence
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
-from sqlglot.errors import ErrorLevel, ParseError, SqlglotError, TokenError
+from sqlglot.errors import ErrorLevel, SqlglotError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from jar_core.errors import DDLParseError, InvalidArgumentError, SchemaError, SourceError
@@ -134,7 +134,9 @@ def _tokenize(reader: Dialect, text: str, origin: str) -> list[Token]:
             line = text.count("\n", 0, offset) + 1
         start = text.rfind(";", 0, offset) + 1
         snippet = " ".join(text[start : start + 4 * _SNIPPET_CHARS].split())[:_SNIPPET_CHARS]
-        raise DDLParseError(f"{origin}: cannot tokenize the statement near line {line} ({snippet!r}): {cause}") from err
+        raise DDLParseError(
+            f"{origin}: cannot tokenize the statement near line {line} ({snippet!r}): {cause}"
+        ) from err
 
 
 def _is_separator(token: Token) -> bool:
@@ -197,6 +199,9 @@ def _parse_statement(
 ) -> exp.Expr | None:
     """Parse one statement; an unparseable table definition raises :class:`DDLParseError`.
 
+    ``ALTER``/``COMMENT`` variants sqlglot does not model come back as an opaque ``Command``
+    (ignored by the caller); a ``CREATE TABLE`` must parse into a ``Create``.
+
     An unparseable ``CREATE TABLE`` is retried without what follows its column list (table
     options sqlglot does not know, such as SQLite's ``WITHOUT ROWID``).
     """
@@ -205,14 +210,12 @@ def _parse_statement(
         if kind == _CREATE and not isinstance(tree, exp.Create):
             raise _UnsupportedSyntax("unsupported syntax")
         return tree
-    except (ParseError, _UnsupportedSyntax) as err:
-        if kind != _CREATE and isinstance(err, _UnsupportedSyntax):
-            return None
+    except (SqlglotError, _UnsupportedSyntax) as err:  # ParseError mostly
         short = _without_table_options(chunk) if kind == _CREATE else None
         if short is not None:
             try:
                 tree = _parse_tokens(reader, short, text)
-            except ParseError:
+            except SqlglotError:
                 tree = None
             if isinstance(tree, exp.Create):
                 return tree
@@ -378,7 +381,8 @@ class _Builder:
             parts = item.expressions
             if any(isinstance(p, exp.PrimaryKeyColumnConstraint) for p in parts):
                 # T-SQL: CONSTRAINT pk PRIMARY KEY [NON]CLUSTERED (a, b)
-                indexed = [p for p in parts if isinstance(p, (exp.ClusteredColumnConstraint, exp.NonClusteredColumnConstraint))]
+                clustered = (exp.ClusteredColumnConstraint, exp.NonClusteredColumnConstraint)
+                indexed = [p for p in parts if isinstance(p, clustered)]
                 tdef.primary_key.extend(name for p in indexed for name in _names(p.this))
             for part in parts:
                 self._add_item(tdef, part)

@@ -1,0 +1,158 @@
+"""``jar-retrieval eval DIR``: every method on the same candidates and signals of a benchmark folder.
+
+See docs/evaluation.md for the options, the JSON shape and how gold tables are read.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from jar_core.errors import BenchmarkFormatError, InvalidArgumentError
+
+__all__ = ["add_eval_parser", "run_eval"]
+
+DEFAULT_METHODS = "dense,greedy,mip,crush"
+DEFAULT_KS = "2,3,5,10"
+
+
+def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
+    e = subparsers.add_parser(
+        "eval",
+        help="evaluate retrieval methods on a benchmark folder (recall, complete recall, time)",
+        description="Run dense, greedy, mip and crush on the same top-N candidates and signals of a "
+        "benchmark folder (dev.json + dev_tables.json, optional decomp.json, ...) and report recall "
+        "and complete recall at each K over the multi-table questions.",
+    )
+    e.add_argument("folder", metavar="DIR", help="benchmark folder (layout of shared/benchmarks/README.md)")
+    e.add_argument("--methods", default=DEFAULT_METHODS, metavar="LIST",
+                   help=f"comma-separated methods among dense,greedy,mip,crush (default {DEFAULT_METHODS})")
+    e.add_argument("--k", default=DEFAULT_KS, metavar="LIST", help=f"comma-separated K values (default {DEFAULT_KS})")
+    e.add_argument("--candidates", type=int, default=20, metavar="N", help="candidate set size N (default 20)")
+    e.add_argument("--json", metavar="OUT.json", help="write the figures as JSON (atomically)")
+    e.add_argument("--markdown", metavar="OUT.md", help="write the R / CR table in the paper's layout")
+    e.add_argument("--plot", metavar="OUT.png", help="plot R and CR against K and selection time per method")
+    e.add_argument("--limit", type=int, metavar="N", help="evaluate the first N multi-table questions only")
+    e.add_argument("--decomposer", choices=("benchmark", "heuristic"),
+                   help="sub-queries from the folder's decomp.json or the heuristic decomposer "
+                   "(default: decomp.json when present, the heuristic otherwise)")
+    e.add_argument("--mip-time-limit", type=float, default=60.0, metavar="SECONDS",
+                   help="time limit of each MIP solve (default 60)")
+    e.add_argument("--weights", metavar="COV,JOIN,COARSE",
+                   help="run the greedy with these weights (l_cov,l_join,l_coarse; default 2,1,4)")
+    e.add_argument("--ablation", action="store_true",
+                   help="also run the paper's ablation weight configurations of the greedy")
+    e.add_argument("--model", metavar="NAME", help="sentence-transformers model name or path "
+                   "(default: the bundled all-MiniLM-L6-v2)")
+    e.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
+    e.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+    e.set_defaults(func=run_eval)
+    return e
+
+
+def _int_list(text: str, what: str) -> list[int]:
+    parts = [p.strip() for p in str(text).split(",")]
+    out: list[int] = []
+    for p in parts:
+        try:
+            v = int(p)
+        except ValueError:
+            raise InvalidArgumentError(f"{what} takes comma-separated integers, got {text!r}") from None
+        if v <= 0:
+            raise InvalidArgumentError(f"{what}: every K must be >= 1, got {v}")
+        out.append(v)
+    return list(dict.fromkeys(out))
+
+
+def _methods(text: str) -> list[str]:
+    from jar_core.eval.harness import METHODS
+
+    out = [m.strip().lower() for m in str(text).split(",") if m.strip()]
+    if not out:
+        raise InvalidArgumentError("--methods needs at least one method")
+    for m in out:
+        if m not in METHODS:
+            raise InvalidArgumentError(f"unknown method {m!r} in --methods (choose from {', '.join(METHODS)})")
+    return list(dict.fromkeys(out))
+
+
+def _weights(text: str) -> tuple[float, float, float]:
+    try:
+        parts = tuple(float(x) for x in text.split(","))
+    except ValueError:
+        parts = ()
+    if len(parts) != 3 or not all(math.isfinite(x) and x >= 0 for x in parts):
+        raise InvalidArgumentError(f"--weights takes l_cov,l_join,l_coarse (three numbers >= 0), got {text!r}")
+    return parts  # type: ignore[return-value]
+
+
+def _check_out(path: str | None, flag: str) -> None:
+    if path is None:
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise InvalidArgumentError(f"{flag} {path}: is a directory")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise InvalidArgumentError(f"{flag} {path}: folder {parent} does not exist")
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from jar_core.eval import report
+    from jar_core.eval.harness import evaluate, method_specs, prepare
+    from jar_core.loaders import load_benchmark
+    from jar_core.retriever import TableRetriever
+
+    methods = _methods(args.methods)
+    ks = _int_list(args.k, "--k")
+    if args.candidates <= 0:
+        raise InvalidArgumentError(f"--candidates must be >= 1, got {args.candidates}")
+    if args.limit is not None and args.limit <= 0:
+        raise InvalidArgumentError(f"--limit must be >= 1, got {args.limit}")
+    if not (args.mip_time_limit > 0 and math.isfinite(args.mip_time_limit)):
+        raise InvalidArgumentError(f"--mip-time-limit must be > 0 seconds, got {args.mip_time_limit}")
+    weights = _weights(args.weights) if args.weights else None
+    if weights is not None and "greedy" not in methods:
+        raise InvalidArgumentError("--weights applies to the greedy: add greedy to --methods")
+    for path, flag in ((args.json, "--json"), (args.markdown, "--markdown"), (args.plot, "--plot")):
+        _check_out(path, flag)
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise InvalidArgumentError("--plot needs matplotlib (pip install matplotlib)") from None
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        raise BenchmarkFormatError(f"benchmark folder {folder} does not exist")
+
+    bench = load_benchmark(folder)
+    if args.decomposer == "benchmark" and bench.decompositions is None:
+        raise BenchmarkFormatError(
+            f"--decomposer benchmark needs {folder / 'decomp.json'}, which is missing (use --decomposer heuristic)"
+        )
+    specs = method_specs(methods, weights=weights, ablation=args.ablation, mip_time_limit=args.mip_time_limit)
+    progress = not args.quiet and sys.stderr.isatty()
+    retriever = TableRetriever(bench.schema, embedder=args.model, candidates=args.candidates, progress=progress)
+    if not args.no_cache:
+        from jar_core.cli import _cache_path
+
+        retriever.load_or_build_index(_cache_path(retriever))
+    prepared = prepare(
+        bench, retriever, decomposer=args.decomposer, candidates=args.candidates, limit=args.limit,
+        crush=any(s.kind == "crush" for s in specs), progress=progress,
+    )
+    result = evaluate(prepared, specs, ks, progress=progress)
+    payload = result.to_dict()
+    if args.json:
+        report.write_json(args.json, payload)
+    if args.markdown:
+        report.write_text(args.markdown, report.markdown(payload))
+    if args.plot:
+        report.plot(payload, args.plot)
+    print(report.text_table(payload))
+    print(f"decomposer: {prepared.decomposer}; {prepared.multi_table_questions} multi-table of "
+          f"{prepared.total_questions} questions"
+          + (f"; {len(prepared.unparseable)} skipped (unparseable gold SQL)" if prepared.unparseable else ""))
+    return 0

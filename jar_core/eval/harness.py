@@ -1,0 +1,411 @@
+"""The evaluation harness: every method on the same candidates and the same signals.
+
+Two steps, so the expensive part is done once and shared:
+
+1. :func:`prepare` reads the gold tables of every question of a benchmark, keeps the
+   multi-table questions (two or more gold tables, METHOD.md "Metrics"), decomposes them and
+   computes their :class:`~jar_core.signals.Signals` once over the top-N candidates (and, only
+   when CRUSH is requested, a second set over CRUSH's own 100 candidates with the
+   segment-vs-table similarities).
+2. :func:`run_method` runs one method over the prepared questions for each K and returns
+   one :class:`ResultRow` per K (recall and complete recall in percent, and the seconds spent
+   in the strategy's ``select`` calls only).
+
+Gold tables
+    :func:`~jar_core.eval.gold.extract_gold_tables` with the benchmark's dialect, resolved
+    case-insensitively against the table names of the question's database in
+    ``dev_tables.json``. Names that are not tables of that database (views, a table missing
+    from ``dev_tables.json``, a database missing altogether) are dropped, as the benchmark
+    README's multi-table counts do; such a table could never be retrieved anyway. The number of
+    questions where that happened is reported (``Prepared.unknown_tables``) so a user can
+    see it. Unparseable gold SQL is reported (count and ``dev.json`` positions, on stderr and
+    in ``Prepared.unparseable``) and the question is skipped.
+
+Decompositions
+    ``"benchmark"``: the folder's ``decomp.json`` entry of the question (aligned with
+    ``dev.json``; an empty entry means no sub-queries). ``"heuristic"``:
+    :class:`~jar_core.decomposition.HeuristicDecomposer` over the whole corpus schema.
+
+Retrieval is open-domain, as in the paper: candidates come from every table of the folder.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from jar_core.errors import BenchmarkFormatError, InvalidArgumentError
+
+__all__ = [
+    "METHODS",
+    "ABLATION",
+    "EvalQuestion",
+    "Prepared",
+    "ResultRow",
+    "MethodSpec",
+    "prepare",
+    "run_method",
+    "method_specs",
+    "evaluate",
+    "Evaluation",
+    "greedy_name",
+    "CRUSH_CANDIDATES",
+    "MIP_STATUSES",
+]
+
+#: Methods ``jar-retrieval eval --methods`` accepts.
+METHODS = ("dense", "greedy", "mip", "crush")
+#: The ablation configurations of the paper's appendix, as (l_cov, l_join, l_coarse).
+ABLATION: tuple[tuple[str, tuple[float, float, float]], ...] = (
+    ("Only Coverage", (1.0, 0.0, 0.0)),
+    ("Only Join", (0.0, 1.0, 0.0)),
+    ("Only Coarse", (0.0, 0.0, 1.0)),
+    ("No Coarse", (1.0, 1.0, 0.0)),
+    ("No Join", (1.0, 0.0, 1.0)),
+    ("No Coverage", (0.0, 1.0, 1.0)),
+    ("Custom", (2.0, 1.0, 4.0)),
+)
+#: CRUSH4SQL's own candidate cutoff (METHOD.md).
+CRUSH_CANDIDATES = 100
+#: How a MIP solve can end.
+MIP_STATUSES = ("optimal", "feasible", "no_solution", "infeasible")
+
+
+@dataclass
+class EvalQuestion:
+    """One multi-table question ready to evaluate."""
+
+    position: int  # index in dev.json
+    question: str
+    db_id: str
+    gold: list[str]  # schema table ids ("db.table")
+    subqueries: list[str]
+    signals: Any = None  # Signals over the top-N candidates
+    crush_signals: Any = None  # Signals over CRUSH's 100 candidates, with segment_sim
+
+
+@dataclass
+class Prepared:
+    """The shared input of every method: questions, their gold tables and their signals."""
+
+    benchmark: str
+    candidates: int
+    decomposer: str
+    schema: Any
+    questions: list[EvalQuestion]
+    signals_seconds: float
+    total_questions: int
+    multi_table_questions: int  # before --limit
+    unparseable: list[int] = field(default_factory=list)  # dev.json positions
+    unknown_tables: list[int] = field(default_factory=list)  # dev.json positions
+
+    def table_ids(self, sig: Any, order: Sequence[int]) -> list[str]:
+        tables = self.schema.tables
+        return [tables[int(sig.candidates[i])].id for i in order]
+
+
+@dataclass
+class ResultRow:
+    """Figures of one method at one K."""
+
+    method: str
+    k: int
+    recall: float
+    complete_recall: float
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "k": int(self.k),
+            "recall": float(self.recall),
+            "complete_recall": float(self.complete_recall),
+            "seconds": float(self.seconds),
+        }
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A method to run: its display name, base strategy name and options."""
+
+    name: str
+    kind: str  # dense | greedy | mip | crush
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def strategy(self) -> Any:
+        from jar_core.strategies import get_strategy
+
+        return get_strategy(self.kind, **dict(self.options))
+
+
+def _fmt_weight(x: float) -> str:
+    return f"{x:g}"
+
+
+def greedy_name(weights: Sequence[float]) -> str:
+    """``greedy(l_cov,l_join,l_coarse)``, e.g. ``greedy(1,0,0)``."""
+    return "greedy(" + ",".join(_fmt_weight(float(w)) for w in weights) + ")"
+
+
+def method_specs(
+    methods: Sequence[str],
+    *,
+    weights: Sequence[float] | None = None,
+    ablation: bool = False,
+    mip_time_limit: float = 60.0,
+) -> list[MethodSpec]:
+    """The methods to run, in order: ``methods`` then the ablation configurations.
+
+    With ``weights`` the ``greedy`` method uses them and is named ``greedy(a,b,c)``.
+    Ablation configurations already present are not repeated.
+    """
+    specs: list[MethodSpec] = []
+    for m in methods:
+        if m not in METHODS:
+            raise InvalidArgumentError(f"unknown method {m!r} (choose from {', '.join(METHODS)})")
+        if m == "greedy" and weights is not None:
+            w = tuple(float(x) for x in weights)
+            specs.append(MethodSpec(greedy_name(w), "greedy", tuple(zip(("l_cov", "l_join", "l_coarse"), w))))
+        elif m == "mip":
+            specs.append(MethodSpec("mip", "mip", (("time_limit", float(mip_time_limit)),)))
+        else:
+            specs.append(MethodSpec(m, m))
+    if ablation:
+        for _, w in ABLATION:
+            spec = MethodSpec(greedy_name(w), "greedy", tuple(zip(("l_cov", "l_join", "l_coarse"), w)))
+            specs.append(spec)
+    seen: set[str] = set()
+    unique = []
+    for s in specs:
+        if s.name not in seen:
+            seen.add(s.name)
+            unique.append(s)
+    return unique
+
+
+def _progress(iterable: Any, *, total: int, desc: str, enabled: bool) -> Any:
+    if not enabled:
+        return iterable
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover
+        return iterable
+    return tqdm(iterable, total=total, desc=desc, file=sys.stderr, leave=False, dynamic_ncols=True)
+
+
+def _warn(msg: str) -> None:
+    print(f"jar-retrieval: warning: {msg}", file=sys.stderr)
+
+
+def _positions(ids: Sequence[int], limit: int = 20) -> str:
+    shown = ", ".join(str(i) for i in ids[:limit])
+    return shown + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "")
+
+
+def prepare(
+    bench: Any,
+    retriever: Any,
+    *,
+    decomposer: str | None = None,
+    candidates: int = 20,
+    limit: int | None = None,
+    crush: bool = False,
+    progress: bool = False,
+    warn: Callable[[str], None] | None = _warn,
+) -> Prepared:
+    """Gold tables, decompositions and signals of the multi-table questions of ``bench``.
+
+    Args:
+        bench: a loaded :class:`~jar_core.loaders.benchmark.Benchmark`.
+        retriever: a :class:`~jar_core.retriever.TableRetriever` over ``bench.schema``
+            (its index is built here if it has none).
+        decomposer: ``"benchmark"`` (``decomp.json``), ``"heuristic"``, or ``None`` for the
+            benchmark's decompositions when present and the heuristic otherwise.
+        candidates: N, the size of the candidate set every method works on.
+        limit: keep only the first ``limit`` multi-table questions.
+        crush: also compute CRUSH's signals (100 candidates, segment similarities).
+        progress: show a progress bar on stderr.
+        warn: where warnings go (``None``: nowhere); they are also kept in the result.
+    """
+    from jar_core.eval.gold import GoldSQLError, extract_gold_tables
+    from jar_core.retriever import check_k
+
+    candidates = check_k(candidates, "candidates")
+    if limit is not None:
+        limit = check_k(limit, "limit")
+    if decomposer is None:
+        decomposer = "benchmark" if bench.decompositions is not None else "heuristic"
+    if decomposer not in ("benchmark", "heuristic"):
+        raise InvalidArgumentError(f"unknown decomposer {decomposer!r} (choose benchmark or heuristic)")
+    if decomposer == "benchmark" and bench.decompositions is None:
+        raise BenchmarkFormatError(
+            f"--decomposer benchmark needs {bench.path}/decomp.json, which this folder does not have "
+            "(use --decomposer heuristic)"
+        )
+
+    schema = bench.schema
+    by_db: dict[str, list[str]] = {}
+    for t in schema.tables:
+        by_db.setdefault(t.database, []).append(t.name)
+
+    unparseable: list[int] = []
+    unknown: list[int] = []
+    chosen: list[EvalQuestion] = []
+    multi = 0
+    heur = None
+    if decomposer == "heuristic":
+        from jar_core.decomposition import HeuristicDecomposer
+
+        heur = HeuristicDecomposer()
+    for pos, q in enumerate(bench.questions):
+        names = by_db.get(q.db_id, [])
+        try:
+            gold = extract_gold_tables(q.sql, dialect=bench.dialect, tables=names)
+            named = extract_gold_tables(q.sql, dialect=bench.dialect)
+        except GoldSQLError:
+            unparseable.append(pos)
+            continue
+        if len(named) > len(gold):
+            unknown.append(pos)
+        if len(gold) < 2:
+            continue
+        multi += 1
+        if limit is not None and len(chosen) >= limit:
+            continue
+        if heur is not None:
+            subs = list(heur.decompose(q.question, schema).subqueries)
+        else:
+            subs = list(bench.decompositions[pos])
+        chosen.append(EvalQuestion(pos, q.question, q.db_id, [f"{q.db_id}.{t}" for t in gold], subs))
+
+    if warn is not None:
+        if unparseable:
+            warn(
+                f"{len(unparseable)} question(s) with unparseable gold SQL skipped "
+                f"(dev.json positions {_positions(unparseable)})"
+            )
+        if unknown:
+            warn(
+                f"{len(unknown)} question(s) name tables that are not in their database in dev_tables.json; "
+                f"those names are ignored (dev.json positions {_positions(unknown)})"
+            )
+        if not chosen:
+            warn("no multi-table question to evaluate")
+
+    # The index (embeddings of tables and columns) is built outside the timed signal work.
+    retriever.index
+    t0 = time.perf_counter()
+    texts = list(dict.fromkeys(t for q in chosen for t in (q.question, *q.subqueries)))
+    if texts:
+        retriever.embedder.embed_queries(texts)  # one batch; signals() then hits the cache
+    n_crush = max(candidates, CRUSH_CANDIDATES)
+    for q in _progress(chosen, total=len(chosen), desc="signals", enabled=progress):
+        q.signals = retriever.signals(q.question, q.subqueries, candidates=candidates)
+        if crush:
+            q.crush_signals = retriever.signals(q.question, q.subqueries, candidates=n_crush, segment_sim=True)
+    seconds = time.perf_counter() - t0
+    return Prepared(
+        benchmark=bench.name, candidates=candidates, decomposer=decomposer, schema=schema, questions=chosen,
+        signals_seconds=seconds, total_questions=len(bench.questions), multi_table_questions=multi,
+        unparseable=unparseable, unknown_tables=unknown,
+    )
+
+
+def _check_ks(ks: Sequence[int]) -> list[int]:
+    from jar_core.retriever import check_k
+
+    out = [check_k(k, "K") for k in ks]
+    if not out:
+        raise InvalidArgumentError("at least one K is needed")
+    return list(dict.fromkeys(out))
+
+
+def run_method(
+    prepared: Prepared,
+    spec: MethodSpec | str,
+    ks: Sequence[int],
+    *,
+    progress: bool = False,
+    mip_status: dict[str, dict[str, int]] | None = None,
+) -> list[ResultRow]:
+    """Run one method at each K over the prepared questions; one :class:`ResultRow` per K.
+
+    Each K is a separate ``select`` call (for the MIP K is a constraint, so that is the only
+    honest way; for the others it keeps each K's time its own). ``seconds`` is the sum of the
+    ``select`` calls' wall-clock times, nothing else. For the MIP, ``mip_status`` (if given)
+    receives the count of each solve outcome per K (key ``str(k)``); a solve without a
+    solution returns no table and counts as retrieving nothing.
+    """
+    from jar_core.eval.metrics import aggregate
+
+    if isinstance(spec, str):
+        specs = method_specs([spec])
+        spec = specs[0]
+    ks = _check_ks(ks)
+    strategy = spec.strategy()
+    use_crush = spec.kind == "crush"
+    if use_crush and any(q.crush_signals is None for q in prepared.questions):
+        raise InvalidArgumentError("crush needs prepare(..., crush=True)")
+    golds = [q.gold for q in prepared.questions]
+    rows: list[ResultRow] = []
+    total = len(ks) * len(prepared.questions)
+    bar = _progress(range(total), total=total, desc=spec.name, enabled=progress)
+    ticker = iter(bar)
+    for k in ks:
+        preds: list[list[str]] = []
+        seconds = 0.0
+        counts = {s: 0 for s in MIP_STATUSES}
+        for q in prepared.questions:
+            sig = q.crush_signals if use_crush else q.signals
+            t0 = time.perf_counter()
+            sel = strategy.select(sig, min(k, sig.n))
+            seconds += time.perf_counter() - t0
+            if spec.kind == "mip":
+                counts[sel.status] = counts.get(sel.status, 0) + 1
+            preds.append(prepared.table_ids(sig, sel.order))
+            next(ticker, None)
+        if spec.kind == "mip" and mip_status is not None:
+            mip_status[str(k)] = {s: int(counts.get(s, 0)) for s in MIP_STATUSES}
+        r, cr = aggregate(preds, golds, k) if preds else (0.0, 0.0)
+        rows.append(ResultRow(spec.name, k, r, cr, seconds))
+    if hasattr(bar, "close"):
+        bar.close()
+    return rows
+
+
+@dataclass
+class Evaluation:
+    """Everything ``jar-retrieval eval`` reports."""
+
+    prepared: Prepared
+    rows: list[ResultRow]
+    mip_status: dict[str, dict[str, int]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--json`` payload (exact shape documented in docs/evaluation.md)."""
+        return {
+            "benchmark": str(self.prepared.benchmark),
+            "questions": int(len(self.prepared.questions)),
+            "candidates": int(self.prepared.candidates),
+            "signals_seconds": float(self.prepared.signals_seconds),
+            "results": [r.to_dict() for r in self.rows],
+            "mip_status": {k: dict(v) for k, v in self.mip_status.items()},
+        }
+
+
+def evaluate(
+    prepared: Prepared,
+    specs: Sequence[MethodSpec],
+    ks: Sequence[int],
+    *,
+    progress: bool = False,
+) -> Evaluation:
+    """Every method of ``specs`` at every K on the same prepared signals."""
+    ks = _check_ks(ks)
+    rows: list[ResultRow] = []
+    status: dict[str, dict[str, int]] = {}
+    for spec in specs:
+        rows.extend(run_method(prepared, spec, ks, progress=progress, mip_status=status))
+    return Evaluation(prepared, rows, status)
+

@@ -1,0 +1,297 @@
+""":class:`JoinAwareRetriever`: jar-retrieval as a LangChain ``BaseRetriever``."""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Callable, Sequence
+
+from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables.config import run_in_executor
+from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+from jar_core.documents import result_documents
+from jar_core.errors import InvalidArgumentError, SourceError
+from jar_core.result import RetrievalResult
+from jar_core.retriever import TableRetriever, check_k
+from langchain_jar.decomposers import PARENT_CALLBACKS, ChatModelDecomposer
+
+__all__ = ["JoinAwareRetriever"]
+
+#: Longest sample value shown in a document (longer ones are cut).
+MAX_SAMPLE_VALUE_CHARS = 100
+
+# options of TableRetriever's constructor that make from_table_retriever build a sibling retriever
+_CORE_OPTIONS = ("embedder", "decomposer", "strategy", "candidates", "candidate_generator", "progress")
+
+
+class JoinAwareRetriever(BaseRetriever):
+    """Join-aware multi-table retrieval as a LangChain retriever.
+
+    ``invoke(question)`` returns one :class:`~langchain_core.documents.Document` per selected
+    table, in selection order: ``page_content`` is the table's ``CREATE TABLE`` DDL (in
+    :attr:`dialect`, default the source's), followed by :attr:`sample_rows` rows when set;
+    ``metadata`` holds ``table``, ``database``, ``table_id``, ``rank``, ``score``, ``coarse``,
+    ``coverage``, ``join``, ``pinned``, ``joined``, ``join_keys``, ``join_path``,
+    ``subqueries`` and ``decomposer``.
+
+    ``k``, ``include``, ``exclude`` and ``database`` can be overridden per call:
+    ``retriever.invoke(question, k=3)``.
+
+    Build it with a class method: :meth:`from_database`, :meth:`from_sql_database`,
+    :meth:`from_ddl`, :meth:`from_benchmark`, :meth:`from_index` or :meth:`from_table_retriever`.
+    They accept ``embeddings=`` (any LangChain ``Embeddings``), ``llm=`` (any chat model / LLM,
+    used as the question decomposer), the fields below, and the other options of
+    :class:`~jar_core.retriever.TableRetriever` (``embedder``, ``decomposer``, ``strategy``,
+    ``candidates``...).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    retriever: Any
+    """The core :class:`~jar_core.retriever.TableRetriever`."""
+    k: int = 5
+    """Number of tables returned (overridable per call)."""
+    include: list[str] = Field(default_factory=list)
+    """Tables always returned first (``db.table`` or unambiguous ``table``)."""
+    exclude: list[str] = Field(default_factory=list)
+    """Tables never returned."""
+    database: str | None = None
+    """Restrict the search to this database of a multi-database corpus."""
+    sample_rows: int = 0
+    """Rows appended to each table's DDL (read from :attr:`engine` with ``SELECT ... LIMIT n``)."""
+    dialect: str | None = None
+    """sqlglot dialect of the DDL and join hint (default: the source's)."""
+    engine: Any = None
+    """SQLAlchemy engine or URL the sample rows are read from (set by the database constructors)."""
+    sql_schema: str | None = None
+    """SQLAlchemy schema (PostgreSQL schema...) of the tables, for the sample rows."""
+
+    _engine: Any = PrivateAttr(default=None)
+    _engine_lock: Any = PrivateAttr(default_factory=threading.Lock)
+
+    @field_validator("retriever")
+    @classmethod
+    def _check_retriever(cls, v: Any) -> Any:
+        if not isinstance(v, TableRetriever):
+            raise TypeError(f"retriever must be a jar_core TableRetriever, got {type(v).__name__}")
+        return v
+
+    @field_validator("k")
+    @classmethod
+    def _check_k(cls, v: Any) -> int:
+        return check_k(v)
+
+    @field_validator("sample_rows")
+    @classmethod
+    def _check_sample_rows(cls, v: int) -> int:
+        if v < 0:
+            raise InvalidArgumentError(f"sample_rows must be >= 0, got {v}")
+        return v
+
+    @model_validator(mode="after")
+    def _check_engine(self) -> "JoinAwareRetriever":
+        if self.sample_rows and self.engine is None:
+            raise InvalidArgumentError(
+                "sample_rows needs a database to read rows from: build the retriever with from_database / "
+                "from_sql_database, or pass engine=<SQLAlchemy engine or URL>"
+            )
+        return self
+
+    # -- constructors -------------------------------------------------------------------
+    @classmethod
+    def _split(cls, options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(fields of this class, options of TableRetriever) from mixed keyword options."""
+        options = dict(options)
+        embeddings = options.pop("embeddings", None)
+        if embeddings is not None:
+            if options.get("embedder") is not None:
+                raise InvalidArgumentError("pass either embeddings= or embedder=, not both")
+            options["embedder"] = embeddings
+        llm = options.pop("llm", None)
+        if llm is not None:
+            if options.get("decomposer") is not None:
+                raise InvalidArgumentError("pass either llm= or decomposer=, not both")
+            options["decomposer"] = ChatModelDecomposer(llm)
+        own = set(cls.model_fields) - {"retriever"}
+        fields = {key: options.pop(key) for key in list(options) if key in own}
+        return fields, options
+
+    @classmethod
+    def _build(cls, make: Callable[..., TableRetriever], options: dict[str, Any], **defaults: Any) -> "JoinAwareRetriever":
+        fields, core = cls._split(options)
+        for key, value in defaults.items():
+            fields.setdefault(key, value)
+        return cls(retriever=make(**core), **fields)
+
+    @classmethod
+    def from_database(
+        cls, url_or_engine: Any, *, loader_options: dict[str, Any] | None = None, **options: Any
+    ) -> "JoinAwareRetriever":
+        """From a SQLAlchemy URL or engine; ``loader_options`` go to :func:`jar_core.loaders.load_database`."""
+        loader_options = dict(loader_options or {})
+        return cls._build(
+            lambda **core: TableRetriever.from_database(url_or_engine, loader_options=loader_options, **core),
+            options, engine=url_or_engine, sql_schema=loader_options.get("schema"),
+        )
+
+    @classmethod
+    def from_sql_database(cls, db: Any, **options: Any) -> "JoinAwareRetriever":
+        """From a LangChain ``SQLDatabase``: its engine, schema and include / ignore table lists."""
+        engine = getattr(db, "_engine", None)
+        if engine is None:
+            raise InvalidArgumentError(f"{type(db).__name__} is not a LangChain SQLDatabase (it has no engine)")
+        loader_options = dict(options.pop("loader_options", None) or {})
+        schema = getattr(db, "_schema", None)
+        if schema is not None:
+            loader_options.setdefault("schema", schema)
+        if getattr(db, "_include_tables", None) or getattr(db, "_ignore_tables", None):
+            loader_options.setdefault("include_tables", list(db.get_usable_table_names()))
+        return cls.from_database(engine, loader_options=loader_options, **options)
+
+    @classmethod
+    def from_ddl(cls, ddl: str | os.PathLike[str], *, dialect: str | None = None, **options: Any) -> "JoinAwareRetriever":
+        """From DDL text or a ``.sql`` file; ``dialect`` is the DDL's (and the documents')."""
+        return cls._build(lambda **core: TableRetriever.from_ddl(ddl, dialect=dialect, **core), options, dialect=dialect)
+
+    @classmethod
+    def from_benchmark(
+        cls, path: str | os.PathLike[str], *, db_id: str | None = None, **options: Any
+    ) -> "JoinAwareRetriever":
+        """From a benchmark folder, optionally one of its databases."""
+        return cls._build(lambda **core: TableRetriever.from_benchmark(path, db_id=db_id, **core), options)
+
+    @classmethod
+    def from_index(cls, path: str | os.PathLike[str], **options: Any) -> "JoinAwareRetriever":
+        """From an index saved with ``TableRetriever.save_index`` / ``jar-retrieval index``."""
+        return cls._build(lambda **core: TableRetriever.from_index(path, **core), options)
+
+    @classmethod
+    def from_table_retriever(cls, retriever: TableRetriever, **options: Any) -> "JoinAwareRetriever":
+        """Wrap an existing :class:`TableRetriever`.
+
+        With core options (``llm``, ``decomposer``, ``strategy``, ``candidates``...) a sibling
+        retriever is made that shares the schema and, unless the embedder changes, the index.
+        """
+        fields, core = cls._split(options)
+        if core:
+            unknown = set(core) - set(_CORE_OPTIONS)
+            if unknown:
+                raise TypeError(f"unexpected options: {', '.join(sorted(unknown))}")
+            base: dict[str, Any] = {
+                "decomposer": retriever.decomposer,
+                "strategy": retriever.strategy,
+                "candidates": retriever.n_candidates,
+                "candidate_generator": retriever.candidate_generator,
+            }
+            if "embedder" not in core:
+                base["embedder"] = retriever.embedder
+                base["index"] = retriever.index
+            retriever = TableRetriever(retriever.schema, **{**base, **core})
+        return cls(retriever=retriever, **fields)
+
+    # -- retrieval ----------------------------------------------------------------------
+    def retrieve_result(
+        self,
+        question: str,
+        k: int | None = None,
+        *,
+        include: Sequence[str] | None = None,
+        exclude: Sequence[str] | None = None,
+        database: str | None = None,
+    ) -> RetrievalResult:
+        """The core :class:`~jar_core.result.RetrievalResult` (no callbacks, no documents)."""
+        return self.retriever.retrieve(
+            question,
+            k=check_k(self.k if k is None else k),
+            include=self.include if include is None else list(include),
+            exclude=self.exclude if exclude is None else list(exclude),
+            database=self.database if database is None else database,
+        )
+
+    def table_names(self, question: str, k: int | None = None, **kwargs: Any) -> list[str]:
+        """The selected table names, in selection order (what ``SQLDatabase`` takes as ``table_names``)."""
+        return self.retrieve_result(question, k, **kwargs).table_names
+
+    def to_documents(self, result: RetrievalResult) -> list[Document]:
+        """One ``Document`` per table of ``result`` (DDL, sample rows, metadata)."""
+        samples = self._sample_rows(result) if self.sample_rows else None
+        return [
+            Document(page_content=d.text, metadata=d.metadata, id=d.metadata["table_id"])
+            for d in result_documents(result, dialect=self.dialect, sample_rows=samples)
+        ]
+
+    def _get_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
+        include: Sequence[str] | None = None,
+        exclude: Sequence[str] | None = None,
+        database: str | None = None,
+        **kwargs: Any,
+    ) -> list[Document]:
+        kwargs.pop("verbose", None)  # BaseRetriever.invoke forwards it
+        if kwargs:
+            raise TypeError(f"unexpected retrieval arguments: {', '.join(sorted(kwargs))} "
+                            "(supported: k, include, exclude, database)")
+        token = PARENT_CALLBACKS.set(run_manager.get_child())  # an LLM decomposer's run nests here
+        try:
+            result = self.retrieve_result(query, k, include=include, exclude=exclude, database=database)
+        finally:
+            PARENT_CALLBACKS.reset(token)
+        return self.to_documents(result)
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        # retrieval is CPU-bound (embedding + search): run it in a worker thread
+        return await run_in_executor(
+            None, self._get_relevant_documents, query, run_manager=run_manager.get_sync(), **kwargs
+        )
+
+    # -- sample rows --------------------------------------------------------------------
+    def _get_engine(self) -> Any:
+        from sqlalchemy.engine import Engine
+
+        if isinstance(self.engine, Engine):
+            return self.engine
+        with self._engine_lock:
+            if self._engine is None:
+                from jar_core.loaders.database import _create_engine
+
+                self._engine = _create_engine(self.engine)
+            return self._engine
+
+    def _sample_rows(self, result: RetrievalResult) -> dict[str, tuple[list[str], list[tuple[Any, ...]]]]:
+        """Up to :attr:`sample_rows` rows per selected table, one bounded ``SELECT`` each."""
+        from sqlalchemy import column, select, table
+        from sqlalchemy.exc import SQLAlchemyError
+
+        out: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}
+        engine = self._get_engine()
+        try:
+            with engine.connect() as conn:
+                for t in result.tables:
+                    names = [c.name for c in t.table.columns]
+                    stmt = (
+                        select(*(column(n) for n in names))
+                        .select_from(table(t.name, schema=self.sql_schema))
+                        .limit(self.sample_rows)
+                    )
+                    rows = conn.execute(stmt).fetchall()
+                    out[t.id] = (names, [tuple(_short(v) for v in r) for r in rows])
+        except SQLAlchemyError as err:
+            raise SourceError(f"cannot read sample rows: {str(err).splitlines()[0]}") from err
+        return out
+
+
+def _short(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    if isinstance(value, str) and len(value) > MAX_SAMPLE_VALUE_CHARS:
+        return value[: MAX_SAMPLE_VALUE_CHARS - 3] + "..."
+    return value

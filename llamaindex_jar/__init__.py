@@ -1,0 +1,13 @@
+"""LlamaIndex adapter of jar-retrieval (``pip install "jar-retrieval[llamaindex]"``).
+
+* :class:`JoinAwareRetriever`: a ``BaseRetriever`` returning one ``NodeWithScore(TextNode)`` per
+  selected table (DDL text, join metadata); :meth:`JoinAwareRetriever.as_object_retriever` plugs it
+  into ``SQLTableRetrieverQueryEngine``.
+* :class:`LlamaIndexEmbeddings`: any ``BaseEmbedding`` as the embedder (``embed_model=``).
+* :class:`LLMDecomposer`: any LlamaIndex ``LLM`` as the question decomposer (``llm=``).
+"""
+from llamaindex_jar.decomposers import LLMDecomposer
+from llamaindex_jar.embeddings import LlamaIndexEmbeddings
+from llamaindex_jar.retrievers import JoinAwareRetriever
+
+__all__ = ["JoinAwareRetriever", "LlamaIndexEmbeddings", "LLMDecomposer"]

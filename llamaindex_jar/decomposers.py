@@ -1,0 +1,59 @@
+"""Any LlamaIndex ``LLM`` as the question decomposer of a jar-retrieval retriever."""
+from __future__ import annotations
+
+from llama_index.core.llms import LLM
+
+from jar_core.decomposition import Decomposer
+from jar_core.errors import InvalidArgumentError
+from jar_core.llm_decomposition import LLMDecomposer as _CoreLLMDecomposer
+
+__all__ = ["LLMDecomposer"]
+
+
+class LLMDecomposer(_CoreLLMDecomposer):
+    """Asks a LlamaIndex ``LLM`` (``complete`` / ``acomplete``) for the concepts of a question.
+
+    Prompting, parsing, per-question caching and the fallback are those of
+    :class:`jar_core.llm_decomposition.LLMDecomposer`: when the model raises, times out or answers
+    something unparseable, a warning is logged and ``fallback`` (the heuristic by default) is used;
+    the retrieval's ``decomposer`` field then reads ``"heuristic (fallback: <reason>)"``.
+
+    Args:
+        llm: any LlamaIndex LLM (chat models work too: ``complete`` is adapted by LlamaIndex).
+        name: recorded as the decomposition source (default ``"llm:<model name or class>"``).
+        fallback, timeout, cache_size, max_subqueries, max_tables: see the core class.
+
+    Example:
+        >>> from llama_index.core.llms import MockLLM
+        >>> LLMDecomposer(MockLLM()).name
+        'llm:MockLLM'
+    """
+
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        name: str | None = None,
+        fallback: Decomposer | None = None,
+        timeout: float | None = 30.0,
+        cache_size: int = 1024,
+        max_subqueries: int = 8,
+        max_tables: int = 0,
+    ) -> None:
+        if not isinstance(llm, LLM):
+            raise InvalidArgumentError(f"llm must be a llama_index LLM, got {type(llm).__name__}")
+        self.llm = llm
+
+        def complete(prompt: str) -> str:
+            return llm.complete(prompt).text or ""
+
+        async def acomplete(prompt: str) -> str:
+            return (await llm.acomplete(prompt)).text or ""
+
+        if name is None:
+            model = getattr(llm.metadata, "model_name", None)
+            name = f"llm:{model if model and model != 'unknown' else llm.class_name()}"
+        super().__init__(
+            complete, name=name, fallback=fallback, timeout=timeout, cache_size=cache_size,
+            max_subqueries=max_subqueries, acomplete=acomplete, max_tables=max_tables,
+        )

@@ -1,0 +1,80 @@
+"""The greedy search's formulas on a small example computed by hand (METHOD.md)."""
+import numpy as np
+import pytest
+
+from jar_core.errors import InvalidArgumentError
+from jar_core.signals import Signals
+from jar_core.strategies import DenseStrategy, GreedyStrategy
+from jar_core.strategies.greedy import coverage_gain, join_gain, seed, update_coverage
+
+R = np.array([0.5, 0.4, 0.1])
+F = np.array([[0.9, 0.2, 0.1], [0.1, 0.3, 0.8]])
+W = np.array([[0.0, 0.2, 0.9], [0.2, 0.0, 0.0], [0.9, 0.0, 0.0]])
+
+
+def signals() -> Signals:
+    return Signals(candidates=np.arange(3), r=R, F=F, w=W, join_columns=np.full((3, 3, 2), -1))
+
+
+def test_seed_is_coarse_plus_total_fine_relevance():
+    # 4*0.5 + 2*(0.9+0.1) = 4.0 ; 4*0.4 + 2*0.5 = 2.6 ; 4*0.1 + 2*0.9 = 2.2
+    np.testing.assert_allclose(seed(R, F, l_cov=2, l_coarse=4), [4.0, 2.6, 2.2])
+
+
+def test_coverage_gain_counts_only_improvements():
+    q = np.array([0.9, 0.1])
+    # t0: 0 + 0 ; t1: max(0, 0.2-0.9) + (0.3-0.1) = 0.2 ; t2: 0 + (0.8-0.1) = 0.7
+    np.testing.assert_allclose(coverage_gain(F, q), [0.0, 0.2, 0.7])
+
+
+def test_join_gain_sums_over_selected():
+    np.testing.assert_allclose(join_gain(W, np.array([True, False, False])), [0.0, 0.2, 0.9])
+    np.testing.assert_allclose(join_gain(W, np.array([True, False, True])), [0.9, 0.2, 0.9])
+
+
+def test_update_takes_the_elementwise_max():
+    np.testing.assert_allclose(update_coverage(np.array([0.9, 0.1]), F, 2), [0.9, 0.8])
+
+
+def test_greedy_picks_the_joinable_covering_table_over_the_denser_one():
+    sel = GreedyStrategy().select(signals(), 3)
+    # step 2: t1 = 4*0.4 + 2*0.2 + 0.2 = 2.2 ; t2 = 4*0.1 + 2*0.7 + 0.9 = 2.7
+    assert sel.order == [0, 2, 1]
+    assert [round(s.total, 6) for s in sel.steps] == [4.0, 2.7, 1.8]
+    assert [round(s.coverage, 6) for s in sel.steps] == [1.0, 0.7, 0.0]
+    assert [round(s.join, 6) for s in sel.steps] == [0.0, 0.9, 0.2]
+    np.testing.assert_allclose(sel.coverage, [0.9, 0.8])
+    assert DenseStrategy().select(signals(), 3).order == [0, 1, 2]
+
+
+def test_trace_lists_best_candidates_with_the_chosen_first():
+    sel = GreedyStrategy(trace_width=2).select(signals(), 2)
+    assert [g.candidate for g in sel.trace[1]] == [2, 1]
+    assert sel.trace[1][0].total == pytest.approx(2.7)
+
+
+def test_weights_change_the_choice():
+    # without the join and coverage terms it is dense retrieval
+    assert GreedyStrategy(0, 0, 1).select(signals(), 3).order == [0, 1, 2]
+    with pytest.raises(InvalidArgumentError, match="l_join"):
+        GreedyStrategy(l_join=-1)
+
+
+def test_pinned_tables_start_the_context():
+    sel = GreedyStrategy().select(signals(), 2, pinned=[1])
+    assert sel.order[0] == 1
+    # after pinning t1 (q = [0.2, 0.3]): t0 = 2.0 + 2*0.7 + 0.2 = 3.6 ; t2 = 0.4 + 2*0.5 + 0 = 1.4
+    assert sel.order == [1, 0]
+    assert sel.steps[1].total == pytest.approx(3.6)
+
+
+def test_k_larger_than_candidates_returns_all():
+    assert sorted(GreedyStrategy().select(signals(), 10).order) == [0, 1, 2]
+
+
+def test_no_subqueries_reduces_to_coarse_plus_join():
+    s = signals()
+    s.F = np.zeros((0, 3))
+    sel = GreedyStrategy().select(s, 2)
+    # seed = t0 ; step 2: t1 = 1.6 + 0.2 = 1.8, t2 = 0.4 + 0.9 = 1.3
+    assert sel.order == [0, 1]

@@ -1,0 +1,73 @@
+"""Join compatibility: the reference pair score and its fallbacks, on a hand-computed example."""
+import numpy as np
+import pytest
+
+from jar_core.index import SchemaIndex
+from jar_core.join_compat import join_compatibility, key_likeness
+from jar_core.schema import Column, ForeignKey, Schema, Table
+
+# name vectors chosen by hand: cos(t1.id, t2.t1_id) = 0.6, cos(t1.id, t2.qty) = 0
+NAME_VECTORS = np.array([[1, 0], [0, 1], [0.6, 0.8], [0, 1]], dtype=np.float32)
+
+
+def make_index(samples=True, uniq=True, fk=False) -> SchemaIndex:
+    def col(name, typ, u, sample, pk=False):
+        return Column(name, typ, primary_key=pk, unique_ratio=u if uniq else None, sample=sample if samples else ())
+
+    t1 = Table("d", "t1", [col("id", "INTEGER", 1.0, (1, 2, 3, 4), pk=True), col("name", "TEXT", 0.5, ("a", "b"))])
+    t2 = Table(
+        "d", "t2", [col("t1_id", "int", 0.5, (2, 3, 9)), col("qty", "INTEGER", 0.2, (100, 200))],
+        foreign_keys=[ForeignKey(("t1_id",), "d.t1", ("id",))] if fk else [],
+    )
+    s = Schema([t1, t2])
+    z = np.zeros((2, 2), dtype=np.float32)
+    return SchemaIndex(s, "hand", table_vectors=z, column_vectors=np.zeros((4, 2), np.float32), name_vectors=NAME_VECTORS)
+
+
+def test_reference_pair_score_with_values_and_uniqueness():
+    w, cols, declared = join_compatibility(make_index(), np.array([0, 1]))
+    # uniq = max(1.0, 0.5) = 1 ; overlap = |{2,3}| / min(4, 3) = 2/3
+    # names: semantic 0.6, exact |{d, t1, id}| / min(3, 4) = 1  -> 0.5*0.6 + 0.5*1 = 0.8
+    # score = 1 * (0.5 * 2/3 + 0.5 * 0.8) = 0.73333
+    assert w[0, 1] == pytest.approx(0.5 * 2 / 3 + 0.5 * 0.8, abs=1e-6)
+    assert w[1, 0] == w[0, 1] and w[0, 0] == 0
+    assert tuple(cols[0, 1]) == (0, 0) and tuple(cols[1, 0]) == (0, 0)
+    assert not declared[0, 1]
+
+
+def test_without_samples_the_names_carry_the_score():
+    w, _, _ = join_compatibility(make_index(samples=False), np.array([0, 1]))
+    assert w[0, 1] == pytest.approx(0.8, abs=1e-6)
+
+
+def test_without_uniqueness_key_likeness_stands_in():
+    w, cols, _ = join_compatibility(make_index(samples=False, uniq=False), np.array([0, 1]))
+    # t1.id is the primary key -> 1.0, so the score is unchanged
+    assert w[0, 1] == pytest.approx(0.8, abs=1e-6)
+
+
+def test_declared_foreign_key_is_a_certain_join():
+    w, cols, declared = join_compatibility(make_index(fk=True), np.array([1, 0]))
+    assert w[0, 1] == pytest.approx(1.0) and declared[0, 1] and declared[1, 0]
+    assert tuple(cols[0, 1]) == (0, 0)
+
+
+def test_type_mismatch_scores_zero():
+    idx = make_index()
+    idx.schema.tables[1].columns[0].type = "TEXT"  # t2.t1_id now text: only t1.name could match it
+    idx._features = None
+    w, cols, _ = join_compatibility(idx, np.array([0, 1]))
+    # t1.id-t2.t1_id is gone; best is t1.name-t2.t1_id: uniq 0.5, no common values,
+    # names 0.5*0.8 + 0.5*(2/3) -> 0.5 * (0.5*0 + 0.5*names) = 0.18333 (beats t1.id-t2.qty's 0.0833)
+    assert w[0, 1] == pytest.approx(0.5 * 0.5 * (0.5 * 0.8 + 0.5 * 2 / 3), abs=1e-6)
+    assert tuple(cols[0, 1]) == (1, 0)
+
+
+@pytest.mark.parametrize(
+    "table,column,pk,expected",
+    [("orders", "id", (), 1.0), ("orders", "order_id", (), 1.0), ("orders", "customer_id", (), 0.7),
+     ("orders", "note", (), 0.2), ("x", "code", ("code",), 1.0), ("FCLT_ROOMS", "FCLT_BUILDING_KEY", (), 0.7)],
+)
+def test_key_likeness(table, column, pk, expected):
+    t = Table("d", table, [Column(column, "int", primary_key=column in pk), Column("other", "int")])
+    assert key_likeness(t, t.columns[0]) == expected

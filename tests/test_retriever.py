@@ -1,0 +1,122 @@
+"""End-to-end retrieval on the demo database and on DDL sources, and the bad inputs."""
+import warnings
+
+import pytest
+
+from jar_core import TableRetriever
+from jar_core.decomposition import HeuristicDecomposer, PrecomputedDecomposer
+from jar_core.demo import DEMO_GOLD_TABLES, DEMO_QUESTION
+from jar_core.errors import InvalidArgumentError, SchemaError, UnknownDatabaseError
+from jar_core.loaders import load_ddl
+
+from helpers import BagOfWordsEmbedder
+
+
+def test_demo_question_reaches_through_the_junction_table(demo_retriever):
+    res = demo_retriever.retrieve(DEMO_QUESTION, k=4)
+    names = res.table_names
+    assert "book_authors" in names and "authors" in names and "books" in names
+    assert set(names) & set(DEMO_GOLD_TABLES) >= {"authors", "book_authors", "books"}
+    # every selected table is joined, and the junction's two declared keys are the join edges
+    assert not res.unjoined
+    edges = {str(j) for j in res.joins}
+    assert "authors.author_id = book_authors.author_id" in edges
+    assert "book_authors.book_id = books.book_id" in edges
+    assert all(j.declared for j in res.joins)
+    assert len(res.joins) == len(res.tables) - 1
+    assert [t.step for t in res.tables] == [1, 2, 3, 4]
+    hint = res.join_clause()
+    assert hint.startswith("FROM ") and hint.count(" JOIN ") == 3
+
+
+def test_result_is_deterministic(demo_retriever):
+    a = demo_retriever.retrieve(DEMO_QUESTION, k=5).to_dict()
+    b = demo_retriever.retrieve(DEMO_QUESTION, k=5).to_dict()
+    assert a == b
+
+
+def test_include_and_exclude(demo_retriever):
+    res = demo_retriever.retrieve(DEMO_QUESTION, k=3, include=["countries"], exclude=["book_authors"])
+    assert res.table_names[0] == "countries" and res.tables[0].pinned
+    assert "book_authors" not in res.table_names
+    with pytest.raises(InvalidArgumentError, match="both included and excluded"):
+        demo_retriever.retrieve(DEMO_QUESTION, include=["books"], exclude=["books"])
+    with pytest.raises(UnknownDatabaseError, match="nope"):
+        demo_retriever.retrieve(DEMO_QUESTION, include=["nope"])
+
+
+@pytest.mark.parametrize("question", ["", "   \n", None, 42])
+def test_blank_or_non_string_question(demo_retriever, question):
+    with pytest.raises(InvalidArgumentError):
+        demo_retriever.retrieve(question)
+
+
+@pytest.mark.parametrize("k", [0, -1, 2.5, True])
+def test_bad_k(demo_retriever, k):
+    with pytest.raises(InvalidArgumentError, match="k must be"):
+        demo_retriever.retrieve(DEMO_QUESTION, k=k)
+
+
+def test_k_larger_than_candidates_warns_and_returns_what_there_is(demo_retriever):
+    with pytest.warns(UserWarning, match="larger than the 13 candidate"):
+        res = demo_retriever.retrieve(DEMO_QUESTION, k=50)
+    assert len(res) == 13 and res.warnings
+
+
+def test_explicit_subqueries_and_trace(demo_retriever):
+    res = demo_retriever.retrieve(DEMO_QUESTION, k=3, subqueries=["authors:birthplace", "books:title"])
+    assert res.decomposer == "given" and set(res.coverage) == {"authors:birthplace", "books:title"}
+    assert len(res.trace) == 3 and all(sum(e.chosen for e in step) == 1 for step in res.trace)
+
+
+def test_dense_strategy_per_call(demo_retriever):
+    res = demo_retriever.retrieve(DEMO_QUESTION, k=3, strategy="dense")
+    assert res.strategy == "dense"
+    assert [t.coarse for t in res.tables] == sorted((t.coarse for t in res.tables), reverse=True)
+
+
+ODD_DDL = '''
+CREATE TABLE "frpm" ("CDSCode" TEXT PRIMARY KEY, "Free Meal Count (K-12)" REAL, "School Name" TEXT);
+CREATE TABLE "schools" ("CDSCode" TEXT PRIMARY KEY REFERENCES "frpm"("CDSCode"), "City" TEXT, "Zip" TEXT);
+CREATE TABLE "Café ""Orders""" ("Numéro" INTEGER PRIMARY KEY, "CDSCode" TEXT REFERENCES "schools"("CDSCode"));
+'''
+
+
+def test_identifiers_with_spaces_quotes_parentheses_and_accents():
+    r = TableRetriever(load_ddl(ODD_DDL, dialect="sqlite"), embedder=BagOfWordsEmbedder())
+    res = r.retrieve("free meal count of schools by city", k=3)
+    assert set(res.table_names) == {"frpm", "schools", 'Café "Orders"'}
+    hint = res.join_clause("sqlite")
+    assert '"Café ""Orders"""' in hint
+    doc_cols = {c.name for c in r.schema["frpm"].columns}
+    assert "Free Meal Count (K-12)" in doc_cols
+
+
+def test_same_table_name_in_two_databases_are_distinct():
+    ddl = """CREATE TABLE sales.orders (id INT PRIMARY KEY, amount REAL);
+             CREATE TABLE hr.orders (id INT PRIMARY KEY, supplies TEXT);"""
+    r = TableRetriever(load_ddl(ddl), embedder=BagOfWordsEmbedder())
+    res = r.retrieve("orders amount", k=2)
+    assert sorted(res.table_ids) == ["hr.orders", "sales.orders"]
+    assert r.retrieve("orders", k=1, database="hr").table_ids == ["hr.orders"]
+
+
+def test_no_tables_and_no_columns_are_schema_errors():
+    with pytest.raises(SchemaError, match="no tables"):
+        TableRetriever(load_ddl("CREATE INDEX i ON t(a);"))
+    with pytest.raises(SchemaError, match="no columns"):
+        TableRetriever(load_ddl("CREATE TABLE t ();"))
+
+
+def test_heuristic_decomposer_uses_schema_vocabulary(demo_schema):
+    d = HeuristicDecomposer().decompose("What is the title and list price of books by Irish authors?", demo_schema)
+    assert d.source == "heuristic"
+    assert "book:title" in d.subqueries and "book:list price" in d.subqueries
+    assert all(w not in d.subqueries for w in ("what", "is", "the"))
+    assert HeuristicDecomposer().decompose("How many 'Ireland' 1990?").subqueries == ()
+
+
+def test_precomputed_decomposer_falls_back():
+    d = PrecomputedDecomposer({"q1": ["a:b", "", "c"]})
+    assert d.decompose("q1").subqueries == ("a:b", "c") and d.decompose("q1").source == "precomputed"
+    assert d.decompose("list singers by age").source == "heuristic"
