@@ -105,7 +105,7 @@ def _finish(items: list[str]) -> list[str]:
     seen: set[str] = set()
     for raw in items:
         s = _clean(raw)
-        if not s or len(s) > MAX_CONCEPT_CHARS or not re.search(r"\w", s):
+        if not s or len(s) > MAX_CONCEPT_CHARS or not re.search(r"\w", s) or re.search(r"[{}\[\]<>]", s):
             continue
         key = s.casefold()
         if key not in seen:

@@ -1,0 +1,97 @@
+"""The jar-retrieval command: through a subprocess (text and --json) and in-process for bad input."""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from jar_core.cli import main
+from jar_core.demo import DEMO_QUESTION
+
+
+def run(args, env_cache):
+    env = {**os.environ, "JAR_RETRIEVAL_CACHE": str(env_cache), "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-m", "jar_core.cli", *args], capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_retrieve_text_and_json_through_a_subprocess(tmp_path):
+    p = run(["retrieve", "--explain", "-k", "4"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert f"Question: {DEMO_QUESTION}" in p.stdout
+    assert "demo.book_authors" in p.stdout and "Step trace" in p.stdout and "Join path:" in p.stdout
+    assert "Traceback" not in p.stderr
+    p = run(["retrieve", DEMO_QUESTION, "-k", "4", "--json"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert [t["step"] for t in out["tables"]] == [1, 2, 3, 4]
+    assert {"name", "database", "score", "step"} <= set(out["tables"][0])
+    assert "book_authors" in [t["name"] for t in out["tables"]]
+    assert out["joins"] and set(out["joins"][0]) >= {"left", "right", "score"}
+    assert any((tmp_path / "indexes").iterdir())  # the index was cached for the next (warm) run
+
+
+def test_index_command_and_retrieve_from_the_index(tmp_path, capsys):
+    assert main(["index", "--out", str(tmp_path / "idx"), "-q"]) == 0
+    assert "indexed 13 tables" in capsys.readouterr().out
+    assert main(["retrieve", DEMO_QUESTION, "--index", str(tmp_path / "idx"), "-k", "2", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["tables"]) == 2
+
+
+def test_k_above_candidates_warns_on_stderr(capsys):
+    assert main(["retrieve", "-k", "40", "--json", "-q"]) == 0
+    captured = capsys.readouterr()
+    assert "warning: k=40 is larger than the 13 candidate tables" in captured.err
+    assert len(json.loads(captured.out)["tables"]) == 13
+
+
+def bad_ddl(tmp_path):
+    f = tmp_path / "bad.sql"
+    f.write_text("CREATE TABLE a (id INT);\nCREATE TABLE b (x INT y z w);\n")
+    return str(f)
+
+
+def no_table_db(tmp_path):
+    f = tmp_path / "empty.db"
+    sqlite3.connect(f).close()
+    return f"sqlite:///{f}"
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["retrieve", "   "], "the question is empty"),
+        (["retrieve", "q", "-k", "0"], "k must be >= 1"),
+        (["retrieve", "q", "--candidates", "0"], "--candidates must be >= 1"),
+        (["retrieve", "q", "--db", "sqlite:///{tmp}/missing.db"], "does not exist"),
+        (["retrieve", "q", "--db", "postgresql://u:secret@127.0.0.1:1/x"], "postgresql://u:***@127.0.0.1:1/x"),
+        (["retrieve", "q", "--db", "{empty_db}"], "has no tables"),
+        (["retrieve", "q", "--ddl", "{bad_ddl}"], "statement 2"),
+        (["retrieve", "q", "--ddl", "{tmp}/nope.sql"], "does not exist"),
+        (["retrieve", "q", "--benchmark", "{tmp}"], "dev.json is missing"),
+        (["retrieve", "q", "--db-id", "x"], "--db-id needs --benchmark"),
+        (["retrieve", "q", "--index", "{tmp}/noindex"], "no index"),
+        (["retrieve", "q", "--weights", "1,2", "--strategy", "greedy"], "--weights takes"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_1(tmp_path, capsys, args, message):
+    subs = {"tmp": str(tmp_path), "empty_db": no_table_db(tmp_path), "bad_ddl": bad_ddl(tmp_path)}
+    args = [a.format(**subs) for a in args]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("jar-retrieval: error: ") and message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "secret" not in err
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_unknown_db_id(benchmarks_dir, capsys):
+    assert main(["retrieve", "q", "--benchmark", str(benchmarks_dir / "spider"), "--db-id", "nope", "--no-cache"]) == 1
+    assert "unknown database 'nope'" in capsys.readouterr().err
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["retrieve", "q", "-k", "three"])
+    assert e.value.code == 2
