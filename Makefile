@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/jar-retrieval retrieve --explain
+	$(VENV)/bin/jar-retrieval retrieve -k 3 --explain
 
 test: $(STAMP)
 	$(PY) -m pytest -q

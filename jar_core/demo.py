@@ -31,20 +31,19 @@ __all__ = [
 DEMO_DB_PATH: Path = Path(__file__).resolve().parent / "data" / "demo.sqlite"
 
 #: A natural-language question over the demo database.
-DEMO_QUESTION: str = "Which books were written by authors born in Ireland?"
+DEMO_QUESTION: str = "What are the titles of books in the Science Fiction category?"
 
 #: SQL answering :data:`DEMO_QUESTION` (SQLite dialect).
 DEMO_GOLD_SQL: str = """\
-SELECT DISTINCT b.title, a.full_name
+SELECT b.title
 FROM books AS b
-JOIN book_authors AS ba ON ba.book_id = b.book_id
-JOIN authors AS a ON a.author_id = ba.author_id
-JOIN countries AS c ON c.country_id = a.birthplace
-WHERE c.name = 'Ireland'
-ORDER BY a.full_name, b.title"""
+JOIN book_categories AS bc ON bc.book_id = b.book_id
+JOIN categories AS c ON c.category_id = bc.category_id
+WHERE c.name = 'Science Fiction'
+ORDER BY b.title"""
 
 #: The tables :data:`DEMO_GOLD_SQL` uses, i.e. the ideal retrieval result.
-DEMO_GOLD_TABLES: tuple[str, ...] = ("authors", "book_authors", "books", "countries")
+DEMO_GOLD_TABLES: tuple[str, ...] = ("books", "book_categories", "categories")
 
 
 def ensure_demo_db() -> Path:

@@ -176,7 +176,7 @@ def test_markdown_and_text(tiny_extras, embedder):
     payload = evaluate(prep, method_specs(["dense", "greedy"]), [2, 3]).to_dict()
     md = markdown(payload)
     assert "| method | R@2 | CR@2 | R@3 | CR@3 |" in md
-    assert "| greedy | " in md and "(+" in md or "(-" in md
+    assert "| greedy | " in md and ("(+" in md or "(-" in md)
     assert "greedy" in text_table(payload)
 
 
