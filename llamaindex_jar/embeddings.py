@@ -17,8 +17,9 @@ class LlamaIndexEmbeddings:
     and sub-queries through ``get_query_embedding`` (so models with query instructions use them).
     The core wraps this object (``get_embedder``), normalizes the vectors and caches them.
 
-    ``model_name`` (``"<class>/<model>"``, e.g. ``"OpenAIEmbedding/text-embedding-3-small"``) is
-    recorded in saved indexes: an index built with one model is refused with another.
+    ``model_name`` (``"<class>/<model>"``, e.g. ``"OpenAIEmbedding/text-embedding-3-small"``) becomes
+    part of the embedder name recorded in saved indexes: an index built with one model is refused
+    with another.
 
     Example:
         >>> from llama_index.core import MockEmbedding

@@ -113,7 +113,7 @@ class JoinAwareRetriever(BaseRetriever):
         >>> from jar_core.demo import demo_url, DEMO_QUESTION
         >>> retriever = JoinAwareRetriever.from_database(demo_url(), k=4)  # doctest: +SKIP
         >>> [n.metadata["table"] for n in retriever.retrieve(DEMO_QUESTION)]  # doctest: +SKIP
-        ['authors', 'book_authors', 'books', 'countries']
+        ['authors', 'book_authors', 'books', 'publishers']
     """
 
     def __init__(

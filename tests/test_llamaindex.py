@@ -264,8 +264,9 @@ def test_llama_index_embed_model(demo_schema):
 
 
 def test_embed_model_option():
-    r = JoinAwareRetriever.from_database(demo_url(), embed_model=MockEmbedding(embed_dim=64), k=2)
-    assert len(r.retrieve(DEMO_QUESTION)) == 2
+    r = JoinAwareRetriever.from_database(demo_url(), embed_model=MockEmbedding(embed_dim=64), k=2, sample_rows=1)
+    nodes = r.retrieve(DEMO_QUESTION)
+    assert len(nodes) == 2 and all("1 example rows:" in n.node.text for n in nodes)
     assert r.table_retriever.index.table_vectors.shape[1] == 64
     with pytest.raises(InvalidArgumentError, match="not both"):
         JoinAwareRetriever.from_database(demo_url(), embed_model=MockEmbedding(embed_dim=8), embedder="x")
