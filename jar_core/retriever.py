@@ -204,7 +204,7 @@ class TableRetriever:
         include: Iterable[str] = (),
         exclude: Iterable[str] = (),
         database: str | None = None,
-        subqueries: Sequence[str] | None = None,
+        subqueries: Sequence[str] | Decomposition | None = None,
         strategy: SearchStrategy | str | None = None,
     ) -> RetrievalResult:
         """The ``k`` tables that best answer ``question`` together, with their joins.
@@ -215,7 +215,8 @@ class TableRetriever:
             include: table names (``db.table`` or unambiguous ``table``) pinned first, in order.
             exclude: table names never returned.
             database: restrict the search to one database of the corpus.
-            subqueries: use these sub-queries instead of the decomposer's.
+            subqueries: use these sub-queries instead of the decomposer's (a :class:`Decomposition`
+                keeps its ``source``; a plain list is recorded as ``"given"``).
             strategy: override the retriever's strategy for this call.
         """
         question = check_question(question)
@@ -223,6 +224,8 @@ class TableRetriever:
         include, exclude = list(include), list(exclude)
         if subqueries is None:
             dec = self.decomposer.decompose(question, self.schema)
+        elif isinstance(subqueries, Decomposition):
+            dec = subqueries
         else:
             dec = Decomposition(tuple(s for s in subqueries if s and s.strip()), "given")
         strat = get_strategy(strategy) if isinstance(strategy, str) else strategy or self.strategy

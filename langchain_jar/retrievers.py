@@ -10,7 +10,7 @@ from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, Callba
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
-from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import ConfigDict, Field, PrivateAttr
 
 from jar_core.documents import result_documents
 from jar_core.errors import InvalidArgumentError, SourceError
@@ -72,33 +72,24 @@ class JoinAwareRetriever(BaseRetriever):
     _engine: Any = PrivateAttr(default=None)
     _engine_lock: Any = PrivateAttr(default_factory=threading.Lock)
 
-    @field_validator("retriever")
-    @classmethod
-    def _check_retriever(cls, v: Any) -> Any:
-        if not isinstance(v, TableRetriever):
-            raise TypeError(f"retriever must be a jar_core TableRetriever, got {type(v).__name__}")
-        return v
-
-    @field_validator("k")
-    @classmethod
-    def _check_k(cls, v: Any) -> int:
-        return check_k(v)
-
-    @field_validator("sample_rows")
-    @classmethod
-    def _check_sample_rows(cls, v: int) -> int:
-        if v < 0:
-            raise InvalidArgumentError(f"sample_rows must be >= 0, got {v}")
-        return v
-
-    @model_validator(mode="after")
-    def _check_engine(self) -> "JoinAwareRetriever":
-        if self.sample_rows and self.engine is None:
+    def __init__(self, **data: Any) -> None:
+        # checked here rather than in pydantic validators, so bad input raises the core's
+        # errors (InvalidArgumentError...) instead of a ValidationError
+        if not isinstance(data.get("retriever"), TableRetriever):
+            raise TypeError(
+                f"retriever must be a jar_core TableRetriever, got {type(data.get('retriever')).__name__}"
+            )
+        if "k" in data:
+            data["k"] = check_k(data["k"])
+        sample_rows = data.get("sample_rows", 0)
+        if isinstance(sample_rows, bool) or not isinstance(sample_rows, int) or sample_rows < 0:
+            raise InvalidArgumentError(f"sample_rows must be a non-negative integer, got {sample_rows!r}")
+        if sample_rows and data.get("engine") is None:
             raise InvalidArgumentError(
                 "sample_rows needs a database to read rows from: build the retriever with from_database / "
                 "from_sql_database, or pass engine=<SQLAlchemy engine or URL>"
             )
-        return self
+        super().__init__(**data)
 
     # -- constructors -------------------------------------------------------------------
     @classmethod

@@ -19,9 +19,8 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel  #
 from langchain_core.output_parsers import StrOutputParser  # noqa: E402
 from langchain_core.prompts import ChatPromptTemplate  # noqa: E402
 from langchain_core.runnables import RunnableLambda, RunnablePassthrough  # noqa: E402
-from pydantic import ValidationError  # noqa: E402
 
-from jar_core.demo import DEMO_GOLD_SQL, DEMO_QUESTION, demo_url  # noqa: E402
+from jar_core.demo import demo_url  # noqa: E402
 from jar_core.errors import InvalidArgumentError, SchemaError  # noqa: E402
 from jar_core.result import RetrievalResult  # noqa: E402
 from langchain_jar import (  # noqa: E402
@@ -33,6 +32,16 @@ from langchain_jar import (  # noqa: E402
     table_info,
 )
 
+# our own question over the bundled demo database (independent of jar_core.demo's QUESTION)
+QUESTION = "Which books were written by authors born in Ireland?"
+GOLD_SQL = """\
+SELECT DISTINCT b.title, a.full_name
+FROM books AS b
+JOIN book_authors AS ba ON ba.book_id = b.book_id
+JOIN authors AS a ON a.author_id = ba.author_id
+JOIN countries AS c ON c.country_id = a.birthplace
+WHERE c.name = 'Ireland'
+ORDER BY a.full_name, b.title"""
 CONCEPTS = '["books:title", "authors:birthplace", "countries:name", "book_authors"]'
 EXPECTED_ROWS = [
     ("Dracula", "Bram Stoker"),
@@ -44,7 +53,7 @@ EXPECTED_ROWS = [
     ("Normal People", "Sally Rooney"),
     ("Waiting for Godot", "Samuel Beckett"),
 ]
-QUESTIONS = [DEMO_QUESTION, "Which customers placed orders shipped by each shipper?", "Average rating of reviews per book"]
+QUESTIONS = [QUESTION, "Which customers placed orders shipped by each shipper?", "Average rating of reviews per book"]
 
 
 class Recorder(BaseCallbackHandler):
@@ -84,14 +93,14 @@ def test_lcel_text_to_sql_chain(lc_retriever: JoinAwareRetriever) -> None:
             ("human", "{question}"),
         ]
     )
-    llm = FakeListChatModel(responses=[f"```sql\n{DEMO_GOLD_SQL}\n```"])
+    llm = FakeListChatModel(responses=[f"```sql\n{GOLD_SQL}\n```"])
     strip_fence = RunnableLambda(lambda s: s.strip().removeprefix("```sql").removesuffix("```").strip())
     chain = (
         {"schema": lc_retriever | format_tables, "question": RunnablePassthrough()}
         | prompt | llm | StrOutputParser() | strip_fence
     )
     rec = Recorder()
-    sql = chain.invoke(DEMO_QUESTION, config={"callbacks": [rec]})
+    sql = chain.invoke(QUESTION, config={"callbacks": [rec]})
 
     engine = sa.create_engine(demo_url())
     try:
@@ -107,7 +116,7 @@ def test_lcel_text_to_sql_chain(lc_retriever: JoinAwareRetriever) -> None:
     assert len(docs) == 4
     (messages,) = rec.chat_starts[0][0]
     system, human = messages
-    assert human.content == DEMO_QUESTION
+    assert human.content == QUESTION
     text = system.content
     for d in docs:
         assert d.page_content in text
@@ -121,8 +130,8 @@ def test_lcel_text_to_sql_chain(lc_retriever: JoinAwareRetriever) -> None:
 
 
 def test_documents_and_metadata(lc_retriever: JoinAwareRetriever) -> None:
-    docs = lc_retriever.invoke(DEMO_QUESTION)
-    result = lc_retriever.retrieve_result(DEMO_QUESTION)
+    docs = lc_retriever.invoke(QUESTION)
+    result = lc_retriever.retrieve_result(QUESTION)
     assert _names(docs) == result.table_names  # selection order
     assert [d.metadata["rank"] for d in docs] == [1, 2, 3, 4]
     by_name = {t.name: t for t in result.tables}
@@ -141,7 +150,7 @@ def test_documents_and_metadata(lc_retriever: JoinAwareRetriever) -> None:
     # every join edge of the result shows up on both of its tables
     edges = {(e.left, e.right) for e in result.joins}
     assert edges and edges == {(k["left"], k["right"]) for d in docs for k in d.metadata["join_keys"]}
-    assert lc_retriever.table_names(DEMO_QUESTION, k=2) == result.table_names[:2]
+    assert lc_retriever.table_names(QUESTION, k=2) == result.table_names[:2]
 
 
 # -- k, sync / async / batch -------------------------------------------------------------------
@@ -149,22 +158,22 @@ def test_documents_and_metadata(lc_retriever: JoinAwareRetriever) -> None:
 
 def test_k_in_constructor_and_per_call(demo_retriever) -> None:
     r3 = JoinAwareRetriever.from_table_retriever(demo_retriever, k=3)
-    three = r3.invoke(DEMO_QUESTION)
+    three = r3.invoke(QUESTION)
     assert len(three) == 3
-    two = r3.invoke(DEMO_QUESTION, k=2)
+    two = r3.invoke(QUESTION, k=2)
     assert _names(two) == _names(three)[:2]
-    assert len(r3.invoke(DEMO_QUESTION)) == 3  # the per-call k did not stick
+    assert len(r3.invoke(QUESTION)) == 3  # the per-call k did not stick
     assert len(r3.batch(QUESTIONS[:2], k=1)) == 2 and all(len(d) == 1 for d in r3.batch(QUESTIONS[:2], k=1))
     with pytest.raises(InvalidArgumentError, match="k must be >= 1"):
-        r3.invoke(DEMO_QUESTION, k=0)
-    with pytest.raises(ValidationError, match="k must be >= 1"):
+        r3.invoke(QUESTION, k=0)
+    with pytest.raises(InvalidArgumentError, match="k must be >= 1"):
         JoinAwareRetriever.from_table_retriever(demo_retriever, k=0)
     with pytest.raises(TypeError, match="unexpected retrieval arguments: top_n"):
-        r3.invoke(DEMO_QUESTION, top_n=2)
+        r3.invoke(QUESTION, top_n=2)
 
 
 def test_include_exclude_per_call(lc_retriever: JoinAwareRetriever) -> None:
-    docs = lc_retriever.invoke(DEMO_QUESTION, include=["countries"], exclude=["publishers"])
+    docs = lc_retriever.invoke(QUESTION, include=["countries"], exclude=["publishers"])
     names = _names(docs)
     assert names[0] == "countries" and "publishers" not in names and docs[0].metadata["pinned"] is True
 
@@ -228,21 +237,21 @@ def test_from_ddl_dialect(embedder) -> None:
 def test_from_database_with_sample_rows(demo_retriever, embedder) -> None:
     # demo_retriever's caching embedder has seen these tables: the index builds without re-encoding
     r = JoinAwareRetriever.from_database(demo_url(), embedder=demo_retriever.embedder, k=2, sample_rows=2)
-    docs = r.invoke(DEMO_QUESTION)
+    docs = r.invoke(QUESTION)
     assert len(docs) == 2
     for d in docs:
         ddl, _, rows = d.page_content.partition("\n/*\n")
         assert ddl.startswith("CREATE TABLE") and rows.startswith("2 example rows:")
         assert len(rows.strip().removesuffix("*/").strip().splitlines()) == 1 + 1 + 2  # title, header, 2 rows
-    with pytest.raises(ValidationError, match="sample_rows needs a database"):
+    with pytest.raises(InvalidArgumentError, match="sample_rows needs a database"):
         JoinAwareRetriever.from_ddl("CREATE TABLE a (id INT);", embedder=embedder, sample_rows=2)
 
 
 def test_from_index(tmp_path, demo_retriever, embedder) -> None:
     path = demo_retriever.save_index(tmp_path / "demo.idx")
     r = JoinAwareRetriever.from_index(path, embedder=embedder, k=3, engine=demo_url(), sample_rows=1)
-    docs = r.invoke(DEMO_QUESTION)
-    assert _names(docs) == demo_retriever.retrieve(DEMO_QUESTION, k=3).table_names
+    docs = r.invoke(QUESTION)
+    assert _names(docs) == demo_retriever.retrieve(QUESTION, k=3).table_names
     assert all("1 example rows:" in d.page_content for d in docs)
 
 
@@ -268,7 +277,7 @@ def test_langchain_embeddings_plugin(demo_retriever) -> None:
     emb = CountingEmbeddings()
     r = JoinAwareRetriever.from_table_retriever(demo_retriever, embeddings=emb, k=3)
     assert r.retriever is not demo_retriever
-    docs = r.invoke(DEMO_QUESTION)
+    docs = r.invoke(QUESTION)
     assert len(docs) == 3
     assert r.retriever.index.model_name == "CountingEmbeddings"
     assert r.retriever.index.table_vectors.shape[1] == 64
@@ -281,17 +290,17 @@ def test_chat_model_decomposer_plugin(demo_retriever) -> None:
     r = JoinAwareRetriever.from_table_retriever(demo_retriever, llm=llm, k=5)
     assert demo_retriever.decomposer.name == "heuristic"
     rec = Recorder()
-    docs = r.invoke(DEMO_QUESTION, config={"callbacks": [rec]})
+    docs = r.invoke(QUESTION, config={"callbacks": [rec]})
     assert docs[0].metadata["decomposer"] == "llm:fake-list-chat-model"
     assert docs[0].metadata["subqueries"] == ["books:title", "authors:birthplace", "countries:name", "book_authors"]
     assert {"authors", "book_authors", "books", "countries"} <= set(_names(docs))
     # the decomposition is one chat-model run nested under the single retriever run
     assert len(rec.retriever_starts) == 1 and len(rec.chat_starts) == 1
     assert rec.chat_starts[0][1] == rec.retriever_starts[0][1]
-    assert DEMO_QUESTION in rec.chat_starts[0][0][0][0].content
+    assert QUESTION in rec.chat_starts[0][0][0][0].content
     # cached: the fake model (which would cycle to the same answer) is not asked again
     rec = Recorder()
-    r.invoke(DEMO_QUESTION, config={"callbacks": [rec]})
+    r.invoke(QUESTION, config={"callbacks": [rec]})
     assert rec.chat_starts == []
 
 
@@ -299,20 +308,20 @@ def test_chat_model_decomposer_fallbacks(demo_retriever, caplog: pytest.LogCaptu
     junk = JoinAwareRetriever.from_table_retriever(
         demo_retriever, llm=FakeListChatModel(responses=["I'm sorry, I cannot do that."]), k=2)
     with caplog.at_level("WARNING", logger="jar_core.llm_decomposition"):
-        docs = junk.invoke(DEMO_QUESTION)
+        docs = junk.invoke(QUESTION)
     assert docs[0].metadata["decomposer"] == "heuristic (fallback: unparseable answer)"
-    assert docs[0].metadata["subqueries"] == list(demo_retriever.decompose(DEMO_QUESTION).subqueries)
+    assert docs[0].metadata["subqueries"] == list(demo_retriever.decompose(QUESTION).subqueries)
     assert "llm:fake-list-chat-model" in caplog.text
 
     slow = ChatModelDecomposer(FakeListChatModel(responses=[CONCEPTS], sleep=1.0), timeout=0.2)
-    assert slow.decompose(DEMO_QUESTION).source == "heuristic (fallback: timeout after 0.2s)"
+    assert slow.decompose(QUESTION).source == "heuristic (fallback: timeout after 0.2s)"
 
     def boom(_: Any) -> str:
         raise ConnectionError("no route to host")
 
     broken = ChatModelDecomposer(RunnableLambda(boom), name="llm:broken")
     r = JoinAwareRetriever.from_table_retriever(demo_retriever, decomposer=broken, k=2)
-    assert r.invoke(DEMO_QUESTION)[0].metadata["decomposer"] == (
+    assert r.invoke(QUESTION)[0].metadata["decomposer"] == (
         "heuristic (fallback: error: ConnectionError: no route to host)")
 
 
@@ -322,7 +331,7 @@ def test_chat_model_decomposer_content_blocks() -> None:
     blocky = RunnableLambda(lambda _: AIMessage(content=[{"type": "text", "text": '["books", '},
                                                          {"type": "text", "text": '"authors"]'}]))
     dec = ChatModelDecomposer(blocky, name="llm:blocks")
-    assert dec.decompose(DEMO_QUESTION).subqueries == ("books", "authors")
+    assert dec.decompose(QUESTION).subqueries == ("books", "authors")
     with pytest.raises(TypeError, match="no invoke method"):
         ChatModelDecomposer(object())
     with pytest.raises(InvalidArgumentError, match="either llm= or decomposer="):
@@ -341,9 +350,9 @@ def sql_database():
 
 
 def test_sql_database_helpers(lc_retriever: JoinAwareRetriever, sql_database) -> None:
-    docs = lc_retriever.invoke(DEMO_QUESTION)
+    docs = lc_retriever.invoke(QUESTION)
     names = sql_table_names(docs)
-    assert names == _names(docs) == sql_table_names(lc_retriever.retrieve_result(DEMO_QUESTION))
+    assert names == _names(docs) == sql_table_names(lc_retriever.retrieve_result(QUESTION))
     info = table_info(sql_database, docs)
     assert sorted(line.split()[2] for line in info.splitlines() if line.startswith("CREATE TABLE")) == sorted(names)
     assert info == sql_database.get_table_info(table_names=names)
@@ -360,8 +369,8 @@ def test_from_sql_database(sql_database, demo_retriever) -> None:
     small = SQLDatabase(sql_database._engine, include_tables=["authors", "books", "book_authors", "countries"])
     r = JoinAwareRetriever.from_sql_database(small, embedder=demo_retriever.embedder, k=4)
     assert {t.name for t in r.retriever.schema.tables} == {"authors", "books", "book_authors", "countries"}
-    assert sorted(r.table_names(DEMO_QUESTION)) == ["authors", "book_authors", "books", "countries"]
-    assert isinstance(r.retrieve_result(DEMO_QUESTION), RetrievalResult)
+    assert sorted(r.table_names(QUESTION)) == ["authors", "book_authors", "books", "countries"]
+    assert isinstance(r.retrieve_result(QUESTION), RetrievalResult)
 
 
 def test_import_jar_core_imports_no_framework() -> None:
