@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import warnings
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -87,6 +88,8 @@ class TableRetriever:
         if index is not None and index.schema.fingerprint() != schema.fingerprint():
             raise StaleIndexError("the index was built for another schema")
         self._index = index
+        # The embedding model and the lazily built index are shared: searches take turns.
+        self._lock = threading.RLock()
 
     # -- constructors ---------------------------------------------------------------
     @classmethod
@@ -137,7 +140,9 @@ class TableRetriever:
     def index(self) -> SchemaIndex:
         """The schema index (built on first use)."""
         if self._index is None:
-            self._index = SchemaIndex.build(self.schema, self.embedder, progress=self.progress)
+            with self._lock:
+                if self._index is None:
+                    self._index = SchemaIndex.build(self.schema, self.embedder, progress=self.progress)
         elif self._index.model_name != self.embedder.name:
             raise StaleIndexError(
                 f"the index was built with model {self._index.model_name!r}, the retriever uses {self.embedder.name!r}"
@@ -209,6 +214,9 @@ class TableRetriever:
     ) -> RetrievalResult:
         """The ``k`` tables that best answer ``question`` together, with their joins.
 
+        Thread-safe: concurrent calls decompose in parallel and take turns for the embedding
+        and the search (a Hugging Face tokenizer must not run in two threads at once).
+
         Args:
             question: natural-language question.
             k: number of tables (>= 1). If fewer candidates exist, all are returned with a warning.
@@ -229,10 +237,11 @@ class TableRetriever:
         else:
             dec = Decomposition(tuple(s for s in subqueries if s and s.strip()), "given")
         strat = get_strategy(strategy) if isinstance(strategy, str) else strategy or self.strategy
-        sig = self.signals(
-            question, list(dec.subqueries), include=include, exclude=exclude, database=database,
-            segment_sim=strat.name == "crush",
-        )
+        with self._lock:  # decomposition (maybe an LLM call) above runs concurrently; this does not
+            sig = self.signals(
+                question, list(dec.subqueries), include=include, exclude=exclude, database=database,
+                segment_sim=strat.name == "crush",
+            )
         result_warnings: list[str] = []
         if k > sig.n:
             msg = f"k={k} is larger than the {sig.n} candidate tables; returning {sig.n}"

@@ -23,6 +23,9 @@ __all__ = ["JoinAwareRetriever"]
 #: Longest sample value shown in a document (longer ones are cut).
 MAX_SAMPLE_VALUE_CHARS = 100
 
+#: Serializes the embedding + search steps of concurrent retrievals (batch, abatch).
+_SEARCH_LOCK = threading.RLock()
+
 # options of TableRetriever's constructor that make from_table_retriever build a sibling retriever
 _CORE_OPTIONS = ("embedder", "decomposer", "strategy", "candidates", "candidate_generator", "progress")
 
@@ -193,14 +196,25 @@ class JoinAwareRetriever(BaseRetriever):
         exclude: Sequence[str] | None = None,
         database: str | None = None,
     ) -> RetrievalResult:
-        """The core :class:`~jar_core.result.RetrievalResult` (no callbacks, no documents)."""
-        return self.retriever.retrieve(
-            question,
-            k=check_k(self.k if k is None else k),
-            include=self.include if include is None else list(include),
-            exclude=self.exclude if exclude is None else list(exclude),
-            database=self.database if database is None else database,
-        )
+        """The core :class:`~jar_core.result.RetrievalResult` (no callbacks, no documents).
+
+        The question is decomposed first (an LLM decomposer's calls from concurrent ``batch``
+        runs overlap); the embedding and search steps of concurrent calls take turns, since
+        a Hugging Face tokenizer must not be used from two threads at once.
+        """
+        k = check_k(self.k if k is None else k)
+        dec = self.retriever.decompose(question)  # validates the question
+        with _SEARCH_LOCK:
+            result = self.retriever.retrieve(
+                question,
+                k=k,
+                include=self.include if include is None else list(include),
+                exclude=self.exclude if exclude is None else list(exclude),
+                database=self.database if database is None else database,
+                subqueries=list(dec.subqueries),
+            )
+        result.decomposer = dec.source  # retrieve() records given sub-queries as "given"
+        return result
 
     def table_names(self, question: str, k: int | None = None, **kwargs: Any) -> list[str]:
         """The selected table names, in selection order (what ``SQLDatabase`` takes as ``table_names``)."""

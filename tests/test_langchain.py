@@ -194,6 +194,13 @@ def test_sync_async_batch_agree(lc_retriever: JoinAwareRetriever) -> None:
     assert _names(small) == _names(sync[1])[:2]
 
 
+def test_concurrent_batch_is_safe(lc_retriever: JoinAwareRetriever) -> None:
+    # batch runs invoke in a thread pool; the shared embedding model must not be hit concurrently
+    questions = [f"{q} ({i})" for i in range(4) for q in QUESTIONS]
+    sequential = [lc_retriever.invoke(q) for q in questions]
+    assert lc_retriever.batch(questions, config={"max_concurrency": 8}) == sequential
+
+
 def test_one_retriever_run_per_question(lc_retriever: JoinAwareRetriever) -> None:
     rec = Recorder()
     lc_retriever.invoke(QUESTIONS[0], config={"callbacks": [rec]})
