@@ -3,8 +3,9 @@
 The column-pair score follows the reference code:
 ``uniq * (0.5 * value_overlap + 0.5 * (0.5 * semantic_name_sim + 0.5 * exact_name_overlap))``,
 zero unless the two columns are of the same type class and at least one is (partly) unique.
-A declared foreign key scores 1 (a certain join). ``w_il`` is the best pair between the two
-tables and that pair is the join key.
+A declared foreign key scores 1 (a certain join), and the referencing column of a declared key
+gets no inferred join to any other column. ``w_il`` is the best pair between the two tables and
+that pair is the join key.
 
 Fallbacks where a source lacks statistics (documented in ``docs/signals.md``):
 
@@ -95,6 +96,7 @@ class ColumnFeatures:
     n_values: np.ndarray
     name_vectors: np.ndarray
     fk_pairs: set[tuple[int, int]]  # global column positions (a, b), both orders
+    fk_columns: np.ndarray  # bool: the referencing column of a declared foreign key
 
     @classmethod
     def from_index(cls, index: "SchemaIndex") -> "ColumnFeatures":
@@ -114,6 +116,7 @@ class ColumnFeatures:
         w_m, n_w = _incidence(words)
         v_m, n_v = _incidence(values)
         fk_pairs: set[tuple[int, int]] = set()
+        fk_columns = np.zeros(int(offsets[-1]), dtype=bool)
         for ti, t in enumerate(schema.tables):
             for fk in t.foreign_keys:
                 rt = schema.position(fk.ref_table)
@@ -123,6 +126,7 @@ class ColumnFeatures:
                     gb = int(offsets[rt]) + [c.name for c in rtab.columns].index(b)
                     fk_pairs.add((ga, gb))
                     fk_pairs.add((gb, ga))
+                    fk_columns[ga] = True
         return cls(
             type_class=np.array(type_class, dtype=np.int32),
             uniq=np.array(uniq, dtype=np.float32),
@@ -133,6 +137,7 @@ class ColumnFeatures:
             n_values=n_v,
             name_vectors=index.name_vectors,
             fk_pairs=fk_pairs,
+            fk_columns=fk_columns,
         )
 
 
@@ -179,7 +184,10 @@ def join_compatibility(
         for a, b in f.fk_pairs:
             if a in pos and b in pos:
                 declared_cols[pos[a], pos[b]] = True
-        score = np.where(declared_cols, 1.0, score)
+        # a column whose reference is declared joins that reference only: no inferred joins
+        # from it (two surrogate keys 1..n overlap in values without being related)
+        fk_side = f.fk_columns[cols]
+        score = np.where(declared_cols, 1.0, np.where(fk_side[:, None] | fk_side[None, :], 0.0, score))
     score[owner[:, None] == owner[None, :]] = 0.0  # no joins inside a table
     w = np.zeros((n, n), dtype=np.float32)
     join_columns = np.full((n, n, 2), -1, dtype=np.int64)

@@ -71,3 +71,24 @@ def test_type_mismatch_scores_zero():
 def test_key_likeness(table, column, pk, expected):
     t = Table("d", table, [Column(column, "int", primary_key=column in pk), Column("other", "int")])
     assert key_likeness(t, t.columns[0]) == expected
+
+
+def test_a_declared_reference_suppresses_inferred_joins_of_that_column():
+    from helpers import BagOfWordsEmbedder
+
+    def build(declare):
+        a = Table("d", "a", [Column("id", "int", primary_key=True, unique_ratio=1.0, sample=(1, 2, 3))])
+        b = Table("d", "b", [Column("id", "int", primary_key=True, unique_ratio=1.0, sample=(1, 2, 3))])
+        c = Table(
+            "d", "c",
+            [Column("a_id", "int", unique_ratio=0.5, sample=(1, 2, 3)), Column("b_id", "int", unique_ratio=0.5, sample=(7, 8))],
+            foreign_keys=[ForeignKey(("a_id",), "d.a", ("id",))] if declare else [],
+        )
+        return SchemaIndex.build(Schema([a, b, c]), BagOfWordsEmbedder())
+
+    # without the declaration, c.a_id's values (1, 2, 3) make it b's best partner too
+    _, cols, _ = join_compatibility(build(False), np.array([1, 2]))
+    assert tuple(cols[0, 1]) == (0, 0)
+    w, cols, declared = join_compatibility(build(True), np.array([0, 1, 2]))
+    assert w[0, 2] == 1.0 and declared[0, 2]
+    assert tuple(cols[1, 2]) == (0, 1)  # b joins c through c.b_id, not the declared c.a_id
