@@ -215,6 +215,9 @@ def _progress_enabled(args: argparse.Namespace) -> bool:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=PROG, description="Join-aware multi-table retrieval.")
+    from jar_core import __version__
+
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("--verbose", "-v", action="store_true", help="log what happens")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
