@@ -6,12 +6,17 @@ both frameworks carry exactly the same content and metadata.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+from jar_core.errors import InvalidArgumentError, SourceError
 from jar_core.result import RetrievalResult, RetrievedTable
+from jar_core.schema import Table
 from jar_core.sql import create_table_ddl
 
-__all__ = ["TableDocument", "result_documents", "format_sample_rows"]
+if TYPE_CHECKING:  # pragma: no cover
+    from sqlalchemy.engine import Engine
+
+__all__ = ["TableDocument", "result_documents", "format_sample_rows", "fetch_sample_rows", "check_sample_rows"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,53 @@ def format_sample_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]]) ->
     head = "\t".join(columns)
     body = "\n".join("\t".join("" if v is None else str(v) for v in r) for r in rows)
     return f"/*\n{len(rows)} example rows:\n{head}\n{body}\n*/"
+
+
+def check_sample_rows(n: Any) -> int:
+    """``n`` (a number of sample rows) as an int >= 0, or :class:`InvalidArgumentError`."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise InvalidArgumentError(f"sample_rows must be a non-negative integer, got {n!r}")
+    return n
+
+
+def fetch_sample_rows(
+    engine: "Engine", tables: Sequence[Table], n: int, *, schema: str | None = None, max_chars: int = 80
+) -> dict[str, tuple[list[str], list[tuple[Any, ...]]]]:
+    """Up to ``n`` rows of each table, keyed by table id: the ``sample_rows`` of :func:`result_documents`.
+
+    One bounded ``SELECT <columns> FROM <table> LIMIT n`` per table over a single connection of
+    the SQLAlchemy ``engine`` (identifiers quoted by its dialect; ``schema`` is the SQL schema).
+    Strings longer than ``max_chars`` are cut (ending in ``…``), binary values become
+    ``<N bytes>``. A failed query raises :class:`SourceError` naming the table.
+    """
+    from sqlalchemy import column, select, table
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from jar_core.loaders.database import _one_line
+
+    n = check_sample_rows(n)
+    out: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}
+    if n == 0 or not tables:
+        return out
+    current = tables[0]
+    try:
+        with engine.connect() as conn:
+            for current in tables:
+                names = [c.name for c in current.columns]
+                stmt = select(*table(current.name, *map(column, names), schema=schema).c).limit(n)
+                rows = conn.execute(stmt).fetchall()
+                out[current.id] = (names, [tuple(_short(v, max_chars) for v in row) for row in rows])
+    except SQLAlchemyError as err:
+        raise SourceError(f"cannot read sample rows of {current.id}: {_one_line(err)}") from err
+    return out
+
+
+def _short(value: Any, max_chars: int) -> Any:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return f"<{len(value)} bytes>"
+    if isinstance(value, str) and len(value) > max_chars:
+        return value[: max_chars - 1] + "…"
+    return value
 
 
 def result_documents(

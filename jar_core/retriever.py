@@ -6,7 +6,7 @@ import os
 import threading
 import warnings
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from jar_core.schema import Schema
 from jar_core.signals import Signals, compute_signals
 from jar_core.strategies import GreedyStrategy, SearchStrategy, get_strategy
 
-__all__ = ["TableRetriever", "check_question", "check_k"]
+__all__ = ["TableRetriever", "check_question", "check_k", "convert_option"]
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +42,22 @@ def check_k(k: Any, name: str = "k") -> int:
     if k <= 0:
         raise InvalidArgumentError(f"{name} must be >= 1, got {k}")
     return int(k)
+
+
+def convert_option(
+    options: dict[str, Any], key: str, core_key: str, convert: Callable[[Any], Any] | None = None
+) -> None:
+    """Replace ``options[key]`` (a framework's model) by ``options[core_key] = convert(value)``, in place.
+
+    The adapters map their ``llm=`` / ``embeddings=`` options onto :class:`TableRetriever`'s
+    ``decomposer`` / ``embedder`` this way; passing both raises :class:`InvalidArgumentError`.
+    """
+    value = options.pop(key, None)
+    if value is None:
+        return
+    if options.get(core_key) is not None:
+        raise InvalidArgumentError(f"pass either {key}= or {core_key}=, not both")
+    options[core_key] = convert(value) if convert is not None else value
 
 
 class TableRetriever:

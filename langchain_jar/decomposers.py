@@ -7,7 +7,6 @@ from typing import Any
 
 from langchain_core.language_models import BaseLanguageModel
 
-from jar_core.decomposition import Decomposer
 from jar_core.llm_decomposition import LLMDecomposer
 
 __all__ = ["ChatModelDecomposer", "message_text"]
@@ -50,29 +49,15 @@ class ChatModelDecomposer(LLMDecomposer):
     ``cache_size``, ``max_subqueries``, ``max_tables``) are :class:`LLMDecomposer`'s.
     """
 
-    def __init__(
-        self,
-        llm: BaseLanguageModel | Any,
-        *,
-        name: str | None = None,
-        fallback: Decomposer | None = None,
-        timeout: float | None = 30.0,
-        cache_size: int = 1024,
-        max_subqueries: int = 8,
-        max_tables: int = 0,
-    ) -> None:
+    def __init__(self, llm: BaseLanguageModel | Any, *, name: str | None = None, **options: Any) -> None:
         if not callable(getattr(llm, "invoke", None)):
             raise TypeError(f"{type(llm).__name__} is not a LangChain chat model or LLM (it has no invoke method)")
         self.llm = llm
         super().__init__(
             self._complete,
             name=name or f"llm:{_model_label(llm)}",
-            fallback=fallback,
-            timeout=timeout,
-            cache_size=cache_size,
-            max_subqueries=max_subqueries,
-            max_tables=max_tables,
             acomplete=self._acomplete if callable(getattr(llm, "ainvoke", None)) else None,
+            **options,
         )
 
     def _config(self) -> dict[str, Any]:

@@ -12,19 +12,16 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from jar_core.documents import result_documents
-from jar_core.errors import InvalidArgumentError, SourceError
+from jar_core.documents import check_sample_rows, fetch_sample_rows, result_documents
+from jar_core.errors import InvalidArgumentError
 from jar_core.result import RetrievalResult
-from jar_core.retriever import TableRetriever, check_k
+from jar_core.retriever import TableRetriever, check_k, convert_option
 from langchain_jar.decomposers import PARENT_CALLBACKS, ChatModelDecomposer
 
 __all__ = ["JoinAwareRetriever"]
 
 #: Longest sample value shown in a document (longer ones are cut).
 MAX_SAMPLE_VALUE_CHARS = 100
-
-#: Serializes the embedding + search steps of concurrent retrievals (batch, abatch).
-_SEARCH_LOCK = threading.RLock()
 
 # options of TableRetriever's constructor that make from_table_retriever build a sibling retriever
 _CORE_OPTIONS = ("embedder", "decomposer", "strategy", "candidates", "candidate_generator", "progress")
@@ -84,10 +81,7 @@ class JoinAwareRetriever(BaseRetriever):
             )
         if "k" in data:
             data["k"] = check_k(data["k"])
-        sample_rows = data.get("sample_rows", 0)
-        if isinstance(sample_rows, bool) or not isinstance(sample_rows, int) or sample_rows < 0:
-            raise InvalidArgumentError(f"sample_rows must be a non-negative integer, got {sample_rows!r}")
-        if sample_rows and data.get("engine") is None:
+        if check_sample_rows(data.get("sample_rows", 0)) and data.get("engine") is None:
             raise InvalidArgumentError(
                 "sample_rows needs a database to read rows from: build the retriever with from_database / "
                 "from_sql_database, or pass engine=<SQLAlchemy engine or URL>"
@@ -99,16 +93,8 @@ class JoinAwareRetriever(BaseRetriever):
     def _split(cls, options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """(fields of this class, options of TableRetriever) from mixed keyword options."""
         options = dict(options)
-        embeddings = options.pop("embeddings", None)
-        if embeddings is not None:
-            if options.get("embedder") is not None:
-                raise InvalidArgumentError("pass either embeddings= or embedder=, not both")
-            options["embedder"] = embeddings
-        llm = options.pop("llm", None)
-        if llm is not None:
-            if options.get("decomposer") is not None:
-                raise InvalidArgumentError("pass either llm= or decomposer=, not both")
-            options["decomposer"] = ChatModelDecomposer(llm)
+        convert_option(options, "embeddings", "embedder")  # the core takes LangChain Embeddings as is
+        convert_option(options, "llm", "decomposer", ChatModelDecomposer)
         own = set(cls.model_fields) - {"retriever"}
         fields = {key: options.pop(key) for key in list(options) if key in own}
         return fields, options
@@ -133,16 +119,10 @@ class JoinAwareRetriever(BaseRetriever):
 
     @classmethod
     def from_sql_database(cls, db: Any, **options: Any) -> "JoinAwareRetriever":
-        """From a LangChain ``SQLDatabase``: its engine, schema and include / ignore table lists."""
-        engine = getattr(db, "_engine", None)
-        if engine is None:
-            raise InvalidArgumentError(f"{type(db).__name__} is not a LangChain SQLDatabase (it has no engine)")
-        loader_options = dict(options.pop("loader_options", None) or {})
-        schema = getattr(db, "_schema", None)
-        if schema is not None:
-            loader_options.setdefault("schema", schema)
-        if getattr(db, "_include_tables", None) or getattr(db, "_ignore_tables", None):
-            loader_options.setdefault("include_tables", list(db.get_usable_table_names()))
+        """From a LangChain ``SQLDatabase``: its engine, schema and table selection (views excluded)."""
+        from jar_core.loaders.database import sql_database_source
+
+        engine, loader_options = sql_database_source(db, options.pop("loader_options", None))
         return cls.from_database(engine, loader_options=loader_options, **options)
 
     @classmethod
@@ -198,23 +178,20 @@ class JoinAwareRetriever(BaseRetriever):
     ) -> RetrievalResult:
         """The core :class:`~jar_core.result.RetrievalResult` (no callbacks, no documents).
 
-        The question is decomposed first (an LLM decomposer's calls from concurrent ``batch``
-        runs overlap); the embedding and search steps of concurrent calls take turns, since
-        a Hugging Face tokenizer must not be used from two threads at once.
+        Thread-safe: the question is decomposed first (an LLM decomposer's calls from
+        concurrent ``batch`` runs overlap), then the core retriever's embedding and search
+        steps take turns.
         """
         k = check_k(self.k if k is None else k)
         dec = self.retriever.decompose(question)  # validates the question
-        with _SEARCH_LOCK:
-            result = self.retriever.retrieve(
-                question,
-                k=k,
-                include=self.include if include is None else list(include),
-                exclude=self.exclude if exclude is None else list(exclude),
-                database=self.database if database is None else database,
-                subqueries=list(dec.subqueries),
-            )
-        result.decomposer = dec.source  # retrieve() records given sub-queries as "given"
-        return result
+        return self.retriever.retrieve(
+            question,
+            k=k,
+            include=self.include if include is None else list(include),
+            exclude=self.exclude if exclude is None else list(exclude),
+            database=self.database if database is None else database,
+            subqueries=dec,
+        )
 
     def table_names(self, question: str, k: int | None = None, **kwargs: Any) -> list[str]:
         """The selected table names, in selection order (what ``SQLDatabase`` takes as ``table_names``)."""
@@ -222,7 +199,12 @@ class JoinAwareRetriever(BaseRetriever):
 
     def to_documents(self, result: RetrievalResult) -> list[Document]:
         """One ``Document`` per table of ``result`` (DDL, sample rows, metadata)."""
-        samples = self._sample_rows(result) if self.sample_rows else None
+        samples = None
+        if self.sample_rows:
+            samples = fetch_sample_rows(
+                self._get_engine(), [t.table for t in result.tables], self.sample_rows,
+                schema=self.sql_schema, max_chars=MAX_SAMPLE_VALUE_CHARS,
+            )
         return [
             Document(page_content=d.text, metadata=d.metadata, id=d.metadata["table_id"])
             for d in result_documents(result, dialect=self.dialect, sample_rows=samples)
@@ -260,6 +242,7 @@ class JoinAwareRetriever(BaseRetriever):
 
     # -- sample rows --------------------------------------------------------------------
     def _get_engine(self) -> Any:
+        """:attr:`engine`, or one engine created (once) from its URL."""
         from sqlalchemy.engine import Engine
 
         if isinstance(self.engine, Engine):
@@ -270,33 +253,3 @@ class JoinAwareRetriever(BaseRetriever):
 
                 self._engine = _create_engine(self.engine)
             return self._engine
-
-    def _sample_rows(self, result: RetrievalResult) -> dict[str, tuple[list[str], list[tuple[Any, ...]]]]:
-        """Up to :attr:`sample_rows` rows per selected table, one bounded ``SELECT`` each."""
-        from sqlalchemy import column, select, table
-        from sqlalchemy.exc import SQLAlchemyError
-
-        out: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}
-        engine = self._get_engine()
-        try:
-            with engine.connect() as conn:
-                for t in result.tables:
-                    names = [c.name for c in t.table.columns]
-                    stmt = (
-                        select(*(column(n) for n in names))
-                        .select_from(table(t.name, schema=self.sql_schema))
-                        .limit(self.sample_rows)
-                    )
-                    rows = conn.execute(stmt).fetchall()
-                    out[t.id] = (names, [tuple(_short(v) for v in r) for r in rows])
-        except SQLAlchemyError as err:
-            raise SourceError(f"cannot read sample rows: {str(err).splitlines()[0]}") from err
-        return out
-
-
-def _short(value: Any) -> Any:
-    if isinstance(value, bytes):
-        return f"<{len(value)} bytes>"
-    if isinstance(value, str) and len(value) > MAX_SAMPLE_VALUE_CHARS:
-        return value[: MAX_SAMPLE_VALUE_CHARS - 3] + "..."
-    return value

@@ -1,9 +1,10 @@
 """Any LlamaIndex ``LLM`` as the question decomposer of a jar-retrieval retriever."""
 from __future__ import annotations
 
+from typing import Any
+
 from llama_index.core.llms import LLM
 
-from jar_core.decomposition import Decomposer
 from jar_core.errors import InvalidArgumentError
 from jar_core.llm_decomposition import LLMDecomposer as _CoreLLMDecomposer
 
@@ -21,7 +22,8 @@ class LLMDecomposer(_CoreLLMDecomposer):
     Args:
         llm: any LlamaIndex LLM (chat models work too: ``complete`` is adapted by LlamaIndex).
         name: recorded as the decomposition source (default ``"llm:<model name or class>"``).
-        fallback, timeout, cache_size, max_subqueries, max_tables: see the core class.
+        options: ``fallback``, ``timeout``, ``cache_size``, ``max_subqueries``, ``max_tables``
+            (see the core class).
 
     Example:
         >>> from llama_index.core.llms import MockLLM
@@ -29,17 +31,7 @@ class LLMDecomposer(_CoreLLMDecomposer):
         'llm:MockLLM'
     """
 
-    def __init__(
-        self,
-        llm: LLM,
-        *,
-        name: str | None = None,
-        fallback: Decomposer | None = None,
-        timeout: float | None = 30.0,
-        cache_size: int = 1024,
-        max_subqueries: int = 8,
-        max_tables: int = 0,
-    ) -> None:
+    def __init__(self, llm: LLM, *, name: str | None = None, **options: Any) -> None:
         if not isinstance(llm, LLM):
             raise InvalidArgumentError(f"llm must be a llama_index LLM, got {type(llm).__name__}")
         self.llm = llm
@@ -53,7 +45,4 @@ class LLMDecomposer(_CoreLLMDecomposer):
         if name is None:
             model = getattr(llm.metadata, "model_name", None)
             name = f"llm:{model if model and model != 'unknown' else llm.class_name()}"
-        super().__init__(
-            complete, name=name, fallback=fallback, timeout=timeout, cache_size=cache_size,
-            max_subqueries=max_subqueries, acomplete=acomplete, max_tables=max_tables,
-        )
+        super().__init__(complete, name=name, acomplete=acomplete, **options)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import os
-import threading
 import uuid
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
@@ -18,11 +17,12 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType, TextNode
 
 from jar_core.decomposition import Decomposition
-from jar_core.documents import result_documents
-from jar_core.errors import InvalidArgumentError, SourceError
+from jar_core.documents import check_sample_rows, fetch_sample_rows, result_documents
+from jar_core.errors import InvalidArgumentError
 from jar_core.result import RetrievalResult
-from jar_core.retriever import TableRetriever, check_k, check_question
-from jar_core.schema import Table
+from jar_core.retriever import TableRetriever, check_k, check_question, convert_option
+from llamaindex_jar.decomposers import LLMDecomposer
+from llamaindex_jar.embeddings import LlamaIndexEmbeddings
 
 if TYPE_CHECKING:  # pragma: no cover
     from llama_index.core.objects import ObjectRetriever
@@ -45,29 +45,9 @@ _MAX_VALUE_CHARS = 80
 def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(adapter options, core options); ``embed_model`` / ``llm`` become the core's embedder / decomposer."""
     adapter = {key: options.pop(key) for key in list(options) if key in _ADAPTER_OPTIONS}
-    embed_model = options.pop("embed_model", None)
-    llm = options.pop("llm", None)
-    if embed_model is not None:
-        if options.get("embedder") is not None:
-            raise InvalidArgumentError("pass embed_model (LlamaIndex) or embedder (core), not both")
-        from llamaindex_jar.embeddings import LlamaIndexEmbeddings
-
-        options["embedder"] = LlamaIndexEmbeddings(embed_model)
-    if llm is not None:
-        if options.get("decomposer") is not None:
-            raise InvalidArgumentError("pass llm (LlamaIndex) or decomposer (core), not both")
-        from llamaindex_jar.decomposers import LLMDecomposer
-
-        options["decomposer"] = LLMDecomposer(llm)
+    convert_option(options, "embed_model", "embedder", LlamaIndexEmbeddings)
+    convert_option(options, "llm", "decomposer", LLMDecomposer)
     return adapter, options
-
-
-def _short(value: Any) -> Any:
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return f"<{len(value)} bytes>"
-    if isinstance(value, str) and len(value) > _MAX_VALUE_CHARS:
-        return value[: _MAX_VALUE_CHARS - 1] + "…"
-    return value
 
 
 def _context(metadata: dict[str, Any], n_tables: int, with_path: bool) -> str:
@@ -146,9 +126,7 @@ class JoinAwareRetriever(BaseRetriever):
         if database is not None:
             table_retriever.schema.subset(database)
         self.database = database
-        if isinstance(sample_rows, bool) or not isinstance(sample_rows, int) or sample_rows < 0:
-            raise InvalidArgumentError(f"sample_rows must be an integer >= 0, got {sample_rows!r}")
-        if sample_rows and engine is None and sql_database is None:
+        if check_sample_rows(sample_rows) and engine is None and sql_database is None:
             raise InvalidArgumentError(
                 "sample_rows needs a live database: build with from_database / from_sql_database or pass engine="
             )
@@ -158,8 +136,6 @@ class JoinAwareRetriever(BaseRetriever):
         self._db_schema: str | None = getattr(sql_database, "_schema", None)
         self.dialect = dialect
         self._samples: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}
-        # the core's embedder is not safe to call from several threads at once (fast tokenizers)
-        self._lock = threading.Lock()
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     # -- constructors ---------------------------------------------------------------
@@ -191,20 +167,12 @@ class JoinAwareRetriever(BaseRetriever):
 
         The ``SQLDatabase`` becomes the default of :meth:`as_object_retriever`.
         """
-        loader_options: dict[str, Any] = dict(options.pop("loader_options", None) or {})
-        schema = getattr(sql_database, "_schema", None)
-        if schema is not None:
-            loader_options.setdefault("schema", schema)
-        if getattr(sql_database, "_include_tables", None) or getattr(sql_database, "_ignore_tables", None):
-            import sqlalchemy as sa
+        from jar_core.loaders.database import sql_database_source
 
-            views = set(sa.inspect(sql_database.engine).get_view_names(schema=schema))
-            loader_options.setdefault(
-                "include_tables", [t for t in sql_database.get_usable_table_names() if t not in views]
-            )
+        engine, loader_options = sql_database_source(sql_database, options.pop("loader_options", None))
         adapter, core = _split_options(options)
         adapter.setdefault("sql_database", sql_database)
-        return cls(TableRetriever.from_database(sql_database.engine, loader_options=loader_options, **core), **adapter)
+        return cls(TableRetriever.from_database(engine, loader_options=loader_options, **core), **adapter)
 
     @classmethod
     def from_ddl(
@@ -253,7 +221,8 @@ class JoinAwareRetriever(BaseRetriever):
     ) -> list[list[NodeWithScore]]:
         """``aretrieve`` for all queries concurrently (``asyncio.gather``), results in query order.
 
-        Decomposition (e.g. LLM calls) runs in parallel; the embedding and search steps take turns.
+        Decomposition (e.g. LLM calls) runs in parallel; the core retriever's embedding and search
+        steps take turns.
         """
         r = self if k is None else self.with_k(k)
         return list(await asyncio.gather(*(r.aretrieve(q) for q in queries)))
@@ -267,16 +236,12 @@ class JoinAwareRetriever(BaseRetriever):
         return check_question(query.query_str if isinstance(query, QueryBundle) else query)
 
     def _search(self, question: str, k: int | None, dec: Decomposition) -> RetrievalResult:
-        """The core search with sub-queries already decomposed (outside the lock, so that
-        LLM decompositions of concurrent calls overlap)."""
+        """The core search with the question already decomposed (so that LLM decompositions of
+        concurrent calls overlap; the core's embedding and search steps take turns)."""
         k = self.k if k is None else check_k(k)
-        with self._lock:
-            result = self.table_retriever.retrieve(
-                question, k, include=self.include, exclude=self.exclude, database=self.database,
-                subqueries=dec.subqueries,
-            )
-        result.decomposer = dec.source  # the core labels given sub-queries "given"
-        return result
+        return self.table_retriever.retrieve(
+            question, k, include=self.include, exclude=self.exclude, database=self.database, subqueries=dec,
+        )
 
     # -- nodes ----------------------------------------------------------------------
     def to_nodes(self, result: RetrievalResult) -> list[NodeWithScore]:
@@ -342,24 +307,17 @@ class JoinAwareRetriever(BaseRetriever):
     def _sample_rows(self, result: RetrievalResult) -> dict[str, tuple[list[str], list[tuple[Any, ...]]]] | None:
         if not self.sample_rows:
             return None
-        for t in result.tables:
-            if t.id not in self._samples:
-                self._samples[t.id] = self._fetch_rows(t.table)
+        missing = [t.table for t in result.tables if t.id not in self._samples]
+        if missing:
+            if isinstance(self._engine, str):
+                import sqlalchemy as sa
+
+                self._engine = sa.create_engine(self._engine)
+            self._samples.update(
+                fetch_sample_rows(self._engine, missing, self.sample_rows, schema=self._db_schema,
+                                  max_chars=_MAX_VALUE_CHARS)
+            )
         return {t.id: self._samples[t.id] for t in result.tables}
-
-    def _fetch_rows(self, table: Table) -> tuple[list[str], list[tuple[Any, ...]]]:
-        import sqlalchemy as sa
-        from sqlalchemy.exc import SQLAlchemyError
-
-        if isinstance(self._engine, str):
-            self._engine = sa.create_engine(self._engine)
-        stmt = sa.select(sa.literal_column("*")).select_from(sa.table(table.name, schema=self._db_schema))
-        try:
-            with self._engine.connect() as conn:
-                res = conn.execute(stmt.limit(self.sample_rows))
-                return list(res.keys()), [tuple(_short(v) for v in row) for row in res]
-        except SQLAlchemyError as e:
-            raise SourceError(f"cannot read sample rows of {table.id}: {e}".splitlines()[0]) from e
 
     def __repr__(self) -> str:
         return f"JoinAwareRetriever({self.table_retriever!r}, k={self.k})"

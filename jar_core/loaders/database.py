@@ -35,7 +35,7 @@ from jar_core.errors import (
 )
 from jar_core.schema import Column, ForeignKey, Schema, Table
 
-__all__ = ["load_database"]
+__all__ = ["load_database", "sql_database_source"]
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +125,27 @@ def load_database(
     finally:
         if owned:
             engine.dispose()
+
+
+def sql_database_source(db: Any, loader_options: Mapping[str, Any] | None = None) -> tuple[Engine, dict[str, Any]]:
+    """The engine of a LangChain or LlamaIndex ``SQLDatabase`` and :func:`load_database` options for it.
+
+    Duck-typed (both keep ``_engine``, ``_schema``, ``_include_tables``, ``_ignore_tables`` and
+    offer ``get_usable_table_names()``): ``schema`` is its SQL schema and, when it restricts its
+    tables, ``include_tables`` its usable tables minus views (which are never loaded). Options
+    given in ``loader_options`` win.
+    """
+    engine = getattr(db, "_engine", None)
+    if engine is None:
+        raise InvalidArgumentError(f"{type(db).__name__} is not a SQLDatabase (it has no engine)")
+    options = dict(loader_options or {})
+    if getattr(db, "_schema", None) is not None:
+        options.setdefault("schema", db._schema)
+    restricted = getattr(db, "_include_tables", None) or getattr(db, "_ignore_tables", None)
+    if restricted and "include_tables" not in options:
+        views = set(inspect(engine).get_view_names(schema=options.get("schema")))
+        options["include_tables"] = [t for t in db.get_usable_table_names() if t not in views]
+    return engine, options
 
 
 # -- connection ---------------------------------------------------------------------
