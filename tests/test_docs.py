@@ -1,16 +1,20 @@
-"""The Python examples in docs/getting-started.md run as written."""
+"""The Python examples in docs/ run as written (offline, on the demo database)."""
 import re
 from pathlib import Path
 
 import pytest
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "getting-started.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+BLOCKS = [
+    (page, i, code)
+    for page in ("getting-started.md", "langchain.md", "llamaindex.md")
+    for i, code in enumerate(re.findall(r"```python\n(.*?)```", (DOCS / page).read_text(), re.S))
+]
 
 
-@pytest.mark.parametrize("code", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
-def test_getting_started_example_runs(code, embedder, monkeypatch):
+@pytest.mark.parametrize("page,i,code", BLOCKS, ids=[f"{p}-{i}" for p, i, _ in BLOCKS])
+def test_docs_example_runs(page, i, code, embedder, monkeypatch):
     import jar_core.embedding as emb
 
     monkeypatch.setattr(emb, "_DEFAULT", embedder)  # reuse the session's model
-    exec(compile(code, str(DOC), "exec"), {})
+    exec(compile(code, f"docs/{page} block {i}", "exec"), {"__name__": "docs_example"})
