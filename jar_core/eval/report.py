@@ -24,6 +24,13 @@ __all__ = ["write_json", "write_text", "markdown", "plot", "text_table"]
 _STATUSES = ("optimal", "feasible", "no_solution", "infeasible")
 
 
+def _umask_mode(path: str) -> None:
+    """Give a temporary file the mode a plain ``open`` would have (mkstemp makes it 0600)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(path, 0o666 & ~mask)
+
+
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` to ``path`` atomically (temp file in the same folder + ``os.replace``)."""
     out = Path(path)
@@ -34,6 +41,7 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        _umask_mode(tmp)
         os.replace(tmp, out)
     except BaseException:
         try:
@@ -200,6 +208,7 @@ def plot(payload: Mapping[str, Any], path: str | os.PathLike[str]) -> Path:
     os.close(fd)
     try:
         fig.savefig(tmp, dpi=110, format=(out.suffix.lstrip(".") or "png"))
+        _umask_mode(tmp)
         os.replace(tmp, out)
     except BaseException:
         try:
