@@ -348,44 +348,46 @@ class LLMDecomposer:
         msg = str(exc).strip().splitlines()[0][:120] if str(exc).strip() else ""
         return f"error: {type(exc).__name__}" + (f": {msg}" if msg else "")
 
-    def decompose(self, question: str, schema: Schema | None = None) -> Decomposition:
-        """The model's concepts for ``question`` (cached), or the fallback's on failure."""
+    def _begin(self, question: str, schema: Schema | None) -> tuple[Decomposition | None, Hashable, str]:
+        """A final answer (blank question, cache hit) or the cache key and prompt of a model call."""
         if not isinstance(question, str) or not question.strip():
-            return self._fallback(str(question), schema, "empty question")
+            return self._fallback(str(question), schema, "empty question"), None, ""
         key = self._key(question, schema)
         hit = self._cached(key)
         if hit is not None:
-            return Decomposition(hit, self.name)
-        prompt = build_prompt(question, schema, self.max_tables, max_concepts=self.max_subqueries)
+            return Decomposition(hit, self.name), key, ""
+        return None, key, build_prompt(question, schema, self.max_tables, max_concepts=self.max_subqueries)
+
+    def _finish(self, question: str, schema: Schema | None, key: Hashable, answer: Any) -> Decomposition:
+        subs = self._accept(key, answer)
+        if subs is None:
+            return self._fallback(question, schema, "unparseable answer")
+        return Decomposition(subs, self.name)
+
+    def decompose(self, question: str, schema: Schema | None = None) -> Decomposition:
+        """The model's concepts for ``question`` (cached), or the fallback's on failure."""
+        done, key, prompt = self._begin(question, schema)
+        if done is not None:
+            return done
         try:
             answer = self._call(prompt)
         except concurrent.futures.TimeoutError:
             return self._fallback(question, schema, f"timeout after {self.timeout:g}s")
         except Exception as exc:  # noqa: BLE001 - any model failure falls back
             return self._fallback(question, schema, self._reason(exc))
-        subs = self._accept(key, answer)
-        if subs is None:
-            return self._fallback(question, schema, "unparseable answer")
-        return Decomposition(subs, self.name)
+        return self._finish(question, schema, key, answer)
 
     async def adecompose(self, question: str, schema: Schema | None = None) -> Decomposition:
         """Async :meth:`decompose`: awaits ``acomplete`` if given, else runs the sync path in a thread."""
         if self.acomplete is None:
             return await asyncio.to_thread(self.decompose, question, schema)
-        if not isinstance(question, str) or not question.strip():
-            return self._fallback(str(question), schema, "empty question")
-        key = self._key(question, schema)
-        hit = self._cached(key)
-        if hit is not None:
-            return Decomposition(hit, self.name)
-        prompt = build_prompt(question, schema, self.max_tables, max_concepts=self.max_subqueries)
+        done, key, prompt = self._begin(question, schema)
+        if done is not None:
+            return done
         try:
             answer = await asyncio.wait_for(self.acomplete(prompt), timeout=self.timeout)
         except asyncio.TimeoutError:
             return self._fallback(question, schema, f"timeout after {self.timeout:g}s")
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - any model failure falls back
             return self._fallback(question, schema, self._reason(exc))
-        subs = self._accept(key, answer)
-        if subs is None:
-            return self._fallback(question, schema, "unparseable answer")
-        return Decomposition(subs, self.name)
+        return self._finish(question, schema, key, answer)
