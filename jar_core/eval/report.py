@@ -11,11 +11,12 @@
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from jar_core.errors import InvalidArgumentError, JarError
 
@@ -31,16 +32,17 @@ def _umask_mode(path: str) -> None:
     os.chmod(path, 0o666 & ~mask)
 
 
-def write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` to ``path`` atomically (temp file in the same folder + ``os.replace``)."""
+@contextlib.contextmanager
+def _atomic_target(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterator[str]:
+    """A temp file beside ``path`` to write; renamed onto ``path`` only if the block succeeds."""
     out = Path(path)
     folder = out.parent if str(out.parent) else Path(".")
     if not folder.is_dir():
         raise InvalidArgumentError(f"cannot write {out}: folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=suffix, dir=folder)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        yield tmp
         _umask_mode(tmp)
         os.replace(tmp, out)
     except BaseException:
@@ -49,7 +51,14 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
         except OSError:
             pass
         raise
-    return out
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` to ``path`` atomically (temp file in the same folder + ``os.replace``)."""
+    with _atomic_target(path) as tmp:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+    return Path(path)
 
 
 def write_json(path: str | os.PathLike[str], payload: Mapping[str, Any]) -> Path:
@@ -201,21 +210,9 @@ def plot(payload: Mapping[str, Any], path: str | os.PathLike[str]) -> Path:
                  f"top-{payload['candidates']} candidates")
     fig.tight_layout()
     out = Path(path)
-    if not (out.parent if str(out.parent) else Path(".")).is_dir():
-        plt.close(fig)
-        raise InvalidArgumentError(f"cannot write {out}: folder {out.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=out.suffix or ".png", dir=out.parent)
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=110, format=(out.suffix.lstrip(".") or "png"))
-        _umask_mode(tmp)
-        os.replace(tmp, out)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        with _atomic_target(out, out.suffix or ".png") as tmp:
+            fig.savefig(tmp, dpi=110, format=(out.suffix.lstrip(".") or "png"))
     finally:
         plt.close(fig)
     return out
