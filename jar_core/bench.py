@@ -67,7 +67,7 @@ def run_bench(repeat: int = 200) -> None:
     from jar_core.embedding import get_embedder
     from jar_core.loaders import load_database
     from jar_core.retriever import TableRetriever
-    from jar_core.cli import _cache_path
+    from jar_core.index import cache_path
 
     t0 = time.perf_counter()
     emb = get_embedder(None)
@@ -77,7 +77,7 @@ def run_bench(repeat: int = 200) -> None:
     schema = load_database(demo_url())
     t_schema = time.perf_counter() - t0
     retriever = TableRetriever(schema, embedder=emb)
-    path = _cache_path(retriever)
+    path = cache_path(schema, emb.name)
     retriever.load_or_build_index(path)  # make sure the index is on disk: the timed load below is warm
     t0 = time.perf_counter()
     retriever = TableRetriever(schema, embedder=emb)

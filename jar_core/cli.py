@@ -6,7 +6,6 @@ Every error the library raises on bad input becomes one line on stderr and exit 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import logging
 import os
@@ -71,19 +70,10 @@ def _retriever(args: argparse.Namespace, **options: Any) -> Any:
     return TableRetriever(load_database(url, sample_rows=args.sample_rows), **options)
 
 
-def cache_dir() -> Path:
-    """Where ``retrieve`` keeps indexes between runs (``$JAR_RETRIEVAL_CACHE`` or ``~/.cache/jar-retrieval``)."""
-    base = os.environ.get("JAR_RETRIEVAL_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jar-retrieval"
-    )
-    return Path(base) / "indexes"
-
-
 def _cache_path(retriever: Any) -> Path:
-    model = retriever.embedder.name
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", model.rsplit("/", 1)[-1]).strip("-")[:40]
-    key = hashlib.sha256(f"{retriever.schema.fingerprint()}|{model}".encode()).hexdigest()[:16]
-    return cache_dir() / f"{key}-{slug}"
+    from jar_core.index import cache_path
+
+    return cache_path(retriever.schema, retriever.embedder.name)
 
 
 # -- output -------------------------------------------------------------------------

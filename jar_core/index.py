@@ -19,15 +19,19 @@ import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import IndexLoadError, StaleIndexError
+from jar_core.progress import progress as _progress
 from jar_core.schema import Schema, Table
 
-__all__ = ["SchemaIndex", "FORMAT_VERSION", "table_text", "column_text", "column_name_text", "humanize"]
+__all__ = [
+    "SchemaIndex", "FORMAT_VERSION", "table_text", "column_text", "column_name_text", "humanize", "cache_dir",
+    "cache_path",
+]
 
 log = logging.getLogger(__name__)
 
@@ -111,12 +115,9 @@ class SchemaIndex:
         cols = [column_text(t, i) for t in schema.tables for i in range(len(t.columns))]
         names = [column_name_text(t, i) for t in schema.tables for i in range(len(t.columns))]
         texts = list(dict.fromkeys(tables + cols + names))
-        bar = _progress(len(texts), "embedding schema", progress)
-        for start in range(0, len(texts), batch_size):
-            chunk = texts[start : start + batch_size]
-            emb.embed_documents(chunk)
-            bar.update(len(chunk))
-        bar.close()
+        starts = range(0, len(texts), batch_size)
+        for start in _progress(starts, total=len(starts), desc="embedding schema", enabled=progress, unit="batch"):
+            emb.embed_documents(texts[start : start + batch_size])
         return cls(
             schema=schema,
             model_name=emb.name,
@@ -220,22 +221,16 @@ class SchemaIndex:
         return cls(schema=schema or saved_schema, model_name=meta["model"], **arrays)
 
 
-class _NoBar:
-    def update(self, n: int) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def _progress(total: int, desc: str, enabled: bool) -> Any:
-    if not enabled:
-        return _NoBar()
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit="text", leave=False)
+def cache_dir() -> Path:
+    """Where indexes are cached between runs (``$JAR_RETRIEVAL_CACHE`` or ``~/.cache/jar-retrieval``)."""
+    base = os.environ.get("JAR_RETRIEVAL_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jar-retrieval"
+    )
+    return Path(base) / "indexes"
 
 
-def table_ids(schema: Schema, positions: Sequence[int]) -> list[str]:
-    """Table ids for positions in ``schema.tables``."""
-    return [schema.tables[i].id for i in positions]
+def cache_path(schema: Schema, model_name: str) -> Path:
+    """The cached index of ``schema`` embedded with ``model_name`` (keyed by fingerprint and model)."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", model_name.rsplit("/", 1)[-1]).strip("-")[:40]
+    key = hashlib.sha256(f"{schema.fingerprint()}|{model_name}".encode()).hexdigest()[:16]
+    return cache_dir() / f"{key}-{slug}"

@@ -136,9 +136,9 @@ def run_eval(args: argparse.Namespace) -> int:
     progress = not args.quiet and sys.stderr.isatty()
     retriever = TableRetriever(bench.schema, embedder=args.model, candidates=args.candidates, progress=progress)
     if not args.no_cache:
-        from jar_core.cli import _cache_path
+        from jar_core.index import cache_path
 
-        retriever.load_or_build_index(_cache_path(retriever))
+        retriever.load_or_build_index(cache_path(retriever.schema, retriever.embedder.name))
     prepared = prepare(
         bench, retriever, decomposer=args.decomposer, candidates=args.candidates, limit=args.limit,
         crush=any(s.kind == "crush" for s in specs), progress=progress,

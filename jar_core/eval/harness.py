@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from jar_core.errors import BenchmarkFormatError, InvalidArgumentError
+from jar_core.progress import progress as _progress
 
 __all__ = [
     "METHODS",
@@ -182,16 +183,6 @@ def method_specs(
             seen.add(s.name)
             unique.append(s)
     return unique
-
-
-def _progress(iterable: Any, *, total: int, desc: str, enabled: bool) -> Any:
-    if not enabled:
-        return iterable
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover
-        return iterable
-    return tqdm(iterable, total=total, desc=desc, file=sys.stderr, leave=False, dynamic_ncols=True)
 
 
 def _warn(msg: str) -> None:
