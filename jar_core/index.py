@@ -102,6 +102,7 @@ class SchemaIndex:
             if arr.ndim != 2 or arr.shape[0] != rows:
                 raise IndexLoadError(f"index array {name} has shape {arr.shape}, expected ({rows}, dim)")
         self._features: Any = None
+        self._join_graphs: dict[bool, Any] = {}
 
     # -- building -------------------------------------------------------------------
     @classmethod
@@ -134,6 +135,17 @@ class SchemaIndex:
 
             self._features = ColumnFeatures.from_index(self)
         return self._features
+
+    def join_graph(self, *, cross_database: bool = False) -> Any:
+        """The schema's :class:`~jar_core.joins.JoinGraph` (inferred on first use, then kept)."""
+        graph = self._join_graphs.get(cross_database)
+        if graph is None:
+            from jar_core.joins import build_join_graph
+
+            graph = self._join_graphs[cross_database] = build_join_graph(
+                self.schema, self.col_offsets, cross_database=cross_database
+            )
+        return graph
 
     # -- persistence ----------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> Path:

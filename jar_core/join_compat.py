@@ -30,7 +30,11 @@ from jar_core.schema import Column, Schema, Table
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index import SchemaIndex
 
-__all__ = ["ColumnFeatures", "join_compatibility", "key_likeness", "pair_scores"]
+__all__ = ["ColumnFeatures", "join_compatibility", "paper_join_compatibility", "key_likeness", "pair_scores",
+           "JOIN_MODES"]
+
+#: ``"rules"``: the join graph of :mod:`jar_core.joins` (default); ``"paper"``: the reference pair score.
+JOIN_MODES = ("rules", "paper")
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _KEY_SUFFIX = re.compile(r"(^|[_\s])(id|key|code|no|num|number|nr)$|[a-z](Id|ID|Key|Code|No)$|^[A-Z]*(ID|KEY)$", re.I)
@@ -163,9 +167,30 @@ def pair_scores(f: ColumnFeatures, cols: np.ndarray) -> np.ndarray:
 
 
 def join_compatibility(
+    index: "SchemaIndex", tables: np.ndarray, *, mode: str = "rules", cross_database: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(w, join_columns, declared, evidence)`` for the tables at positions ``tables``.
+
+    ``mode="rules"`` reads them from the index's join graph (:mod:`jar_core.joins`; ``evidence``
+    indexes :data:`jar_core.joins.graph.EVIDENCE`); ``mode="paper"`` scores column pairs with
+    the reference formula (:func:`paper_join_compatibility`; ``evidence`` is 0 for a declared
+    key, 1 otherwise, -1 where there is no join).
+    """
+    tables = np.asarray(tables, dtype=np.int64)
+    if mode == "paper":
+        w, cols, declared = paper_join_compatibility(index, tables)
+        evidence = np.where(w > 0, np.where(declared, 0, 1), -1)
+        return w, cols, declared, evidence
+    from jar_core.joins import candidate_joins
+
+    graph = index.join_graph(cross_database=cross_database)
+    return candidate_joins(graph, index.col_offsets, tables, len(index.schema.tables))
+
+
+def paper_join_compatibility(
     index: "SchemaIndex", tables: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(w, join_columns, declared)`` for the tables at positions ``tables`` (see ``Signals``).
+    """``(w, join_columns, declared)`` with the reference pair score (see ``Signals``).
 
     ``w[i, l]`` is the best column-pair score between tables ``i`` and ``l``; ``join_columns[i, l]``
     the column positions (within each table) attaining it, ``-1`` where ``w`` is 0;

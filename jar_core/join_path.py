@@ -5,7 +5,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
-__all__ = ["spanning_tree", "components"]
+__all__ = ["spanning_tree", "components", "join_tree"]
 
 
 def spanning_tree(w: np.ndarray) -> list[tuple[int, int, float]]:
@@ -31,3 +31,19 @@ def components(n: int, edges: list[tuple[int, int, float]]) -> np.ndarray:
     cols = [b for _, b, _ in edges]
     g = csr_matrix((np.ones(len(edges)), (rows, cols)), shape=(n, n))
     return connected_components(g, directed=False)[1]
+
+
+def join_tree(w: np.ndarray, order: "np.ndarray | list[int]", min_score: float = 0.0) -> list[tuple[int, int, float]]:
+    """The join edges returned for a selection: the spanning forest of ``w`` over ``order``.
+
+    ``w`` is the candidates' join matrix, ``order`` the selected candidates; edges are
+    ``(a, b, w)`` between positions ``a < b`` of ``order``, weaker than ``min_score`` dropped
+    before the tree is built (a weak join is no join).
+    """
+    idx = np.asarray(order, dtype=np.int64)
+    if len(idx) < 2:
+        return []
+    sub = w[np.ix_(idx, idx)]
+    if min_score > 0:
+        sub = np.where(sub >= min_score, sub, 0.0)
+    return spanning_tree(sub)

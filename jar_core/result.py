@@ -56,7 +56,13 @@ class RetrievedTable:
 
 @dataclass(frozen=True)
 class JoinEdge:
-    """A join between two selected tables: ``left_table.left_column = right_table.right_column``."""
+    """A join between two selected tables: ``left_table.left_column = right_table.right_column``.
+
+    ``score`` is the join's confidence in [0, 1] (1 for a declared foreign key); ``declared``
+    whether the source declares it; ``evidence`` the rule that found it (``declared``,
+    ``same name``, ``entity``, ``role``, ``abbreviation``, ``sibling``, ``inclusion``; ``score``
+    under the paper's pair score).
+    """
 
     left_table: Table
     left_column: str
@@ -64,6 +70,17 @@ class JoinEdge:
     right_column: str
     score: float
     declared: bool = False
+    evidence: str = ""
+
+    @property
+    def kind(self) -> str:
+        """``"declared"`` or ``"inferred"``."""
+        return "declared" if self.declared else "inferred"
+
+    @property
+    def confidence(self) -> float:
+        """The join's confidence (alias of :attr:`score`)."""
+        return self.score
 
     @property
     def left(self) -> str:
@@ -76,11 +93,20 @@ class JoinEdge:
     def __str__(self) -> str:
         return f"{self.left} = {self.right}"
 
+    def describe(self) -> str:
+        """``"a.x = b.y"`` for a declared key, ``"a.x = b.y (inferred: same name, 0.95)"`` otherwise."""
+        if self.declared:
+            return str(self)
+        return f"{self} (inferred: {self.evidence or 'score'}, {self.score:.2f})"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "left": self.left,
             "right": self.right,
             "score": round(self.score, 6),
+            "confidence": round(self.score, 6),
+            "kind": self.kind,
+            "evidence": self.evidence,
             "declared": self.declared,
             "left_table": self.left_table.id,
             "right_table": self.right_table.id,

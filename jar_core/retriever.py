@@ -15,7 +15,7 @@ from jar_core.decomposition import Decomposer, Decomposition, HeuristicDecompose
 from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import InvalidArgumentError, StaleIndexError, IndexLoadError
 from jar_core.index import SchemaIndex
-from jar_core.join_path import components, spanning_tree
+from jar_core.join_path import components, join_tree
 from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable, TraceEntry
 from jar_core.schema import Schema
 from jar_core.signals import Signals, compute_signals
@@ -24,6 +24,9 @@ from jar_core.strategies import GreedyStrategy, SearchStrategy, get_strategy
 __all__ = ["TableRetriever", "check_question", "check_k", "convert_option"]
 
 log = logging.getLogger(__name__)
+
+#: Default ``min_join_score``: joins below it are not shown or used (chosen by measurement, docs/results.md).
+DEFAULT_MIN_JOIN_SCORE = 0.5
 
 
 def check_question(question: Any) -> str:
@@ -72,6 +75,11 @@ class TableRetriever:
         candidates: size N of the candidate set (top-N by coarse relevance), default 20.
         index: a prebuilt :class:`SchemaIndex` for ``schema`` (built on first use otherwise).
         candidate_generator: replaces the brute-force top-N (e.g. a vector index).
+        joins: how joins are found: ``"rules"`` (declared keys, naming conventions, value
+            inclusion; :mod:`jar_core.joins`) or ``"paper"`` (the reference pair score).
+        min_join_score: joins with a lower confidence are dropped (no edge, and no join gain).
+        cross_database_joins: infer joins between tables of two databases (a lake whose
+            sources do join); off by default.
 
     Example:
         >>> r = TableRetriever.from_ddl("CREATE TABLE a(id INT PRIMARY KEY); ...")  # doctest: +SKIP
@@ -89,7 +97,21 @@ class TableRetriever:
         index: SchemaIndex | None = None,
         candidate_generator: CandidateGenerator | None = None,
         progress: bool = False,
+        joins: str = "rules",
+        min_join_score: float = DEFAULT_MIN_JOIN_SCORE,
+        cross_database_joins: bool = False,
     ) -> None:
+        from jar_core.join_compat import JOIN_MODES
+
+        if joins not in JOIN_MODES:
+            raise InvalidArgumentError(f"joins must be one of {', '.join(JOIN_MODES)}, got {joins!r}")
+        if isinstance(min_join_score, bool) or not isinstance(min_join_score, (int, float)) or not (
+            0.0 <= float(min_join_score) <= 1.0
+        ):
+            raise InvalidArgumentError(f"min_join_score must be a number in [0, 1], got {min_join_score!r}")
+        self.joins = joins
+        self.min_join_score = float(min_join_score)
+        self.cross_database_joins = bool(cross_database_joins)
         schema.validate()
         self.schema = schema
         self.n_candidates = check_k(candidates, "candidates")
@@ -215,7 +237,10 @@ class TableRetriever:
         allowed[inc] = False
         top = self.candidate_generator.top(idx, r_all, max(n - len(inc), 0), allowed)
         cands = np.array(list(dict.fromkeys([*inc, *top.tolist()])), dtype=np.int64)
-        return compute_signals(idx, cands, r_all, list(subqueries), vecs[1:], segment_sim=segment_sim)
+        return compute_signals(
+            idx, cands, r_all, list(subqueries), vecs[1:], segment_sim=segment_sim, joins=self.joins,
+            cross_database_joins=self.cross_database_joins, min_join_score=self.min_join_score,
+        )
 
     def retrieve(
         self,
@@ -272,18 +297,23 @@ class TableRetriever:
         self, question: str, dec: Decomposition, sig: Signals, sel: Any, strategy: str, n_pinned: int,
         result_warnings: list[str],
     ) -> RetrievalResult:
+        from jar_core.joins.graph import EVIDENCE
+
         tables = [self.schema.tables[int(sig.candidates[i])] for i in sel.order]
         order = np.array(sel.order, dtype=np.int64)
-        edges = spanning_tree(sig.w[np.ix_(order, order)]) if len(order) else []
+        edges = join_tree(sig.w, order, self.min_join_score)
         comp = components(len(order), edges)
         main = comp[0] if len(order) else -1
         joins = []
         for a, b, score in edges:
             ca, cb = sig.join_columns[order[a], order[b]]
+            declared = bool(sig.declared[order[a], order[b]]) if sig.declared is not None else False
+            ev = int(sig.evidence[order[a], order[b]]) if sig.evidence is not None else -1
+            evidence = EVIDENCE[ev] if self.joins == "rules" and ev >= 0 else ("declared" if declared else "score")
             joins.append(
                 JoinEdge(
                     tables[a], tables[a].columns[int(ca)].name, tables[b], tables[b].columns[int(cb)].name,
-                    score, bool(sig.declared[order[a], order[b]]) if sig.declared is not None else False,
+                    score, declared, evidence,
                 )
             )
         steps = {s.candidate: s for s in sel.steps}
@@ -314,4 +344,7 @@ class TableRetriever:
         )
 
     def __repr__(self) -> str:
-        return f"TableRetriever({self.schema!r}, strategy={self.strategy.name!r}, candidates={self.n_candidates})"
+        return (
+            f"TableRetriever({self.schema!r}, strategy={self.strategy.name!r}, candidates={self.n_candidates}, "
+            f"joins={self.joins!r}, min_join_score={self.min_join_score})"
+        )

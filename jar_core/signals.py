@@ -37,6 +37,8 @@ class Signals:
         subqueries: the sub-queries ``q_j`` (``m`` strings).
         declared: boolean ``(n, n)``, True where the join is a declared foreign key.
         segment_sim: optional ``cos(q_j, T_i)`` (sub-queries x candidates), used by CRUSH.
+        evidence: optional int ``(n, n)``: the rule behind each join
+            (:data:`jar_core.joins.graph.EVIDENCE`), ``-1`` where there is none.
     """
 
     candidates: np.ndarray
@@ -47,6 +49,7 @@ class Signals:
     subqueries: list[str] = field(default_factory=list)
     declared: np.ndarray | None = None
     segment_sim: np.ndarray | None = None
+    evidence: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -78,10 +81,25 @@ def compute_signals(
     subquery_vectors: np.ndarray,
     *,
     segment_sim: bool = False,
+    joins: str = "rules",
+    cross_database_joins: bool = False,
+    min_join_score: float = 0.0,
 ) -> Signals:
-    """Assemble :class:`Signals` for ``candidates`` (positions in ``index.schema.tables``)."""
+    """Assemble :class:`Signals` for ``candidates`` (positions in ``index.schema.tables``).
+
+    Joins weaker than ``min_join_score`` are dropped (``w = 0``): a weak join is no join,
+    neither for the search nor in the returned join path.
+    """
     candidates = np.asarray(candidates, dtype=np.int64)
-    w, join_columns, declared = join_compatibility(index, candidates)
+    w, join_columns, declared, evidence = join_compatibility(
+        index, candidates, mode=joins, cross_database=cross_database_joins
+    )
+    if min_join_score > 0:
+        weak = w < min_join_score
+        w = np.where(weak, 0.0, w).astype(np.float32)
+        join_columns = np.where(weak[..., None], -1, join_columns)
+        declared = declared & ~weak
+        evidence = np.where(weak, -1, evidence)
     seg = None
     if segment_sim:
         seg = (subquery_vectors @ index.table_vectors[candidates].T).astype(np.float32)
@@ -94,4 +112,5 @@ def compute_signals(
         subqueries=list(subqueries),
         declared=declared,
         segment_sim=seg,
+        evidence=evidence,
     )

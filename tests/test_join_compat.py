@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from jar_core.index import SchemaIndex
-from jar_core.join_compat import join_compatibility, key_likeness
+from jar_core.join_compat import key_likeness, paper_join_compatibility
 from jar_core.schema import Column, ForeignKey, Schema, Table
 
 # name vectors chosen by hand: cos(t1.id, t2.t1_id) = 0.6, cos(t1.id, t2.qty) = 0
@@ -25,7 +25,7 @@ def make_index(samples=True, uniq=True, fk=False) -> SchemaIndex:
 
 
 def test_reference_pair_score_with_values_and_uniqueness():
-    w, cols, declared = join_compatibility(make_index(), np.array([0, 1]))
+    w, cols, declared = paper_join_compatibility(make_index(), np.array([0, 1]))
     # uniq = max(1.0, 0.5) = 1 ; overlap = |{2,3}| / min(4, 3) = 2/3
     # names: semantic 0.6, exact |{d, t1, id}| / min(3, 4) = 1  -> 0.5*0.6 + 0.5*1 = 0.8
     # score = 1 * (0.5 * 2/3 + 0.5 * 0.8) = 0.73333
@@ -36,18 +36,18 @@ def test_reference_pair_score_with_values_and_uniqueness():
 
 
 def test_without_samples_the_names_carry_the_score():
-    w, _, _ = join_compatibility(make_index(samples=False), np.array([0, 1]))
+    w, _, _ = paper_join_compatibility(make_index(samples=False), np.array([0, 1]))
     assert w[0, 1] == pytest.approx(0.8, abs=1e-6)
 
 
 def test_without_uniqueness_key_likeness_stands_in():
-    w, cols, _ = join_compatibility(make_index(samples=False, uniq=False), np.array([0, 1]))
+    w, cols, _ = paper_join_compatibility(make_index(samples=False, uniq=False), np.array([0, 1]))
     # t1.id is the primary key -> 1.0, so the score is unchanged
     assert w[0, 1] == pytest.approx(0.8, abs=1e-6)
 
 
 def test_declared_foreign_key_is_a_certain_join():
-    w, cols, declared = join_compatibility(make_index(fk=True), np.array([1, 0]))
+    w, cols, declared = paper_join_compatibility(make_index(fk=True), np.array([1, 0]))
     assert w[0, 1] == pytest.approx(1.0) and declared[0, 1] and declared[1, 0]
     assert tuple(cols[0, 1]) == (0, 0)
 
@@ -56,7 +56,7 @@ def test_type_mismatch_scores_zero():
     idx = make_index()
     idx.schema.tables[1].columns[0].type = "TEXT"  # t2.t1_id now text: only t1.name could match it
     idx._features = None
-    w, cols, _ = join_compatibility(idx, np.array([0, 1]))
+    w, cols, _ = paper_join_compatibility(idx, np.array([0, 1]))
     # t1.id-t2.t1_id is gone; best is t1.name-t2.t1_id: uniq 0.5, no common values,
     # names 0.5*0.8 + 0.5*(2/3) -> 0.5 * (0.5*0 + 0.5*names) = 0.18333 (beats t1.id-t2.qty's 0.0833)
     assert w[0, 1] == pytest.approx(0.5 * 0.5 * (0.5 * 0.8 + 0.5 * 2 / 3), abs=1e-6)
@@ -87,8 +87,8 @@ def test_a_declared_reference_suppresses_inferred_joins_of_that_column():
         return SchemaIndex.build(Schema([a, b, c]), BagOfWordsEmbedder())
 
     # without the declaration, c.a_id's values (1, 2, 3) make it b's best partner too
-    _, cols, _ = join_compatibility(build(False), np.array([1, 2]))
+    _, cols, _ = paper_join_compatibility(build(False), np.array([1, 2]))
     assert tuple(cols[0, 1]) == (0, 0)
-    w, cols, declared = join_compatibility(build(True), np.array([0, 1, 2]))
+    w, cols, declared = paper_join_compatibility(build(True), np.array([0, 1, 2]))
     assert w[0, 2] == 1.0 and declared[0, 2]
     assert tuple(cols[1, 2]) == (0, 1)  # b joins c through c.b_id, not the declared c.a_id

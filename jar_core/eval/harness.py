@@ -82,6 +82,7 @@ class EvalQuestion:
     db_id: str
     gold: list[str]  # schema table ids ("db.table")
     subqueries: list[str]
+    gold_joins: list[tuple[tuple[str, str], tuple[str, str]]] = field(default_factory=list)  # (("db.table", col), ...)
     signals: Any = None  # Signals over the top-N candidates
     crush_signals: Any = None  # Signals over CRUSH's 100 candidates, with segment_sim
 
@@ -100,10 +101,24 @@ class Prepared:
     multi_table_questions: int  # before --limit
     unparseable: list[int] = field(default_factory=list)  # dev.json positions
     unknown_tables: list[int] = field(default_factory=list)  # dev.json positions
+    min_join_score: float = 0.0
 
     def table_ids(self, sig: Any, order: Sequence[int]) -> list[str]:
         tables = self.schema.tables
         return [tables[int(sig.candidates[i])].id for i in order]
+
+    def join_edges(self, sig: Any, order: Sequence[int]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+        """The join edges the retriever would return for this selection, as ``(("db.table", col), ...)``."""
+        from jar_core.join_path import join_tree
+
+        tables = self.schema.tables
+        out = []
+        for a, b, _ in join_tree(sig.w, list(order), self.min_join_score):
+            ia, ib = int(order[a]), int(order[b])
+            ca, cb = sig.join_columns[ia, ib]
+            ta, tb = tables[int(sig.candidates[ia])], tables[int(sig.candidates[ib])]
+            out.append(((ta.id, ta.columns[int(ca)].name), (tb.id, tb.columns[int(cb)].name)))
+        return out
 
 
 @dataclass
@@ -115,6 +130,8 @@ class ResultRow:
     recall: float
     complete_recall: float
     seconds: float
+    join_precision: float | None = None
+    join_recall: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -123,6 +140,8 @@ class ResultRow:
             "recall": float(self.recall),
             "complete_recall": float(self.complete_recall),
             "seconds": float(self.seconds),
+            "join_precision": None if self.join_precision is None else float(self.join_precision),
+            "join_recall": None if self.join_recall is None else float(self.join_recall),
         }
 
 
@@ -219,7 +238,7 @@ def prepare(
         progress: show a progress bar on stderr.
         warn: where warnings go (``None``: nowhere); they are also kept in the result.
     """
-    from jar_core.eval.gold import GoldSQLError, extract_gold_tables
+    from jar_core.eval.gold import GoldSQLError, extract_gold_joins, extract_gold_tables
     from jar_core.retriever import check_k
 
     candidates = check_k(candidates, "candidates")
@@ -237,8 +256,10 @@ def prepare(
 
     schema = bench.schema
     by_db: dict[str, list[str]] = {}
+    columns_by_db: dict[str, dict[str, list[str]]] = {}
     for t in schema.tables:
         by_db.setdefault(t.database, []).append(t.name)
+        columns_by_db.setdefault(t.database, {})[t.name] = [c.name for c in t.columns]
 
     unparseable: list[int] = []
     unknown: list[int] = []
@@ -254,6 +275,7 @@ def prepare(
         try:
             gold = extract_gold_tables(q.sql, dialect=bench.dialect, tables=names)
             named = extract_gold_tables(q.sql, dialect=bench.dialect)
+            joins = extract_gold_joins(q.sql, dialect=bench.dialect, columns=columns_by_db.get(q.db_id, {}))
         except GoldSQLError:
             unparseable.append(pos)
             continue
@@ -268,7 +290,8 @@ def prepare(
             subs = list(heur.decompose(q.question, schema).subqueries)
         else:
             subs = list(bench.decompositions[pos])
-        chosen.append(EvalQuestion(pos, q.question, q.db_id, [f"{q.db_id}.{t}" for t in gold], subs))
+        gold_joins = [((f"{q.db_id}.{a[0]}", a[1]), (f"{q.db_id}.{b[0]}", b[1])) for a, b in joins]
+        chosen.append(EvalQuestion(pos, q.question, q.db_id, [f"{q.db_id}.{t}" for t in gold], subs, gold_joins))
 
     if warn is not None:
         if unparseable:
@@ -300,6 +323,7 @@ def prepare(
         benchmark=bench.name, candidates=candidates, decomposer=decomposer, schema=schema, questions=chosen,
         signals_seconds=seconds, total_questions=len(bench.questions), multi_table_questions=multi,
         unparseable=unparseable, unknown_tables=unknown,
+        min_join_score=float(getattr(retriever, "min_join_score", 0.0)),
     )
 
 
@@ -328,7 +352,7 @@ def run_method(
     receives the count of each solve outcome per K (key ``str(k)``); a solve without a
     solution returns no table and counts as retrieving nothing.
     """
-    from jar_core.eval.metrics import aggregate
+    from jar_core.eval.metrics import aggregate, join_counts, join_scores
 
     if isinstance(spec, str):
         specs = method_specs([spec])
@@ -345,6 +369,7 @@ def run_method(
     ticker = iter(bar)
     for k in ks:
         preds: list[list[str]] = []
+        jcounts: list[tuple[int, int, int, int]] = []
         seconds = 0.0
         counts = {s: 0 for s in MIP_STATUSES}
         for q in prepared.questions:
@@ -355,11 +380,13 @@ def run_method(
             if spec.kind == "mip":
                 counts[sel.status] = counts.get(sel.status, 0) + 1
             preds.append(prepared.table_ids(sig, sel.order))
+            jcounts.append(join_counts(prepared.join_edges(sig, sel.order[:k]), q.gold_joins, preds[-1][:k], q.gold))
             next(ticker, None)
         if spec.kind == "mip" and mip_status is not None:
             mip_status[str(k)] = {s: int(counts.get(s, 0)) for s in MIP_STATUSES}
         r, cr = aggregate(preds, golds, k) if preds else (0.0, 0.0)
-        rows.append(ResultRow(spec.name, k, r, cr, seconds))
+        jp, jr = join_scores(jcounts) if any(q.gold_joins for q in prepared.questions) else (None, None)
+        rows.append(ResultRow(spec.name, k, r, cr, seconds, jp, jr))
     if hasattr(bar, "close"):
         bar.close()
     return rows

@@ -19,7 +19,7 @@ import numpy as np
 
 from jar_core.errors import InvalidArgumentError
 
-__all__ = ["recall", "complete", "aggregate"]
+__all__ = ["recall", "complete", "aggregate", "join_counts", "join_scores"]
 
 
 def _gold_set(gold: Collection[str]) -> set[str]:
@@ -70,3 +70,39 @@ def aggregate(
         sizes[q] = len(g)
     per_question = hits / sizes
     return float(100.0 * per_question.mean()), float(100.0 * (hits == sizes).mean())
+
+
+def join_counts(
+    edges: Collection[tuple[tuple[str, str], tuple[str, str]]],
+    gold_joins: Collection[tuple[tuple[str, str], tuple[str, str]]],
+    pred_tables: Collection[str],
+    gold_tables: Collection[str],
+) -> tuple[int, int, int, int]:
+    """Counts behind join precision and recall for one question.
+
+    ``edges`` and ``gold_joins`` hold ``((table, column), (table, column))`` pairs (any order of
+    the two ends). Returns ``(correct, judged, found, reachable)``: of the returned edges whose
+    two tables are both gold (``judged``), those that are a gold join (``correct``); of the gold
+    joins whose two tables were both returned (``reachable``), those among the edges (``found``).
+    """
+    gold = {frozenset(j) for j in gold_joins}
+    got = {frozenset(e) for e in edges}
+    gt = set(gold_tables)
+    pt = set(pred_tables)
+    judged = [e for e in got if all(t in gt for t, _ in e)]
+    reachable = [j for j in gold if all(t in pt for t, _ in j)]
+    return (
+        sum(1 for e in judged if e in gold), len(judged),
+        sum(1 for j in reachable if j in got), len(reachable),
+    )
+
+
+def join_scores(counts: Sequence[tuple[int, int, int, int]]) -> tuple[float | None, float | None]:
+    """Micro-averaged (join precision %, join recall %) over questions' :func:`join_counts`.
+
+    ``None`` where nothing was judged (no returned edge between gold tables / no reachable gold join).
+    """
+    c = np.asarray(counts, dtype=np.int64).reshape(-1, 4).sum(axis=0)
+    prec = float(100.0 * c[0] / c[1]) if c[1] else None
+    rec = float(100.0 * c[2] / c[3]) if c[3] else None
+    return prec, rec

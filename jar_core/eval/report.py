@@ -124,6 +124,7 @@ def markdown(payload: Mapping[str, Any], *, title: str | None = None) -> str:
                     row.append(_cell(c[key], ref[key] if ref is not None else None))
         lines.append("| " + " | ".join(row) + " |")
 
+    lines += _join_markdown(methods, ks, cells)
     lines += ["", f"Selection time in seconds for all {payload['questions']} questions "
               f"(signals, computed once for all methods: {_seconds(payload['signals_seconds'])} s)"
               + ("; in brackets the ratio to greedy" if "greedy" in methods else "") + ".", ""]
@@ -152,6 +153,31 @@ def markdown(payload: Mapping[str, Any], *, title: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _has_joins(cells: Mapping[tuple[str, int], Mapping[str, Any]]) -> bool:
+    return any(c.get("join_precision") is not None or c.get("join_recall") is not None for c in cells.values())
+
+
+def _pct(v: Any) -> str:
+    return "-" if v is None else f"{v:.1f}"
+
+
+def _join_markdown(methods: Sequence[str], ks: Sequence[int], cells: Mapping[tuple[str, int], Mapping[str, Any]]) -> list[str]:
+    if not _has_joins(cells):
+        return []
+    lines = ["", "Join keys (%): JP = join precision (returned edges between two gold tables that are a gold "
+             "join), JR = join recall (gold joins between two returned tables that are among the edges).", ""]
+    header = ["method"] + [f"{m}@{k}" for k in ks for m in ("JP", "JR")]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("| " + " | ".join(["---"] + ["---:"] * (len(header) - 1)) + " |")
+    for m in methods:
+        row = [m]
+        for k in ks:
+            c = cells.get((m, k)) or {}
+            row += [_pct(c.get("join_precision")), _pct(c.get("join_recall"))]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
 def text_table(payload: Mapping[str, Any]) -> str:
     """Plain-text R / CR table (and seconds) for stdout."""
     methods, ks, cells = _by_method(payload["results"])
@@ -175,6 +201,20 @@ def text_table(payload: Mapping[str, Any]) -> str:
     ]
     for r in rows:
         out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    if _has_joins(cells):
+        jh = ["joins"] + [f"{m}@{k}" for k in ks for m in ("JP", "JR")]
+        jrows = []
+        for m in methods:
+            jrow = [m]
+            for k in ks:
+                c = cells.get((m, k)) or {}
+                jrow += [_pct(c.get("join_precision")), _pct(c.get("join_recall"))]
+            jrows.append(jrow)
+        jw = [max(len(r[i]) for r in [jh] + jrows) for i in range(len(jh))]
+        out.append("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(jh, jw))))
+        out.append("  ".join("-" * w for w in jw))
+        for r in jrows:
+            out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, jw))))
     status = payload.get("mip_status") or {}
     for k in sorted(status, key=int):
         out.append(f"mip K={k}: " + ", ".join(f"{s} {status[k].get(s, 0)}" for s in _STATUSES))

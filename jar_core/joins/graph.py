@@ -1,0 +1,184 @@
+"""The join graph of a schema: every column pair that joins, with its evidence and confidence.
+
+Composed from the rules, in order of trust (each a module of :mod:`jar_core.joins`):
+
+1. declared foreign keys, confidence 1; a column that declares its reference gets no other join;
+2. naming conventions (:mod:`.naming`) and value inclusion (:mod:`.inclusion`);
+3. the sample values then confirm or contradict a name: at least half of ``f``'s values among
+   ``k``'s adds :data:`VALUE_SUPPORT`; text columns with :data:`MIN_DISJOINT` or more values
+   each and none in common halve it;
+4. types: the two type classes (read off the samples where there are samples) must agree;
+   where a declared type alone disagrees, a strong name match (>= 0.9) keeps 0.6 of its
+   confidence (declared types are often wrong) and anything weaker is dropped;
+5. no join between two databases unless ``cross_database`` (a lake whose sources do join);
+6. a referencing column references one key: only its best match is kept (all of them on a
+   tie), so ``Track.GenreId`` joins ``Genre`` and not ``MediaType``; between keys of equal
+   evidence, one in a table of the referencing table's family (same leading name word:
+   ``FAC_ROOMS.BUILDING_KEY`` -> ``FAC_BUILDING``, not ``BUILDINGS``) is preferred.
+
+The graph is sparse (one row per joining column pair, never all pairs) and computed once per
+index; :func:`candidate_joins` reads the join matrix of a candidate set from it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from jar_core.joins.declared import declared as declared_rule
+from jar_core.joins.inclusion import inclusion, inclusion_ratio, MIN_VALUES
+from jar_core.joins.naming import RULES, naming
+from jar_core.joins.profile import ColumnProfile
+from jar_core.schema import Schema
+
+__all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALUE_SUPPORT", "TIE_MARGIN"]
+
+#: Evidence names, indexed by :attr:`JoinGraph.evidence`.
+EVIDENCE = ("declared", *RULES, "inclusion")
+VALUE_SUPPORT = 0.04
+MIN_DISJOINT = 5
+TIE_MARGIN = 1e-6
+FAMILY = 0.03
+TYPE_MISMATCH = 0.6
+
+
+@dataclass
+class JoinGraph:
+    """Joining column pairs ``a[e] = b[e]`` (global column positions, ``a`` the referencing side),
+    sorted by decreasing confidence; ``table_a`` / ``table_b`` their tables."""
+
+    a: np.ndarray
+    b: np.ndarray
+    confidence: np.ndarray
+    evidence: np.ndarray  # index into EVIDENCE
+    table_a: np.ndarray
+    table_b: np.ndarray
+
+    @property
+    def declared(self) -> np.ndarray:
+        return self.evidence == 0
+
+    def __len__(self) -> int:
+        return int(self.a.shape[0])
+
+
+def _best_per_pair(f: np.ndarray, k: np.ndarray, conf: np.ndarray, ev: np.ndarray) -> tuple[np.ndarray, ...]:
+    lo, hi = np.minimum(f, k), np.maximum(f, k)
+    order = np.lexsort((ev, -conf, hi, lo))
+    f, k, conf, ev, lo, hi = f[order], k[order], conf[order], ev[order], lo[order], hi[order]
+    first = np.ones(len(f), dtype=bool)
+    first[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
+    return f[first], k[first], conf[first], ev[first]
+
+
+def build_join_graph(
+    schema: Schema, col_offsets: np.ndarray | None = None, *, cross_database: bool = False,
+    profile: ColumnProfile | None = None,
+) -> JoinGraph:
+    """Infer the join graph of ``schema`` (see the module docstring for the rules)."""
+    p = profile or ColumnProfile.from_schema(schema, col_offsets)
+    keyish = p.keyish()
+    nf, nk, nconf, nrule = naming(p, keyish)
+    nev = nrule + 1  # EVIDENCE[0] is "declared"
+    vf, vk, vconf = inclusion(p, keyish, _class_code(p, "numeric"))
+    f = np.concatenate([nf, vf]).astype(np.int64)
+    k = np.concatenate([nk, vk]).astype(np.int64)
+    conf = np.concatenate([nconf, vconf]).astype(np.float64)
+    ev = np.concatenate([nev, np.full(len(vf), EVIDENCE.index("inclusion"))]).astype(np.int64)
+    is_name = ev != EVIDENCE.index("inclusion")
+
+    # values confirm or contradict a name
+    both = (p.n_values[f] >= MIN_VALUES) & (p.n_values[k] >= MIN_VALUES)
+    ratio = np.nan_to_num(inclusion_ratio(p, f, k), nan=0.0)
+    text = p.type_class[f] == _class_code(p, "text")
+    disjoint = both & (ratio == 0) & text & (p.n_values[f] >= MIN_DISJOINT) & (p.n_values[k] >= MIN_DISJOINT)
+    conf = np.where(is_name & both & (ratio >= 0.5), np.minimum(conf + VALUE_SUPPORT, 0.99), conf)
+    conf = np.where(is_name & disjoint, conf * 0.5, conf)
+    # two references to one key share values: siblings whose samples barely meet are not joined
+    sib = ev == EVIDENCE.index("sibling")
+    sym = np.maximum(ratio, np.nan_to_num(inclusion_ratio(p, k, f), nan=0.0))
+    conf = np.where(sib & both & (sym < 0.5), 0.0, conf)
+
+    # types
+    other = p.other_class
+    tf, tk = p.type_class[f], p.type_class[k]
+    agree = (tf == tk) | (tf == other) | (tk == other)
+    seen = p.from_samples[f] & p.from_samples[k]
+    conf = np.where(agree, conf, np.where(~seen & (conf >= 0.9), conf * TYPE_MISMATCH, 0.0))
+
+    # databases; declared references; nothing inside one table
+    ok = (conf > 0) & (p.table[f] != p.table[k]) & ~p.fk_from[f] & ~p.fk_from[k]
+    if not cross_database:
+        ok &= p.database[f] == p.database[k]
+    f, k, conf, ev = f[ok], k[ok], conf[ok], ev[ok]
+
+    # one key per referencing column (siblings are two references, not a reference); a key in
+    # a table of the referencing table's family (``FAC_ROOMS`` -> ``FAC_BUILDING``) is nearer
+    sib = ev == EVIDENCE.index("sibling")
+    rank = conf + FAMILY * _same_family(p, f, k)
+    best = np.full(p.n, -np.inf)
+    np.maximum.at(best, f[~sib], rank[~sib])
+    keep = sib | (rank >= best[f] - TIE_MARGIN)
+    f, k, conf, ev = f[keep], k[keep], conf[keep], ev[keep]
+    f, k, conf, ev = _best_per_pair(f, k, conf, ev)
+
+    df, dk = declared_rule(p)
+    f = np.concatenate([df, f])
+    k = np.concatenate([dk, k])
+    conf = np.concatenate([np.ones(len(df)), conf])
+    ev = np.concatenate([np.zeros(len(df), dtype=np.int64), ev])
+    f, k, conf, ev = _best_per_pair(f, k, conf, ev)
+    order = np.lexsort((k, f, -conf))
+    f, k, conf, ev = f[order], k[order], conf[order], ev[order]
+    return JoinGraph(
+        a=f, b=k, confidence=conf.astype(np.float32), evidence=ev, table_a=p.table[f], table_b=p.table[k],
+    )
+
+
+def _same_family(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Whether the two columns' tables share a leading name word (``FAC_ROOMS``, ``FAC_BUILDING``)."""
+    first = np.array([tw[0][0] if tw and tw[0] and len(tw[0]) > 1 else "" for tw in p.table_words], dtype=object)
+    if len(f) == 0:
+        return np.zeros(0, dtype=bool)
+    ff, fk = first[f], first[k]
+    return (ff == fk) & (ff != "")
+
+
+def _class_code(p: ColumnProfile, name: str) -> int | None:
+    return p.class_codes.get(name)
+
+
+def candidate_joins(
+    graph: JoinGraph, col_offsets: np.ndarray, tables: np.ndarray, n_tables: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(w, join_columns, declared, evidence)`` between the tables at positions ``tables``.
+
+    ``w[i, l]`` is the confidence of the best join between tables ``i`` and ``l`` (0: none),
+    ``join_columns[i, l]`` its two columns (positions within each table, ``-1`` where none),
+    ``declared[i, l]`` whether it is a declared key and ``evidence[i, l]`` its rule
+    (index into :data:`EVIDENCE`, ``-1`` where none).
+    """
+    n = len(tables)
+    w = np.zeros((n, n), dtype=np.float32)
+    cols = np.full((n, n, 2), -1, dtype=np.int64)
+    evidence = np.full((n, n), -1, dtype=np.int64)
+    if n < 2 or len(graph) == 0:
+        return w, cols, evidence == 0, evidence
+    pos = np.full(n_tables, -1, dtype=np.int64)
+    pos[tables] = np.arange(n)
+    ia, ib = pos[graph.table_a], pos[graph.table_b]
+    m = (ia >= 0) & (ib >= 0)
+    ia, ib = ia[m], ib[m]
+    a, b, conf, ev = graph.a[m], graph.b[m], graph.confidence[m], graph.evidence[m]
+    key = np.minimum(ia, ib) * n + np.maximum(ia, ib)
+    _, first = np.unique(key, return_index=True)  # edges are sorted best first
+    ia, ib, a, b, conf, ev = ia[first], ib[first], a[first], b[first], conf[first], ev[first]
+    la = a - col_offsets[tables[ia]]
+    lb = b - col_offsets[tables[ib]]
+    w[ia, ib] = conf
+    w[ib, ia] = conf
+    cols[ia, ib, 0], cols[ia, ib, 1] = la, lb
+    cols[ib, ia, 0], cols[ib, ia, 1] = lb, la
+    evidence[ia, ib] = ev
+    evidence[ib, ia] = ev
+    return w, cols, evidence == 0, evidence

@@ -1,0 +1,159 @@
+"""Naming conventions: a referencing column names the key it joins (METHOD.md has none; this is ours).
+
+A column ``f`` references a key column ``k`` of another table when ``f``'s name says so:
+
+=============  ====  ==========================================================================
+rule           conf  example
+=============  ====  ==========================================================================
+same name      0.95  ``dogs.owner_id`` -> ``owners.owner_id``, ``o_custkey`` -> ``c_custkey``
+entity         0.90  ``orders.customer_id`` -> ``customer.id``, ``city.CountryCode`` -> ``country.Code``
+role           0.85  ``ss_sold_date_sk`` -> ``d_date_sk``, ``current_address_id`` -> ``addresses.address_id``
+abbreviation   0.75  ``c_current_addr_sk`` -> ``ca_address_sk``, ``ss_cdemo_sk`` -> ``cd_demo_sk``
+sibling        0.70  ``city.CountryCode`` = ``countrylanguage.CountryCode`` (two references to one key)
+=============  ====  ==========================================================================
+
+``k`` must be its table's key (declared, or named after its table: ``id``, ``<table>_id``,
+``c_custkey`` in ``customer``), except for *sibling*, where both columns carry the same
+key-like name and neither is known to be unique. A referencing name without a key word
+(``flights.Airline``, ``ship.lost_in_battle``) counts 0.85 times, a natural key word
+(``number``, ``no``) 0.9 times; the same key word on both sides adds 0.02; a flag
+(``is_current_term``) references nothing. Names are read without the
+database: the database (or a file path) never makes two columns look alike.
+
+Matching is a sparse product of name-alias incidences, never a loop over column pairs.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+
+from jar_core.joins.profile import ColumnProfile
+
+__all__ = ["naming", "RULES"]
+
+#: Confidence of each naming rule.
+RULES = {"same name": 0.95, "entity": 0.90, "role": 0.85, "abbreviation": 0.75, "sibling": 0.70}
+#: Factor for a referencing column whose name has no key word.
+NO_KEY_WORD = 0.85
+#: Key words of natural keys (numbers, codes people type), weaker than surrogate ``id`` / ``key``.
+NATURAL_KEY_WORDS = frozenset({"number", "no", "num", "nr"})
+NATURAL = 0.9
+#: Added when both names end with the same key word (``*_code`` -> ``*_code``): breaks ties.
+SAME_KEY_WORD = 0.02
+
+
+def _incidence(rows: list[list[str]], vocab: dict[str, int]) -> sparse.csr_matrix:
+    indptr, indices = [0], []
+    for items in rows:
+        ids = sorted({vocab.setdefault(x, len(vocab)) for x in items})
+        indices.extend(ids)
+        indptr.append(len(indices))
+    return sparse.csr_matrix(
+        (np.ones(len(indices), dtype=np.float32), np.array(indices, dtype=np.int64), np.array(indptr)),
+        shape=(len(rows), 0),
+    )
+
+
+def _product(a_rows: list[list[str]], b_rows: list[list[str]]) -> sparse.coo_matrix:
+    """Pairs (i, j) where row i of ``a_rows`` and row j of ``b_rows`` share an alias."""
+    vocab: dict[str, int] = {}
+    a = _incidence(a_rows, vocab)
+    b = _incidence(b_rows, vocab)
+    a.resize((a.shape[0], max(len(vocab), 1)))
+    b.resize((b.shape[0], max(len(vocab), 1)))
+    return (a @ b.T).tocoo()
+
+
+def naming(p: ColumnProfile, keyish: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Directed name matches ``(f, k, confidence, rule index)`` over the whole schema.
+
+    ``keyish`` marks the columns that may be referenced (:meth:`ColumnProfile.keyish`). Pairs
+    inside one table are excluded; the caller filters types, databases and competing keys.
+    """
+    n = p.n
+    has_kw = np.array([k is not None for k in p.key_word])
+    # aliases a referencing column goes by, per rule
+    ent_f, role_f, abbr_f, glue_f = [], [], [], []
+    for i in range(n):
+        e, r, a, g = [], [], [], []
+        for stem in p.stems[i]:
+            if not stem:
+                continue
+            flat = "".join(stem)
+            e.append(flat)
+            r += ["".join(stem[j:]) for j in range(1, len(stem))]
+            g += [flat[j:] for j in range(1, len(flat) - 3)]
+        ent_f.append(e)
+        role_f.append(r)
+        abbr_f.append(list(dict.fromkeys(e + r)))
+        glue_f.append(g)
+    # aliases a key column answers to: its own entity words, and its table's names if it is the key
+    ent_k, part_k, abbr_k = [], [], []
+    for i in range(n):
+        if not keyish[i]:
+            ent_k.append([])
+            part_k.append([])
+            abbr_k.append([])
+            continue
+        if not p.own_key[i]:  # another key-like column answers to its exact name only (siblings)
+            ent_k.append([])
+            part_k.append([])
+            abbr_k.append([])
+            continue
+        stems = [s for s in p.stems[i] if s] + p.table_words[i]
+        e = list(dict.fromkeys("".join(s) for s in stems))
+        # the full table name and the key's own words are strong; a table name without its
+        # first or last word (``maker`` for ``car_makers``) is matched by a whole name
+        # (``model_list.Maker``) or a name with a key word, never by the last word of a
+        # name without one (``charges.charge_type`` is not ``treatment_types``)
+        strong = ["".join(s) for s in p.stems[i] if s] + p.table_names[i][:1]
+        ent_k.append(list(dict.fromkeys(strong)))
+        part_k.append([x for x in e if x not in strong])
+        # abbreviations cut the last word only: ``addr`` for ``address``, never ``document`` for
+        # ``document_name``
+        abbr_k.append([
+            "".join(s[:-1]) + s[-1][:j] for s in stems if len(s[-1]) >= 5 for j in range(3, len(s[-1]) - 1)
+        ])
+    same = [p.full_names[i] if has_kw[i] and any(p.stems[i]) else [] for i in range(n)]
+    role_kw = [x if has_kw[i] else [] for i, x in enumerate(role_f)]
+
+    parts = []
+    for rule, a_rows, b_rows in (
+        ("entity", ent_f, ent_k),
+        ("entity", ent_f, part_k),
+        ("role", role_f, ent_k),
+        ("role", role_kw, part_k),
+        ("abbreviation", abbr_f, abbr_k),
+        ("abbreviation", glue_f, ent_k),
+        ("same name", same, same),
+    ):
+        m = _product(a_rows, b_rows)
+        parts.append((m.row, m.col, np.full(m.nnz, list(RULES).index(rule), dtype=np.int64)))
+    f = np.concatenate([x[0] for x in parts]).astype(np.int64)
+    k = np.concatenate([x[1] for x in parts]).astype(np.int64)
+    rule = np.concatenate([x[2] for x in parts])
+    ok = p.table[f] != p.table[k]
+    f, k, rule = f[ok], k[ok], rule[ok]
+    # same name: a reference when k is a key, two siblings when neither is known unique
+    same_idx = list(RULES).index("same name")
+    is_same = rule == same_idx
+    uniq_f = np.nan_to_num(p.unique[f], nan=0.0) >= 0.95
+    key_k = p.own_key[k] | p.pk_declared[k]
+    sib = is_same & ~key_k & ~uniq_f
+    rule = np.where(sib, list(RULES).index("sibling"), rule)
+    keep = ~is_same | key_k | sib
+    f, k, rule = f[keep], k[keep], rule[keep]
+    conf = np.array(list(RULES.values()), dtype=np.float64)[rule]
+    conf = np.where(has_kw[f], conf, conf * NO_KEY_WORD)
+    kw = np.array([x or "" for x in p.key_word], dtype=object)
+    natural = np.isin(kw, list(NATURAL_KEY_WORDS))
+    conf = np.where(natural[f] | natural[k], conf * NATURAL, conf)  # building_number: a weaker key than building_key
+    conf = np.where((kw[f] == kw[k]) & (kw[f] != ""), conf + SAME_KEY_WORD, conf)  # *_code references a *_code
+    ok = ~p.flag[f]
+    f, k, conf, rule = f[ok], k[ok], conf[ok], rule[ok]
+    # the best rule per (f, k)
+    order = np.lexsort((-conf, k, f))
+    f, k, conf, rule = f[order], k[order], conf[order], rule[order]
+    first = np.ones(len(f), dtype=bool)
+    first[1:] = (f[1:] != f[:-1]) | (k[1:] != k[:-1])
+    return f[first], k[first], conf[first], rule[first]

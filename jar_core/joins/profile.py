@@ -1,0 +1,277 @@
+"""Column profiles: what the join rules know of each column, stacked over the whole schema.
+
+For every column (in ``SchemaIndex`` order): its table and database, the name split into
+words (camelCase and ``snake_case``, singular), the words without a warehouse-style table
+prefix (``o_custkey`` -> ``custkey``), the key word it ends with (``id``, ``key``, ``sk``,
+``code``...) and the entity words before it (the *stem*), whether the name marks it as its
+own table's key, its uniqueness, its distinct sample values, and a type class *checked
+against the sample values* (a declared ``text`` column whose samples are all integers is
+numeric: declared types are often wrong).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, Sequence
+
+import numpy as np
+from scipy import sparse
+
+from jar_core.schema import Column, Schema, Table, TypeFamily
+
+__all__ = ["ColumnProfile", "words", "singular", "KEY_WORDS", "value_key", "sample_class"]
+
+#: Words that end a key column's name (``customer_id``, ``o_custkey``, ``cr_reason_sk``...).
+KEY_WORDS = frozenset({"id", "key", "sk", "code", "no", "num", "number", "nr", "uid", "pk", "fk", "guid", "uuid"})
+_GLUED = ("key", "id", "sk")  # glued to the stem in prefixed warehouse names: ``custkey``
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def singular(w: str) -> str:
+    """English singular of one lower-case word (``categories`` -> ``category``, ``boxes`` -> ``box``)."""
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith(("sses", "xes", "ches", "shes")):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+def words(name: str) -> list[str]:
+    """``"SupportRepId"`` -> ``["support", "rep", "id"]``; ``"FCLT_ROOMS"`` -> ``["fclt", "room"]``."""
+    return [singular(w) for w in _WORD.findall(_CAMEL.sub(" ", name).lower())]
+
+
+def value_key(v: Any) -> str:
+    """A sample value as compared across columns: trimmed, lower case, ``3.0`` as ``3``."""
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    return str(v).strip().lower()
+
+
+_INT = re.compile(r"^[+-]?\d+$")
+_REAL = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
+_DATE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?$|^\d{1,2}:\d{2}(:\d{2})?$")
+
+
+def sample_class(values: Sequence[Any]) -> str | None:
+    """The type class the sample values show (``numeric``, ``date-time``, ``text``), None if no values."""
+    vals = [v for v in values if v is not None and str(v).strip() != ""]
+    if not vals:
+        return None
+    if all(isinstance(v, bool) for v in vals):
+        return TypeFamily.BOOLEAN.value
+    if all(isinstance(v, (int, float)) or (isinstance(v, str) and _REAL.match(v.strip())) for v in vals):
+        return "numeric"
+    if all(isinstance(v, (date, datetime)) or (isinstance(v, str) and _DATE.match(v.strip())) for v in vals):
+        return TypeFamily.DATETIME.value
+    return TypeFamily.TEXT.value
+
+
+def _table_prefix(t: Table) -> str | None:
+    """The short prefix most of a table's columns share (``c_`` in TPC-H ``customer``), if any."""
+    firsts = [c.name.split("_", 1)[0].lower() for c in t.columns if "_" in c.name]
+    if len(t.columns) < 2 or len(firsts) < 0.8 * len(t.columns):
+        return None
+    head = max(set(firsts), key=lambda x: (firsts.count(x), x))
+    if firsts.count(head) < 0.8 * len(t.columns) or not (1 <= len(head) <= 4) or not head.isalpha():
+        return None
+    tw = words(t.name)
+    initials = "".join(w[0] for w in tw if w)
+    flat = "".join(tw)
+    if initials.startswith(head) or flat.startswith(head) or head.startswith(initials):
+        return singular(head)
+    return None
+
+
+def _split(tokens: list[str], glued: bool) -> tuple[list[str], str | None]:
+    """``(stem, key word)`` of a name's words; ``glued`` also splits ``custkey`` -> ``cust`` + ``key``."""
+    if len(tokens) > 1 and tokens[-1] in KEY_WORDS:
+        return tokens[:-1], tokens[-1]
+    if tokens and tokens[-1] in KEY_WORDS:
+        return [], tokens[-1]
+    if glued and tokens:
+        last = tokens[-1]
+        for suf in _GLUED:
+            if last.endswith(suf) and len(last) >= len(suf) + 3:
+                return tokens[:-1] + [last[: -len(suf)]], suf
+    return tokens, None
+
+
+#: Trailing words that qualify a table rather than name its entity (``date_dim``, ``model_list``).
+TABLE_QUALIFIERS = frozenset({
+    "dim", "dimension", "fact", "tbl", "table", "list", "all", "hist", "history", "new", "old", "info", "data",
+    "detail", "master", "lookup", "lkp", "ref", "map", "mapping", "tmp", "temp", "view", "vw", "snapshot",
+    "archive", "current", "stage", "stg",
+})
+#: Words that mark a flag column (``is_current_term``, ``has_pet``, ``term_flag``): never a reference.
+FLAG_WORDS = frozenset({"is", "has", "flag", "ind", "indicator", "yn"})
+
+
+def table_words(t: Table) -> list[list[str]]:
+    """The entity names a table goes by, as word lists: its words, without its first word (the
+    head noun comes last), and without a trailing qualifier (``car_makers`` -> ``car maker``,
+    ``maker``; ``date_dim`` -> ``date dim``, ``dim``, ``date``)."""
+    tw = words(t.name)
+    out = [tw]
+    if len(tw) > 1:
+        out.append(tw[1:])  # the head noun comes last: ``car_makers`` is a kind of ``maker``
+        if tw[-1] in TABLE_QUALIFIERS:
+            out.append(tw[:-1])
+    keep, seen = [], set()
+    for ws in out:
+        flat = "".join(ws)
+        if flat not in seen and (len(flat) >= 3 or ws is tw):
+            seen.add(flat)
+            keep.append(ws)
+    return keep
+
+
+def table_names(t: Table) -> list[str]:
+    """:func:`table_words` joined: ``car_makers`` -> ``carmaker``, ``maker``, ``car``."""
+    return ["".join(ws) for ws in table_words(t)]
+
+
+def _names_table(stem: str, tnames: list[str], twords: list[str]) -> bool:
+    """Whether ``stem`` (flat entity words) names the table: equal, or an abbreviation of it."""
+    if not stem:
+        return False
+    for n in tnames:
+        if stem == n or (len(stem) >= 3 and n.startswith(stem)):
+            return True
+    return len(stem) >= 3 and any(w.startswith(stem) for w in twords)
+
+
+@dataclass
+class ColumnProfile:
+    """Per-column join facts over the whole schema (see the module docstring)."""
+
+    table: np.ndarray  # int: position of the column's table
+    database: np.ndarray  # int: code of the column's database
+    type_class: np.ndarray  # int code; ``other`` (unknown) is compatible with every class
+    from_samples: np.ndarray  # bool: type class read off the sample values
+    other_class: int
+    key_word: list[str | None]  # the key word the name ends with
+    flag: np.ndarray  # bool: a flag's name (``is_current``, ``*_flag``)
+    stems: list[list[str]]  # entity words before the key word, per name variant (with/without prefix)
+    own_key: np.ndarray  # bool: the column is its table's key (declared, or named after its table)
+    unique: np.ndarray  # float: distinct/rows, NaN when unknown
+    pk_declared: np.ndarray  # bool: the table declares a primary key and this column is it
+    table_has_pk: np.ndarray  # bool: the column's table declares a primary key
+    fk_from: np.ndarray  # bool: the referencing column of a declared foreign key
+    values: sparse.csr_matrix  # column x distinct sample value incidence
+    n_values: np.ndarray
+    full_names: list[list[str]]  # flat names with their key word, per variant
+    table_names: list[list[str]]  # entity names of the column's table
+    table_words: list[list[list[str]]]  # the same, as word lists
+    declared: list[tuple[int, int]]  # declared (referencing, referenced) column pairs
+    class_codes: dict[str, int]  # type class name -> code in ``type_class``
+
+    @classmethod
+    def from_schema(cls, schema: Schema, col_offsets: np.ndarray | None = None) -> "ColumnProfile":
+        if col_offsets is None:
+            sizes = np.array([len(t.columns) for t in schema.tables], dtype=np.int64)
+            col_offsets = np.concatenate([[0], np.cumsum(sizes)])
+        classes: dict[str, int] = {"other": 0}
+        dbs: dict[str, int] = {}
+        table, database, tclass, from_s = [], [], [], []
+        key_word, stems, full, tnames_l, own, uniq, pk_decl, has_pk = [], [], [], [], [], [], [], []
+        value_rows: list[list[str]] = []
+        twords_l: list[list[list[str]]] = []
+        flags: list[bool] = []
+        for ti, t in enumerate(schema.tables):
+            prefix = _table_prefix(t)
+            tnames = table_names(t)
+            twl = table_words(t)
+            twords = words(t.name)
+            pk = t.primary_key
+            for c in t.columns:
+                table.append(ti)
+                database.append(dbs.setdefault(t.database, len(dbs)))
+                vals = [value_key(v) for v in c.sample if v is not None and value_key(v) != ""]
+                value_rows.append(vals)
+                seen = sample_class(c.sample)
+                declared_class = c.family.join_class
+                cls_name = seen if seen is not None else declared_class
+                tclass.append(classes.setdefault(cls_name, len(classes)))
+                from_s.append(seen is not None)
+                toks = words(c.name)
+                variants = [(toks, False)]
+                if prefix and len(toks) > 1 and toks[0] == prefix:
+                    variants.append((toks[1:], True))
+                elif len(toks) > 2 and len(twords) > 1 and toks[0] == twords[0]:
+                    variants.append((toks[1:], False))  # the table's module prefix: FAC_BUILDING.FAC_BUILDING_KEY
+                v_stems, v_full, kw = [], [], None
+                for vt, stripped in variants:
+                    stem, k = _split(vt, glued=stripped)
+                    kw = kw or k
+                    v_stems.append(stem)
+                    v_full.append("".join(stem) + (k or ""))
+                key_word.append(kw)
+                flags.append(bool(toks) and (toks[0] in FLAG_WORDS or toks[-1] in FLAG_WORDS))
+                stems.append(v_stems)
+                full.append(list(dict.fromkeys(v_full)))
+                tnames_l.append(tnames)
+                twords_l.append(twl)
+                is_pk = pk == (c.name,)
+                named_own = any(_names_table("".join(s), tnames, twords) for s in v_stems if s) or (
+                    kw is not None and all(not s for s in v_stems)  # ``id``, ``key``, ``code``
+                )
+                not_unique = c.unique_ratio is not None and c.unique_ratio < 0.95
+                own.append(is_pk or (not pk and named_own and not not_unique and (kw is not None or c.unique_ratio == 1.0)))
+                uniq.append(np.nan if c.unique_ratio is None else float(c.unique_ratio))
+                pk_decl.append(is_pk)
+                has_pk.append(bool(pk))
+        n = len(table)
+        declared: list[tuple[int, int]] = []
+        fk_from = np.zeros(n, dtype=bool)
+        own_arr = np.array(own, dtype=bool)
+        for ti, t in enumerate(schema.tables):
+            names = [c.name for c in t.columns]
+            for fk in t.foreign_keys:
+                rt = schema.position(fk.ref_table)
+                rnames = [c.name for c in schema.tables[rt].columns]
+                for a, b in zip(fk.columns, fk.ref_columns):
+                    ga = int(col_offsets[ti]) + names.index(a)
+                    gb = int(col_offsets[rt]) + rnames.index(b)
+                    declared.append((ga, gb))
+                    fk_from[ga] = True
+                    if len(fk.columns) == 1:
+                        own_arr[gb] = True  # a referenced column is a key
+        vocab: dict[str, int] = {}
+        indptr, indices = [0], []
+        for row in value_rows:
+            ids = sorted({vocab.setdefault(x, len(vocab)) for x in row})
+            indices.extend(ids)
+            indptr.append(len(indices))
+        vm = sparse.csr_matrix(
+            (np.ones(len(indices), dtype=np.float32), np.array(indices, dtype=np.int64), np.array(indptr)),
+            shape=(n, max(len(vocab), 1)),
+        )
+        return cls(
+            table=np.array(table, dtype=np.int64), database=np.array(database, dtype=np.int64),
+            type_class=np.array(tclass, dtype=np.int32), from_samples=np.array(from_s, dtype=bool),
+            other_class=classes["other"], key_word=key_word, flag=np.array(flags, dtype=bool), stems=stems, own_key=own_arr,
+            unique=np.array(uniq, dtype=np.float64), pk_declared=np.array(pk_decl, dtype=bool),
+            table_has_pk=np.array(has_pk, dtype=bool), fk_from=fk_from, values=vm,
+            n_values=np.diff(np.array(indptr)), full_names=full, table_names=tnames_l, table_words=twords_l, declared=declared,
+            class_codes=dict(classes),
+        )
+
+    @property
+    def n(self) -> int:
+        return int(self.table.shape[0])
+
+    def keyish(self) -> np.ndarray:
+        """Columns that can be the referenced side of a join: a key, as far as anything tells.
+
+        The table's key (declared or named after the table), or a column with a key word in its
+        name that is not known to repeat values, in a table that declares no primary key.
+        Uniqueness alone does not make a key: in a small table every column is unique.
+        """
+        not_unique = np.nan_to_num(self.unique, nan=1.0) < 0.95
+        has_kw = np.array([k is not None for k in self.key_word], dtype=bool)
+        return self.own_key | self.pk_declared | (has_kw & ~not_unique & ~self.table_has_pk)
