@@ -108,7 +108,7 @@ def _print_result(res: Any, explain: bool) -> None:
     if res.joins:
         out.append("Joins:")
         for j in res.joins:
-            out.append(f"  {j.left} = {j.right}  ({j.score:.3f}{', declared' if j.declared else ''})")
+            out.append(f"  {j.left} = {j.right}  ({'declared' if j.declared else f'inferred: {j.evidence}, {j.score:.2f}'})")
     else:
         out.append("Joins: none")
     hint = res.join_clause()
@@ -128,6 +128,27 @@ def _print_result(res: Any, explain: bool) -> None:
     print("\n".join(out))
 
 
+# -- join options (retrieve and eval) ---------------------------------------------------
+def _join_arguments(p: argparse.ArgumentParser) -> None:
+    from jar_core.retriever import DEFAULT_MIN_JOIN_SCORE
+
+    p.add_argument("--joins", choices=("rules", "paper"), default="rules",
+                   help="how joins are found: declared keys, naming rules and value inclusion (rules, default) "
+                   "or the paper's pair score (paper)")
+    p.add_argument("--min-join-score", type=float, default=DEFAULT_MIN_JOIN_SCORE, metavar="X",
+                   help=f"drop joins with a lower confidence (0..1, default {DEFAULT_MIN_JOIN_SCORE})")
+    p.add_argument("--cross-database-joins", action="store_true",
+                   help="also infer joins between tables of different databases")
+
+
+def join_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The :class:`TableRetriever` join options of ``--joins`` / ``--min-join-score`` / ``--cross-database-joins``."""
+    x = args.min_join_score
+    if not (0.0 <= x <= 1.0):
+        raise InvalidArgumentError(f"--min-join-score must be between 0 and 1, got {x}")
+    return {"joins": args.joins, "min_join_score": x, "cross_database_joins": args.cross_database_joins}
+
+
 # -- commands -----------------------------------------------------------------------
 def _cmd_retrieve(args: argparse.Namespace) -> int:
     from jar_core.demo import DEMO_QUESTION
@@ -142,7 +163,7 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         if not _is_demo(args):
             raise InvalidArgumentError("a question is required (jar-retrieval retrieve \"QUESTION\" ...)")
         question = DEMO_QUESTION
-    options: dict[str, Any] = {"candidates": args.candidates, "progress": _progress_enabled(args)}
+    options: dict[str, Any] = {"candidates": args.candidates, "progress": _progress_enabled(args), **join_options(args)}
     if args.strategy:
         options["strategy"] = _strategy(args)
     retriever = _retriever(args, **options)
@@ -220,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--exclude", action="append", metavar="TABLE", help="never return a table (repeatable)")
     r.add_argument("--strategy", choices=("greedy", "dense", "mip", "crush"), help="search strategy (default greedy)")
     r.add_argument("--weights", metavar="COV,JOIN,COARSE", help="greedy weights (default 2,1,4)")
+    _join_arguments(r)
     r.add_argument("--explain", action="store_true", help="print the step trace")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")

@@ -303,7 +303,6 @@ class TableRetriever:
         order = np.array(sel.order, dtype=np.int64)
         edges = join_tree(sig.w, order, self.min_join_score)
         comp = components(len(order), edges)
-        main = comp[0] if len(order) else -1
         joins = []
         for a, b, score in edges:
             ca, cb = sig.join_columns[order[a], order[b]]
@@ -325,7 +324,7 @@ class TableRetriever:
                     table=t, step=pos + 1, score=s.total if s else float(sig.r[i]),
                     coarse=s.coarse if s else float(sig.r[i]), coverage=s.coverage if s else 0.0,
                     join=s.join if s else 0.0, pinned=pos < n_pinned,
-                    joined=len(tables) == 1 or bool(comp[pos] == main and np.count_nonzero(comp == main) > 1),
+                    joined=len(tables) == 1 or bool(np.count_nonzero(comp == comp[pos]) > 1),
                 )
             )
         trace = [

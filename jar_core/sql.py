@@ -74,7 +74,9 @@ def join_clause(result: "RetrievalResult", dialect: str | None = None) -> str:
     """``FROM t1 JOIN t2 ON t1.a = t2.b ...`` over the result's join tree, from the first table.
 
     Tables are qualified with their database only when the selection spans several databases.
-    Tables with no join are appended as a ``-- no join found for: ...`` comment.
+    Tables with no join are appended as a ``-- no join found for: ...`` comment, and joins that
+    the schema does not declare as a ``-- inferred joins ...`` comment with their evidence and
+    confidence, so a prompt never presents a guess as a fact.
     """
     if not result.tables:
         return ""
@@ -114,4 +116,9 @@ def join_clause(result: "RetrievalResult", dialect: str | None = None) -> str:
     text = "\n".join(parts if len(parts) == 1 else [parts[0]] + [f"-- separately: {p}" for p in parts[1:]])
     if lonely:
         text += "\n-- no join found for: " + ", ".join(lonely)
+    inferred = [e for e in result.joins if not e.declared]
+    if inferred:
+        text += "\n-- inferred joins (not declared in the schema; check them): " + "; ".join(
+            f"{e} ({e.evidence or 'score'}, {e.score:.2f})" for e in inferred
+        )
     return text

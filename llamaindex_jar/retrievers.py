@@ -54,7 +54,10 @@ def _context(metadata: dict[str, Any], n_tables: int, with_path: bool) -> str:
     """The join hint of one table, as ``SQLTableSchema.context_str`` text."""
     parts = []
     if metadata["join_keys"]:
-        on = "; ".join(f"{j['left']} = {j['right']}" for j in metadata["join_keys"])
+        on = "; ".join(
+            f"{j['left']} = {j['right']}" + ("" if j.get("declared") else f" (inferred, confidence {j['score']:.2f})")
+            for j in metadata["join_keys"]
+        )
         parts.append(f"Joins the other retrieved tables on {on}.")
     elif n_tables > 1:
         parts.append("No join to the other retrieved tables was found.")

@@ -147,3 +147,44 @@ def test_beaver_dw_annotated_gold_reproduced():
     assert not mismatches, mismatches[:5]
     multi = sum(len(q["gold_tables"]) >= 2 for q in dev)
     assert multi == 120
+
+
+# -- gold joins ------------------------------------------------------------------------
+from jar_core.eval.gold import extract_gold_joins  # noqa: E402
+
+COLS = {
+    "singer": ["Singer_ID", "Name"], "singer_in_concert": ["concert_ID", "Singer_ID"],
+    "concert": ["concert_ID", "Stadium_ID"], "stadium": ["Stadium_ID", "Name"], "emp": ["id", "boss"],
+}
+SIC = (("singer", "Singer_ID"), ("singer_in_concert", "Singer_ID"))
+CS = (("concert", "concert_ID"), ("singer_in_concert", "concert_ID"))
+
+
+@pytest.mark.parametrize(
+    "sql,expected",
+    [
+        # aliases, resolved case-insensitively to the database's spelling
+        ("SELECT T1.name FROM singer AS T1 JOIN singer_in_concert AS T2 ON t1.singer_id = T2.SINGER_ID", [SIC]),
+        ("SELECT * FROM singer s, singer_in_concert c WHERE c.singer_id = s.singer_id AND s.name = 'x'", [SIC]),
+        ("SELECT * FROM singer JOIN singer_in_concert USING (singer_id)", [SIC]),
+        ("SELECT a.id FROM emp AS a JOIN emp AS b ON a.boss = b.id", []),  # a self-join is not two tables
+        ("SELECT name FROM singer WHERE singer_id IN (SELECT s.singer_id FROM singer_in_concert s "
+         "JOIN concert c ON s.concert_id = c.concert_id)", [CS, SIC]),  # joins inside a subquery; IN
+        ("SELECT name FROM stadium WHERE stadium_id NOT IN (SELECT stadium_id FROM concert)",
+         [(("concert", "Stadium_ID"), ("stadium", "Stadium_ID"))]),
+        ("WITH x AS (SELECT singer_id AS sid FROM singer_in_concert) SELECT * FROM singer JOIN x ON singer.singer_id = x.sid",
+         [SIC]),  # a CTE column followed to its table
+        ("SELECT * FROM singer WHERE EXISTS (SELECT 1 FROM singer_in_concert t WHERE t.singer_id = singer.singer_id)",
+         [SIC]),  # a correlated reference
+        ("SELECT * FROM singer JOIN singer_in_concert ON singer_id = concert_id", []),  # ambiguous column
+        ("SELECT * FROM singer JOIN stadium ON singer.name = 'x'", []),  # not column = column
+    ],
+)
+def test_gold_joins(sql, expected):
+    assert extract_gold_joins(sql, columns=COLS) == expected
+
+
+def test_gold_joins_without_a_schema_and_bad_sql():
+    assert extract_gold_joins("SELECT * FROM a AS x JOIN b ON x.id = b.a_id") == [(("a", "id"), ("b", "a_id"))]
+    with pytest.raises(GoldSQLError):
+        extract_gold_joins("SELECT FROM WHERE")

@@ -48,3 +48,19 @@ def test_aggregate_edge_cases():
         aggregate([["a"]], [["a"], ["b"]], 2)
     with pytest.raises(InvalidArgumentError):
         aggregate([["a"]], [["a"]], 0)
+
+
+def test_join_precision_and_recall_on_hand_made_predictions():
+    from jar_core.eval.metrics import join_counts, join_scores
+
+    gold_tables = ["a", "b", "c"]
+    gold = [(("a", "id"), ("b", "a_id")), (("b", "id"), ("c", "b_id"))]
+    # returned: a, b, x; edges a-b right (ends in the other order), b-x not judged (x not gold)
+    edges = [(("b", "a_id"), ("a", "id")), (("b", "id"), ("x", "b_id"))]
+    assert join_counts(edges, gold, ["a", "b", "x"], gold_tables) == (1, 1, 1, 1)
+    # a wrong column pair between two gold tables; the b-c gold join reachable and missed
+    edges = [(("a", "name"), ("b", "a_id"))]
+    assert join_counts(edges, gold, ["a", "b", "c"], gold_tables) == (0, 1, 0, 2)
+    p, r = join_scores([(1, 1, 1, 1), (0, 1, 0, 2)])
+    assert p == 50.0 and r == pytest.approx(100 / 3)
+    assert join_scores([(0, 0, 0, 0)]) == (None, None)

@@ -117,6 +117,19 @@ def naming(p: ColumnProfile, keyish: np.ndarray) -> tuple[np.ndarray, np.ndarray
     same = [p.full_names[i] if has_kw[i] and any(p.stems[i]) else [] for i in range(n)]
     role_kw = [x if has_kw[i] else [] for i, x in enumerate(role_f)]
 
+    def glue_ok(fi: int, ki: int) -> bool:
+        """``ss_cdemo_sk`` -> ``cd_demo_sk``: the letters glued before the key's words start the key's table."""
+        tw = p.table_words[ki][0]
+        initials, flat = "".join(w[0] for w in tw if w), "".join(tw)
+        for stem in p.stems[fi]:
+            fs = "".join(stem)
+            for e in ent_k[ki]:
+                if len(fs) > len(e) and fs.endswith(e):
+                    lead = fs[: -len(e)]
+                    if initials.startswith(lead) or flat.startswith(lead):
+                        return True
+        return False
+
     parts = []
     for rule, a_rows, b_rows in (
         ("entity", ent_f, ent_k),
@@ -128,7 +141,11 @@ def naming(p: ColumnProfile, keyish: np.ndarray) -> tuple[np.ndarray, np.ndarray
         ("same name", same, same),
     ):
         m = _product(a_rows, b_rows)
-        parts.append((m.row, m.col, np.full(m.nnz, list(RULES).index(rule), dtype=np.int64)))
+        row, col = m.row, m.col
+        if a_rows is glue_f:
+            ok = np.array([glue_ok(int(a), int(b)) for a, b in zip(row, col)], dtype=bool)
+            row, col = row[ok], col[ok]
+        parts.append((row, col, np.full(len(row), list(RULES).index(rule), dtype=np.int64)))
     f = np.concatenate([x[0] for x in parts]).astype(np.int64)
     k = np.concatenate([x[1] for x in parts]).astype(np.int64)
     rule = np.concatenate([x[2] for x in parts])

@@ -1,0 +1,265 @@
+"""Join inference (jar_core.joins): each rule on a small hand-made schema, one row per case."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jar_core.joins import build_join_graph
+from jar_core.joins.graph import EVIDENCE
+from jar_core.joins.profile import sample_class, words
+from jar_core.schema import Column, ForeignKey, Schema, Table
+
+
+def T(name: str, *cols: Column | str, db: str = "d", fks: tuple[ForeignKey, ...] = ()) -> Table:
+    return Table(db, name, [c if isinstance(c, Column) else Column(c, "int") for c in cols], list(fks))
+
+
+def edges(schema: Schema, **kw) -> dict[str, tuple[float, str]]:
+    """``{"a.x = b.y": (confidence, evidence)}`` with the two ends sorted."""
+    g = build_join_graph(schema, **kw)
+    names = [(t.name, c.name) for t in schema.tables for c in t.columns]
+    out = {}
+    for a, b, conf, ev in zip(g.a, g.b, g.confidence, g.evidence):
+        x, y = sorted((f"{names[a][0]}.{names[a][1]}", f"{names[b][0]}.{names[b][1]}"))
+        out[f"{x} = {y}"] = (round(float(conf), 3), EVIDENCE[ev])
+    return out
+
+
+def ints(*v: int) -> tuple[int, ...]:
+    return tuple(v)
+
+
+TPCH = Schema([
+    T("customer", Column("c_custkey", "int", unique_ratio=1.0, sample=ints(*range(1, 11))), Column("c_name", "text"),
+      Column("c_nationkey", "int", sample=ints(1, 2, 3, 4, 5))),
+    T("orders", Column("o_orderkey", "int", unique_ratio=1.0, sample=ints(*range(1, 11))),
+      Column("o_custkey", "int", sample=ints(1, 2, 3, 7)), Column("o_shippriority", "int", sample=ints(0))),
+    T("nation", Column("n_nationkey", "int", unique_ratio=1.0, sample=ints(*range(0, 25))), Column("n_name", "text"),
+      Column("n_regionkey", "int", sample=ints(0, 1, 2, 3, 4))),
+    T("region", Column("r_regionkey", "int", unique_ratio=1.0, sample=ints(0, 1, 2, 3, 4)), Column("r_name", "text")),
+    T("lineitem", Column("l_orderkey", "int", sample=ints(1, 1, 2, 3)), Column("l_linenumber", "int", sample=ints(1, 2, 3, 4)),
+      Column("l_quantity", "int", sample=ints(5, 6, 7))),
+])
+
+TPCDS = Schema([
+    T("catalog_returns", "cr_returned_date_sk", "cr_item_sk", "cr_reason_sk", "cr_return_quantity"),
+    T("reason", "r_reason_sk", Column("r_reason_id", "text"), Column("r_reason_desc", "text")),
+    T("item", "i_item_sk", Column("i_item_id", "text"), Column("i_product_name", "text")),
+    T("store", "s_store_sk", Column("s_store_name", "text")),
+    T("date_dim", "d_date_sk", "d_year"),
+    T("store_sales", "ss_sold_date_sk", "ss_item_sk", "ss_store_sk", "ss_cdemo_sk", "ss_addr_sk"),
+    T("customer_demographics", "cd_demo_sk", Column("cd_gender", "text")),
+    T("household_demographics", "hd_demo_sk", "hd_dep_count"),
+    T("customer_address", "ca_address_sk", Column("ca_city", "text")),
+])
+
+
+@pytest.mark.parametrize(
+    "schema,edge,evidence",
+    [
+        (TPCH, "customer.c_custkey = orders.o_custkey", "same name"),  # prefixed warehouse names
+        (TPCH, "customer.c_nationkey = nation.n_nationkey", "same name"),
+        (TPCH, "nation.n_regionkey = region.r_regionkey", "same name"),
+        (TPCH, "lineitem.l_orderkey = orders.o_orderkey", "same name"),
+        (TPCDS, "catalog_returns.cr_reason_sk = reason.r_reason_sk", "same name"),
+        (TPCDS, "catalog_returns.cr_item_sk = item.i_item_sk", "same name"),
+        (TPCDS, "catalog_returns.cr_returned_date_sk = date_dim.d_date_sk", "role"),  # a role before the key
+        (TPCDS, "date_dim.d_date_sk = store_sales.ss_sold_date_sk", "role"),
+        (TPCDS, "store.s_store_sk = store_sales.ss_store_sk", "same name"),
+        (TPCDS, "customer_demographics.cd_demo_sk = store_sales.ss_cdemo_sk", "abbreviation"),
+        (TPCDS, "customer_address.ca_address_sk = store_sales.ss_addr_sk", "abbreviation"),
+    ],
+)
+def test_naming_conventions_find_the_key(schema, edge, evidence):
+    got = edges(schema)
+    assert edge in got, sorted(got)
+    assert got[edge][1] == evidence
+
+
+@pytest.mark.parametrize(
+    "schema,wrong",
+    [
+        (TPCH, "nation.n_nationkey = orders.o_shippriority"),  # a one-value column lies inside any key
+        (TPCH, "customer.c_custkey = lineitem.l_linenumber"),  # numbers 1..n, no key name
+        (TPCH, "customer.c_custkey = orders.o_orderkey"),  # two surrogate keys 1..n
+        (TPCH, "lineitem.l_quantity = orders.o_orderkey"),
+        (TPCDS, "catalog_returns.cr_reason_sk = item.i_item_sk"),
+        (TPCDS, "item.i_product_name = store.s_store_name"),
+        (TPCDS, "household_demographics.hd_demo_sk = store_sales.ss_cdemo_sk"),  # cdemo is cd_demo_sk
+    ],
+)
+def test_no_join_where_nothing_supports_one(schema, wrong):
+    assert wrong not in edges(schema)
+
+
+def test_entity_and_same_name_conventions():
+    s = Schema([
+        T("customer", "id", Column("name", "text")),
+        T("orders", "id", "customer_id", "total"),
+        T("Album", "AlbumId", "Title"),
+        T("Track", "TrackId", "AlbumId", "Milliseconds"),
+        T("country", Column("Code", "text"), Column("Name", "text")),
+        T("city", "ID", Column("CountryCode", "text")),
+    ])
+    got = edges(s)
+    assert got["customer.id = orders.customer_id"][1] == "entity"
+    assert got["Album.AlbumId = Track.AlbumId"][1] == "same name"
+    assert got["city.CountryCode = country.Code"][1] == "entity"
+    assert "customer.id = orders.id" not in got and "Album.AlbumId = Track.TrackId" not in got
+
+
+def test_surrogate_keys_do_not_join_on_their_values():
+    one_to_ten = ints(*range(1, 11))
+    s = Schema([
+        T("Customer", Column("CustomerId", "int", primary_key=True, unique_ratio=1.0, sample=one_to_ten),
+          Column("SupportRepId", "int", sample=ints(3, 4, 5))),
+        T("Artist", Column("ArtistId", "int", primary_key=True, unique_ratio=1.0, sample=one_to_ten)),
+        T("Employee", Column("EmployeeId", "int", primary_key=True, unique_ratio=1.0, sample=one_to_ten)),
+    ])
+    got = edges(s)
+    assert "Artist.ArtistId = Customer.CustomerId" not in got
+    assert "Artist.ArtistId = Employee.EmployeeId" not in got
+    # a key-named referencing column whose values lie inside one key: an inclusion join, but the
+    # three keys hold the same values, so it is tied between them and flagged as weak
+    assert all(v[1] == "inclusion" for k, v in got.items() if "SupportRepId" in k)
+
+
+@pytest.mark.parametrize(
+    "ref_values,joined",
+    [((1, 2, 3, 4), True), ((1, 2, 50, 60), False), ((1, 1), False)],  # inclusion / overlap / too few values
+)
+def test_value_inclusion_is_directional(ref_values, joined):
+    s = Schema([
+        T("person", Column("id", "int", primary_key=True, unique_ratio=1.0, sample=ints(*range(1, 11)))),
+        T("friendship", Column("buddy_ref_id", "int", unique_ratio=0.5, sample=ref_values)),
+    ])
+    got = edges(s)
+    assert ("friendship.buddy_ref_id = person.id" in got) is joined
+    if joined:
+        assert got["friendship.buddy_ref_id = person.id"][1] == "inclusion"
+
+
+def test_types_are_read_off_the_samples():
+    # declared types shifted by one column (as in the shared Spider tables): the samples decide
+    s = Schema([
+        T("owners", Column("owner_id", "text", unique_ratio=1.0, sample=ints(1, 2, 3, 4, 5)), Column("name", "int")),
+        T("dogs", Column("dog_id", "time", unique_ratio=1.0, sample=ints(1, 2, 3)),
+          Column("owner_id", "number", sample=ints(1, 2, 3))),
+    ])
+    assert "dogs.owner_id = owners.owner_id" in edges(s)
+    # the same names with text samples on one side and numbers on the other: no join
+    s2 = Schema([
+        T("owners", Column("owner_id", "int", unique_ratio=1.0, sample=("ab", "cd", "ef"))),
+        T("dogs", Column("owner_id", "int", sample=ints(1, 2, 3))),
+    ])
+    assert edges(s2) == {}
+    assert sample_class(["1", 2, 3.0]) == "numeric" and sample_class(["2020-01-02"]) == "date-time"
+    assert sample_class(["x", 1]) == "text" and sample_class([]) is None
+
+
+def test_declared_keys_first_and_the_bridge_table():
+    s = Schema([
+        T("Playlist", Column("PlaylistId", "int", primary_key=True)),
+        T("Album", Column("AlbumId", "int", primary_key=True), "ArtistId"),
+        T("Track", Column("TrackId", "int", primary_key=True), "AlbumId",
+          fks=(ForeignKey(("AlbumId",), "d.Album", ("AlbumId",)),)),
+        T("PlaylistTrack", Column("PlaylistId", "int", primary_key=True), Column("TrackId", "int", primary_key=True),
+          fks=(ForeignKey(("PlaylistId",), "d.Playlist", ("PlaylistId",)), ForeignKey(("TrackId",), "d.Track", ("TrackId",)))),
+    ])
+    got = edges(s)
+    assert got["Album.AlbumId = Track.AlbumId"] == (1.0, "declared")
+    assert got["Playlist.PlaylistId = PlaylistTrack.PlaylistId"] == (1.0, "declared")
+    assert got["PlaylistTrack.TrackId = Track.TrackId"] == (1.0, "declared")
+    assert "Album.AlbumId = Playlist.PlaylistId" not in got
+
+
+def test_no_join_across_databases_unless_asked():
+    s = Schema([T("orders", "id", "customer_id", db="shop"), T("customer", "id", db="crm")])
+    assert edges(s) == {}
+    assert "customer.id = orders.customer_id" in edges(s, cross_database=True)
+
+
+def test_database_name_is_not_part_of_the_name():
+    # every column of database "customer" would otherwise look like it names the customer table
+    s = Schema([T("customer", "id", db="customer"), T("orders", "id", "total", db="customer")])
+    assert edges(s) == {}
+
+
+def test_a_referencing_column_references_one_key():
+    s = Schema([
+        T("Genre", Column("GenreId", "int", primary_key=True, sample=ints(1, 2, 3, 4, 5))),
+        T("MediaType", Column("MediaTypeId", "int", primary_key=True, sample=ints(1, 2, 3, 4, 5))),
+        T("Track", "TrackId", Column("GenreId", "int", sample=ints(1, 2, 3))),
+    ])
+    got = edges(s)
+    assert "Genre.GenreId = Track.GenreId" in got
+    assert not any("MediaType" in e for e in got)
+
+
+def test_flags_reference_nothing():
+    s = Schema([T("terms", "term_code", "term_name"), T("courses", "course_id", "is_current_term", "term_code")])
+    got = edges(s)
+    assert "courses.term_code = terms.term_code" in got
+    assert not any("is_current_term" in e for e in got)
+
+
+def test_words():
+    assert words("SupportRepId") == ["support", "rep", "id"]
+    assert words("FCLT_ROOMS") == ["fclt", "room"]
+    assert words("StuID") == ["stu", "id"]
+    assert words("categories") == ["category"]
+
+
+def test_candidate_joins_reads_the_graph():
+    from jar_core.joins import candidate_joins
+
+    g = build_join_graph(TPCH)
+    offsets = np.concatenate([[0], np.cumsum([len(t.columns) for t in TPCH.tables])])
+    w, cols, declared, evidence = candidate_joins(g, offsets, np.array([1, 0, 2]), len(TPCH.tables))
+    assert w[0, 1] > 0.9 and w[0, 1] == w[1, 0]  # orders - customer
+    assert tuple(cols[0, 1]) == (1, 0) and tuple(cols[1, 0]) == (0, 1)  # o_custkey = c_custkey
+    assert w[0, 2] == 0 and tuple(cols[0, 2]) == (-1, -1)  # orders - nation: none
+    assert not declared.any() and evidence[0, 2] == -1
+
+
+# -- honest output ---------------------------------------------------------------------------
+def _retriever(**kw):
+    from helpers import BagOfWordsEmbedder
+
+    from jar_core.retriever import TableRetriever
+
+    ddl = """
+    CREATE TABLE customers (customer_id INT, name TEXT, country TEXT);
+    CREATE TABLE orders (order_id INT, customer_id INT, total REAL);
+    CREATE TABLE warehouses (warehouse_code TEXT, city TEXT);
+    """
+    return TableRetriever.from_ddl(ddl, embedder=BagOfWordsEmbedder(), **kw)
+
+
+def test_inferred_joins_are_marked_as_such():
+    from jar_core.documents import result_documents
+
+    res = _retriever().retrieve("orders total by customer name and warehouse city", k=3)
+    assert set(res.table_names) == {"customers", "orders", "warehouses"}
+    (edge,) = res.joins
+    assert {edge.left, edge.right} == {"customers.customer_id", "orders.customer_id"}
+    assert edge.kind == "inferred" and not edge.declared and edge.evidence == "same name"
+    assert 0.5 <= edge.confidence < 1.0
+    d = edge.to_dict()
+    assert d["kind"] == "inferred" and d["confidence"] == pytest.approx(edge.confidence, abs=1e-6)
+    assert d["evidence"] == "same name"
+    assert res.unjoined == [t.id for t in res.tables if t.name == "warehouses"]
+    clause = res.join_clause()
+    assert "-- inferred joins (not declared in the schema; check them):" in clause
+    assert "-- no join found for: warehouses" in clause
+    keys = [k for doc in result_documents(res) for k in doc.metadata["join_keys"]]
+    assert keys and all(k["kind"] == "inferred" and "confidence" in k for k in keys)
+
+
+def test_min_join_score_drops_weak_joins():
+    res = _retriever(min_join_score=0.99).retrieve("orders total by customer name", k=2)
+    assert res.joins == [] and len(res.unjoined) == 2
+    with pytest.raises(Exception, match="min_join_score"):
+        _retriever(min_join_score=1.5)
+    with pytest.raises(Exception, match="joins must be"):
+        _retriever(joins="guess")
