@@ -140,7 +140,7 @@ def test_heuristic_vocabulary_is_keyed_by_the_schema_not_its_address(monkeypatch
     monkeypatch.setattr(decomposition, "id", lambda obj: 4242, raising=False)  # an address reused
     dec = HeuristicDecomposer()
     assert "book:book title" in dec.decompose("books title of every book", _schema("books")).subqueries
-    assert "movie:movie title" in dec.decompose("movies title of every movie", _schema("movies")).subqueries
+    assert "song:song title" in dec.decompose("songs title of every song", _schema("songs")).subqueries
 
 
 def test_llm_decomposer_cache_is_keyed_by_the_schema_not_its_address(monkeypatch):
