@@ -36,7 +36,7 @@ from jar_core.schema import Schema, Table
 
 __all__ = [
     "SchemaIndex", "FORMAT_VERSION", "table_text", "column_text", "column_name_text", "humanize", "cache_dir",
-    "cache_path",
+    "cache_path", "check_index_target",
 ]
 
 log = logging.getLogger(__name__)
@@ -162,7 +162,7 @@ class SchemaIndex:
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             _sweep(target)
-            _check_target(target)
+            check_index_target(target)
             tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{_TMP}{os.getpid()}-", dir=target.parent))
         except OSError as e:
             raise IndexSaveError(f"cannot save the index at {target}: {e.strerror or e}") from e
@@ -400,7 +400,8 @@ def _sweep(target: Path) -> None:
             shutil.rmtree(entry.path, ignore_errors=True)
 
 
-def _check_target(target: Path) -> None:
+def check_index_target(target: Path) -> None:
+    """Raise :class:`IndexLoadError` if saving an index at ``target`` would overwrite something else."""
     if target.is_symlink() or (target.exists() and not target.is_dir()):
         raise IndexLoadError(f"{target} exists and is not an index directory; refusing to overwrite it")
     if target.is_dir() and not (target / "meta.json").exists() and any(target.iterdir()):

@@ -115,7 +115,7 @@ def _family_from_sqlglot(text: str) -> TypeFamily | None:
         ]
     try:
         parsed = dt.build(text, udt=True)
-    except (SqlglotError, ValueError, TypeError, AttributeError):
+    except (SqlglotError, ValueError, TypeError, AttributeError, RecursionError):
         return None
     if parsed is None or parsed.this == dt.Type.USERDEFINED:
         return None

@@ -101,7 +101,7 @@ def extract_gold_tables(
         raise GoldSQLError("empty gold SQL")
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
-    except (SqlglotError, ValueError) as err:  # ParseError, TokenError, unknown dialect
+    except (SqlglotError, ValueError, RecursionError) as err:  # ParseError, TokenError, unknown dialect, deep nesting
         first = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise GoldSQLError(f"cannot parse gold SQL ({dialect}): {first}: {sql!r}") from err
     if tree is None:
