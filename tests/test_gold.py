@@ -147,3 +147,8 @@ def test_beaver_dw_annotated_gold_reproduced():
     assert not mismatches, mismatches[:5]
     multi = sum(len(q["gold_tables"]) >= 2 for q in dev)
     assert multi == 120
+
+
+def test_deeply_nested_gold_sql_is_a_gold_sql_error() -> None:
+    with pytest.raises(GoldSQLError, match="recursion"):
+        gold("SELECT * FROM t WHERE a IN " + "(SELECT a FROM t WHERE a IN " * 300 + "(1)" + ")" * 300)
