@@ -148,6 +148,8 @@ class Column:
             value = getattr(self, attr)
             if not (isinstance(value, str) or (value is None and attr != "type")):
                 raise SchemaError(f"column {self.name!r}: {attr} must be a string, got {type(value).__name__}")
+            _check_text(value, f"column {attr}" if attr != "type" else "column type")
+        _check_text(self.name, "column name")
         if self.unique_ratio is not None:
             ur = float(self.unique_ratio)
             if not (0.0 <= ur <= 1.0 + 1e-9):
@@ -185,6 +187,16 @@ class Column:
             unique_ratio=d.get("unique_ratio"),
             sample=tuple(d.get("sample", ())),
         )
+
+
+def _check_text(value: str | None, what: str) -> None:
+    """Raise :class:`SchemaError` if ``value`` holds an unpaired surrogate (it is not text any file can hold)."""
+    if value is None:
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise SchemaError(f"{what} {value!r} is not valid text (unpaired surrogate at position {e.start})") from None
 
 
 def _jsonable(v: Any) -> Any:
@@ -231,6 +243,9 @@ class Table:
         for attr in ("nl_name", "comment"):
             if getattr(self, attr) is not None and not isinstance(getattr(self, attr), str):
                 raise SchemaError(f"table {self.name!r}: {attr} must be a string")
+            _check_text(getattr(self, attr), f"table {attr}")
+        _check_text(self.name, "table name")
+        _check_text(self.database, "database name")
         if self.row_count is not None and (isinstance(self.row_count, bool) or not isinstance(self.row_count, int)):
             raise SchemaError(f"table {self.name!r}: row_count must be an integer")
         self.columns = list(self.columns)
