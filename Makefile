@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install bench clean
+.PHONY: demo test install bench fuzz stress clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,13 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(VENV)/bin/jar-retrieval bench
+
+# More fuzzing than `make test` does, and two processes saving/loading one index (docs/results.md).
+fuzz: $(STAMP)
+	$(PY) scripts/fuzz.py --examples 2000
+
+stress: $(STAMP)
+	$(PY) scripts/stress_index.py --seconds 60
 
 clean:
 	rm -rf $(VENV) build *.egg-info

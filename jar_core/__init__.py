@@ -15,6 +15,7 @@ from jar_core.errors import (
     DecompositionError,
     EmbeddingError,
     IndexLoadError,
+    IndexSaveError,
     InvalidArgumentError,
     JarError,
     SchemaError,
@@ -37,7 +38,7 @@ __all__ = [
     "Decomposer", "Decomposition", "HeuristicDecomposer", "PrecomputedDecomposer",
     "SearchStrategy", "GreedyStrategy", "DenseStrategy",
     "JarError", "InvalidArgumentError", "SchemaError", "SourceError", "DatabaseConnectionError", "DDLParseError",
-    "BenchmarkFormatError", "UnknownDatabaseError", "IndexLoadError", "StaleIndexError", "EmbeddingError",
+    "BenchmarkFormatError", "UnknownDatabaseError", "IndexLoadError", "IndexSaveError", "StaleIndexError", "EmbeddingError",
     "DecompositionError", "SolverError",
     "load_database", "load_ddl", "load_benchmark",
 ]

@@ -1,7 +1,8 @@
 """The ``jar-retrieval`` command: ``retrieve``, ``index``, ``bench`` and ``eval``.
 
 Every error the library raises on bad input becomes one line on stderr and exit status 1
-(usage errors: status 2).
+(usage errors: status 2); warnings are one line each. Names and questions are printed with
+control characters (terminal escape sequences) and unpaired surrogates escaped.
 """
 from __future__ import annotations
 
@@ -77,6 +78,25 @@ def _cache_path(retriever: Any) -> Path:
 
 
 # -- output -------------------------------------------------------------------------
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_UNSAFE_ONE_LINE = re.compile(_UNSAFE.pattern[:-1] + r"\n\t]")
+
+
+def _safe(text: Any, *, one_line: bool = False) -> str:
+    """``text`` with control characters, escape sequences and unpaired surrogates escaped (``\\x1b``)."""
+    pattern = _UNSAFE_ONE_LINE if one_line else _UNSAFE
+    return pattern.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), str(text))
+
+
+def _json_safe(text: str) -> str:
+    """JSON text with the characters :func:`_safe` escapes written as ``\\uXXXX`` (still valid JSON)."""
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _print(text: str, *, file: Any = None, one_line: bool = False) -> None:
+    print(_safe(text, one_line=one_line), file=file or sys.stdout)
+
+
 def _table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
     cells = [[str(h) for h in header]] + [[f"{c:.3f}" if isinstance(c, float) else str(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
@@ -125,7 +145,7 @@ def _print_result(res: Any, explain: bool) -> None:
                 for n, e in enumerate(entries)
             ]
             out.append(_table(rows, ("step", "candidate", "coarse", "coverage", "join", "utility")))
-    print("\n".join(out))
+    _print("\n".join(out))
 
 
 # -- join options (retrieve and eval) ---------------------------------------------------
@@ -168,15 +188,11 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         options["strategy"] = _strategy(args)
     retriever = _retriever(args, **options)
     if not args.index and not args.no_cache:
-        retriever.load_or_build_index(_cache_path(retriever))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        res = retriever.retrieve(question, k=args.k, include=args.include or (), exclude=args.exclude or ())
-    for w in caught:
-        print(f"{PROG}: warning: {w.message}", file=sys.stderr)
+        retriever.load_or_build_index(_cache_path(retriever), store_samples=not args.no_samples)
+    res = retriever.retrieve(question, k=args.k, include=args.include or (), exclude=args.exclude or ())
     if args.json:
         payload = res.to_dict()
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
+        print(_json_safe(json.dumps(payload, indent=2, ensure_ascii=False)))
     else:
         _print_result(res, args.explain)
     return 0
@@ -203,10 +219,13 @@ def _weights(text: str) -> tuple[float, float, float]:
 def _cmd_index(args: argparse.Namespace) -> int:
     if args.index:
         raise InvalidArgumentError("'index' builds an index from --db, --ddl or --benchmark; --index is its input form")
+    from jar_core.index import check_index_target
+
+    check_index_target(Path(args.out))  # before the embedding work, not after
     retriever = _retriever(args, progress=_progress_enabled(args))
     t0 = time.perf_counter()
-    path = retriever.save_index(args.out)
-    print(
+    path = retriever.save_index(args.out, store_samples=not args.no_samples)
+    _print(
         f"indexed {len(retriever.schema)} tables ({int(retriever.index.col_offsets[-1])} columns) with "
         f"{retriever.index.model_name} in {time.perf_counter() - t0:.1f}s -> {path}"
     )
@@ -245,6 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--explain", action="store_true", help="print the step trace")
     r.add_argument("--json", action="store_true", help="print the result as JSON")
     r.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
+    r.add_argument("--no-samples", action="store_true",
+                   help="keep the columns' sample values (rows of the source) out of the index cache")
     r.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     _add_source(r)
     r.set_defaults(func=_cmd_retrieve)
@@ -252,6 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
     i = sub.add_parser("index", help="build and save an index for a source")
     i.add_argument("--out", "-o", required=True, metavar="DIR", help="directory to write (replaced atomically)")
     i.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+    i.add_argument("--no-samples", action="store_true",
+                   help="keep the columns' sample values (rows of the source) out of the index")
     _add_source(i)
     i.set_defaults(func=_cmd_index)
 
@@ -266,6 +289,10 @@ def build_parser() -> argparse.ArgumentParser:
     else:
         add_eval_parser(sub)
     return p
+
+
+def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+    _print(f"{PROG}: warning: {message}", file=sys.stderr, one_line=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -283,9 +310,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", UserWarning)
+            warnings.showwarning = _show_warning
+            return int(args.func(args) or 0)
     except JarError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        _print(f"{PROG}: error: {e}", file=sys.stderr, one_line=True)
         return 1
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)

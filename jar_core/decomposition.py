@@ -94,12 +94,13 @@ class HeuristicDecomposer:
     def __init__(self, *, max_subqueries: int = 6, max_words: int = 3) -> None:
         self.max_subqueries = max_subqueries
         self.max_words = max_words
-        self._vocab_cache: tuple[int, dict[str, str], dict[str, set[str]]] | None = None
+        self._vocab_cache: tuple[str, dict[str, str], dict[str, set[str]]] | None = None
 
     def _vocab(self, schema: Schema | None) -> tuple[dict[str, str], dict[str, set[str]]]:
         if schema is None:
             return {}, {}
-        if self._vocab_cache is not None and self._vocab_cache[0] == id(schema):
+        key = schema.fingerprint()  # not id(schema): an address is reused once a schema is freed
+        if self._vocab_cache is not None and self._vocab_cache[0] == key:
             return self._vocab_cache[1], self._vocab_cache[2]
         tables: dict[str, str] = {}
         columns: dict[str, set[str]] = {}
@@ -109,7 +110,7 @@ class HeuristicDecomposer:
             cols = columns.setdefault(tw, set())
             for c in t.columns:
                 cols.add(" ".join(_words(c.nl_name or c.name)))
-        self._vocab_cache = (id(schema), tables, columns)
+        self._vocab_cache = (key, tables, columns)
         return tables, columns
 
     def decompose(self, question: str, schema: Schema | None = None) -> Decomposition:

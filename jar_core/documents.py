@@ -49,15 +49,16 @@ def fetch_sample_rows(
 ) -> dict[str, tuple[list[str], list[tuple[Any, ...]]]]:
     """Up to ``n`` rows of each table, keyed by table id: the ``sample_rows`` of :func:`result_documents`.
 
-    One bounded ``SELECT <columns> FROM <table> LIMIT n`` per table over a single connection of
-    the SQLAlchemy ``engine`` (identifiers quoted by its dialect; ``schema`` is the SQL schema).
+    One bounded ``SELECT <columns> FROM <table> LIMIT n`` per table over a single read-only
+    connection of the SQLAlchemy ``engine`` (identifiers quoted by its dialect; ``schema`` is the
+    SQL schema; see :func:`~jar_core.loaders.database.read_only_connection`).
     Strings longer than ``max_chars`` are cut (ending in ``…``), binary values become
     ``<N bytes>``. A failed query raises :class:`SourceError` naming the table.
     """
     from sqlalchemy import column, select, table
     from sqlalchemy.exc import SQLAlchemyError
 
-    from jar_core.loaders.database import _one_line
+    from jar_core.loaders.database import _one_line, _secrets, read_only_connection
 
     n = check_sample_rows(n)
     out: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}
@@ -65,14 +66,14 @@ def fetch_sample_rows(
         return out
     current = tables[0]
     try:
-        with engine.connect() as conn:
+        with read_only_connection(engine) as conn:
             for current in tables:
                 names = [c.name for c in current.columns]
                 stmt = select(*table(current.name, *map(column, names), schema=schema).c).limit(n)
                 rows = conn.execute(stmt).fetchall()
                 out[current.id] = (names, [tuple(_short(v, max_chars) for v in row) for row in rows])
     except SQLAlchemyError as err:
-        raise SourceError(f"cannot read sample rows of {current.id}: {_one_line(err)}") from err
+        raise SourceError(f"cannot read sample rows of {current.id}: {_one_line(err, _secrets(engine.url))}") from err
     return out
 
 

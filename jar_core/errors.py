@@ -47,6 +47,10 @@ class IndexLoadError(JarError):
     """A saved index cannot be used: missing, truncated, corrupt or of another format."""
 
 
+class IndexSaveError(JarError, OSError):
+    """An index cannot be written (no space, no permission...); an :class:`OSError` too."""
+
+
 class StaleIndexError(IndexLoadError):
     """A saved index was built for another schema or another embedding model."""
 

@@ -282,7 +282,6 @@ class LLMDecomposer:
         self.max_tables = max(0, int(max_tables))
         self._cache: OrderedDict[Hashable, tuple[str, ...]] = OrderedDict()
         self._lock = threading.Lock()
-        self._fingerprints: dict[int, str] = {}
 
     def __repr__(self) -> str:
         return f"LLMDecomposer(name={self.name!r}, fallback={self.fallback.name!r}, timeout={self.timeout!r})"
@@ -291,10 +290,7 @@ class LLMDecomposer:
     def _key(self, question: str, schema: Schema | None) -> Hashable:
         if schema is None or self.max_tables == 0:
             return question.strip()
-        fp = self._fingerprints.get(id(schema))
-        if fp is None:
-            fp = self._fingerprints[id(schema)] = schema.fingerprint()
-        return (question.strip(), fp)
+        return (question.strip(), schema.fingerprint())  # cached by the schema; not keyed by id()
 
     def _cached(self, key: Hashable) -> tuple[str, ...] | None:
         with self._lock:

@@ -13,7 +13,7 @@ import numpy as np
 from jar_core.candidates import BruteForceCandidates, CandidateGenerator
 from jar_core.decomposition import Decomposer, Decomposition, HeuristicDecomposer
 from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
-from jar_core.errors import InvalidArgumentError, StaleIndexError, IndexLoadError
+from jar_core.errors import IndexLoadError, IndexSaveError, InvalidArgumentError, StaleIndexError
 from jar_core.index import SchemaIndex
 from jar_core.join_path import components, join_tree
 from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable, TraceEntry
@@ -21,7 +21,7 @@ from jar_core.schema import Schema
 from jar_core.signals import Signals, compute_signals
 from jar_core.strategies import GreedyStrategy, SearchStrategy, get_strategy
 
-__all__ = ["TableRetriever", "check_question", "check_k", "convert_option"]
+__all__ = ["TableRetriever", "check_question", "check_k", "check_table_names", "convert_option"]
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,30 @@ def check_question(question: Any) -> str:
         raise InvalidArgumentError(f"the question must be a string, got {type(question).__name__}")
     if not question.strip():
         raise InvalidArgumentError("the question is empty")
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InvalidArgumentError(
+            f"the question is not valid text: {question[e.start]!r} at position {e.start} is an unpaired "
+            "surrogate (invalid UTF-8 on the command line?)"
+        ) from None
     return question.strip()
+
+
+def check_table_names(names: str | Iterable[str] | None, what: str = "include") -> list[str]:
+    """Table names as a list: one string is one name (``include="books"``), ``None`` is none."""
+    if names is None:
+        return []
+    if isinstance(names, str):
+        return [names]
+    try:
+        out = list(names)
+    except TypeError:
+        raise InvalidArgumentError(f"{what} takes a table name or a list of them, got {type(names).__name__}") from None
+    for n in out:
+        if not isinstance(n, str):
+            raise InvalidArgumentError(f"{what} takes table names (strings), got {n!r}")
+    return out
 
 
 def check_k(k: Any, name: str = "k") -> int:
@@ -123,7 +146,7 @@ class TableRetriever:
         self.progress = progress
         self._embedder_spec = embedder
         self._embedder: CachedEmbedder | None = None
-        if index is not None and index.schema.fingerprint() != schema.fingerprint():
+        if index is not None and index.schema is not schema and index.schema.fingerprint() != schema.fingerprint():
             raise StaleIndexError("the index was built for another schema")
         self._index = index
         # The embedding model and the lazily built index are shared: searches take turns.
@@ -187,18 +210,32 @@ class TableRetriever:
             )
         return self._index
 
-    def save_index(self, path: str | os.PathLike[str]) -> Path:
-        """Save the index (atomically) for :meth:`from_index` or ``load_or_build``."""
-        return self.index.save(path)
+    def save_index(self, path: str | os.PathLike[str], *, store_samples: bool = True) -> Path:
+        """Save the index (atomically) for :meth:`from_index` or :meth:`load_or_build_index`.
 
-    def load_or_build_index(self, path: str | os.PathLike[str]) -> SchemaIndex:
-        """Use the index at ``path`` if it matches this schema and model, else build and save it."""
+        The saved schema holds the columns' sample values (rows of the source) unless
+        ``store_samples=False``.
+        """
+        return self.index.save(path, store_samples=store_samples)
+
+    def load_or_build_index(self, path: str | os.PathLike[str], *, store_samples: bool = True) -> SchemaIndex:
+        """Use the index at ``path`` if it matches this schema and model, else build it and save it there.
+
+        ``path`` is a cache: when it cannot be written, a warning says so and the index built in
+        memory is used. With ``store_samples=False`` a cached index holding sample values is
+        rewritten without them.
+        """
         try:
             self._index = SchemaIndex.load(path, schema=self.schema, model_name=self.embedder.name)
+            if store_samples or not self._index.stored_samples:
+                return self.index
         except IndexLoadError as e:
             log.info("rebuilding index at %s: %s", path, e)
             self._index = None
-            self.save_index(path)
+        try:
+            self.save_index(path, store_samples=store_samples)
+        except (IndexSaveError, IndexLoadError) as e:  # IndexLoadError: the path is not an index
+            warnings.warn(f"index cache not written ({e}); going on without it", stacklevel=2)
         return self.index
 
     # -- retrieval ------------------------------------------------------------------
@@ -225,14 +262,19 @@ class TableRetriever:
             sub = self.schema.subset(database)
             allowed[:] = False
             allowed[self.schema.resolve(t.id for t in sub)] = True
-        inc = self.schema.resolve(include)
-        exc = self.schema.resolve(exclude)
+        inc = self.schema.resolve(check_table_names(include, "include"))
+        exc = self.schema.resolve(check_table_names(exclude, "exclude"))
         clash = set(inc) & set(exc)
         if clash:
             names = ", ".join(self.schema.tables[i].id for i in sorted(clash))
             raise InvalidArgumentError(f"tables both included and excluded: {names}")
         allowed[exc] = False
         vecs = self.embedder.embed_queries([question, *subqueries])
+        if vecs.shape[1] != idx.table_vectors.shape[1]:
+            raise StaleIndexError(
+                f"the index holds vectors of dimension {idx.table_vectors.shape[1]} but model {self.embedder.name!r} "
+                f"gives {vecs.shape[1]}; rebuild the index"
+            )
         r_all = idx.table_vectors @ vecs[0]
         allowed[inc] = False
         top = self.candidate_generator.top(idx, r_all, max(n - len(inc), 0), allowed)
@@ -247,8 +289,8 @@ class TableRetriever:
         question: str,
         k: int = 5,
         *,
-        include: Iterable[str] = (),
-        exclude: Iterable[str] = (),
+        include: str | Iterable[str] = (),
+        exclude: str | Iterable[str] = (),
         database: str | None = None,
         subqueries: Sequence[str] | Decomposition | None = None,
         strategy: SearchStrategy | str | None = None,
@@ -261,8 +303,9 @@ class TableRetriever:
         Args:
             question: natural-language question.
             k: number of tables (>= 1). If fewer candidates exist, all are returned with a warning.
-            include: table names (``db.table`` or unambiguous ``table``) pinned first, in order.
-            exclude: table names never returned.
+            include: table names (``db.table`` or unambiguous ``table``) pinned first, in order;
+                one string is one name.
+            exclude: table names never returned (one string is one name).
             database: restrict the search to one database of the corpus.
             subqueries: use these sub-queries instead of the decomposer's (a :class:`Decomposition`
                 keeps its ``source``; a plain list is recorded as ``"given"``).
@@ -270,7 +313,7 @@ class TableRetriever:
         """
         question = check_question(question)
         k = check_k(k)
-        include, exclude = list(include), list(exclude)
+        include, exclude = check_table_names(include, "include"), check_table_names(exclude, "exclude")
         if subqueries is None:
             dec = self.decomposer.decompose(question, self.schema)
         elif isinstance(subqueries, Decomposition):

@@ -115,7 +115,7 @@ def _family_from_sqlglot(text: str) -> TypeFamily | None:
         ]
     try:
         parsed = dt.build(text, udt=True)
-    except (SqlglotError, ValueError, TypeError, AttributeError):
+    except (SqlglotError, ValueError, TypeError, AttributeError, RecursionError):
         return None
     if parsed is None or parsed.this == dt.Type.USERDEFINED:
         return None
@@ -144,6 +144,12 @@ class Column:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise SchemaError(f"a column name must be a non-empty string, got {self.name!r}")
+        for attr in ("type", "nl_name", "comment"):
+            value = getattr(self, attr)
+            if not (isinstance(value, str) or (value is None and attr != "type")):
+                raise SchemaError(f"column {self.name!r}: {attr} must be a string, got {type(value).__name__}")
+            _check_text(value, f"column {attr}" if attr != "type" else "column type")
+        _check_text(self.name, "column name")
         if self.unique_ratio is not None:
             ur = float(self.unique_ratio)
             if not (0.0 <= ur <= 1.0 + 1e-9):
@@ -181,6 +187,16 @@ class Column:
             unique_ratio=d.get("unique_ratio"),
             sample=tuple(d.get("sample", ())),
         )
+
+
+def _check_text(value: str | None, what: str) -> None:
+    """Raise :class:`SchemaError` if ``value`` holds an unpaired surrogate (it is not text any file can hold)."""
+    if value is None:
+        return
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise SchemaError(f"{what} {value!r} is not valid text (unpaired surrogate at position {e.start})") from None
 
 
 def _jsonable(v: Any) -> Any:
@@ -224,6 +240,14 @@ class Table:
             raise SchemaError(f"a table name must be a non-empty string, got {self.name!r}")
         if not isinstance(self.database, str):
             raise SchemaError(f"table {self.name!r}: database must be a string")
+        for attr in ("nl_name", "comment"):
+            if getattr(self, attr) is not None and not isinstance(getattr(self, attr), str):
+                raise SchemaError(f"table {self.name!r}: {attr} must be a string")
+            _check_text(getattr(self, attr), f"table {attr}")
+        _check_text(self.name, "table name")
+        _check_text(self.database, "database name")
+        if self.row_count is not None and (isinstance(self.row_count, bool) or not isinstance(self.row_count, int)):
+            raise SchemaError(f"table {self.name!r}: row_count must be an integer")
         self.columns = list(self.columns)
         self.foreign_keys = list(self.foreign_keys)
 
@@ -284,6 +308,7 @@ class Schema:
     def __init__(self, tables: Iterable[Table], *, dialect: str | None = None, validate: bool = True) -> None:
         self.tables: list[Table] = list(tables)
         self.dialect = dialect
+        self._fingerprint: str | None = None
         self._by_id: dict[str, int] = {}
         self._by_lower_id: dict[str, int] = {}
         for i, t in enumerate(self.tables):
@@ -296,7 +321,7 @@ class Schema:
 
     # -- validation -----------------------------------------------------------------
     def validate(self) -> None:
-        """Raise :class:`SchemaError` if the schema cannot be retrieved from."""
+        """Raise :class:`SchemaError` if the schema cannot be retrieved from (drops dangling foreign keys)."""
         if not self.tables:
             raise SchemaError("the source has no tables")
         for t in self.tables:
@@ -319,7 +344,9 @@ class Schema:
                 except UnknownDatabaseError:
                     continue
                 kept.append(ForeignKey(cols, ref.id, refcols))
-            t.foreign_keys = kept
+            if kept != t.foreign_keys:
+                t.foreign_keys = kept
+                self._fingerprint = None  # the keys are part of it
 
     # -- access ---------------------------------------------------------------------
     def __len__(self) -> int:
@@ -385,10 +412,29 @@ class Schema:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Schema":
-        return cls([Table.from_dict(t) for t in d.get("tables", [])], dialect=d.get("dialect"))
+        """The schema of :meth:`to_dict`; a malformed dictionary raises :class:`SchemaError`."""
+        if not isinstance(d, Mapping) or not isinstance(d.get("tables", []), list):
+            raise SchemaError("a schema dictionary needs a list of tables")
+        dialect = d.get("dialect")
+        if dialect is not None and not isinstance(dialect, str):
+            raise SchemaError(f"the schema's dialect must be a string, got {type(dialect).__name__}")
+        try:
+            tables = [Table.from_dict(t) for t in d.get("tables", [])]
+        except (KeyError, TypeError, AttributeError, ValueError) as e:
+            raise SchemaError(f"malformed schema dictionary: {type(e).__name__}: {e}") from e
+        return cls(tables, dialect=dialect)
 
     def fingerprint(self) -> str:
-        """A SHA-256 of the schema's structure (names, types, keys, descriptions; not samples)."""
+        """A SHA-256 of the schema's structure (names, types, keys, descriptions; not samples).
+
+        Computed once and kept: a schema is not meant to change once in use (:meth:`validate`
+        starts over when it rewrites a foreign key).
+        """
+        if self._fingerprint is None:
+            self._fingerprint = self._compute_fingerprint()
+        return self._fingerprint
+
+    def _compute_fingerprint(self) -> str:
         payload = []
         for t in self.tables:
             payload.append(

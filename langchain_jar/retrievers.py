@@ -10,12 +10,12 @@ from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, Callba
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, field_serializer
 
 from jar_core.documents import check_sample_rows, fetch_sample_rows, result_documents
 from jar_core.errors import InvalidArgumentError
 from jar_core.result import RetrievalResult
-from jar_core.retriever import TableRetriever, check_k, convert_option
+from jar_core.retriever import TableRetriever, check_k, check_table_names, convert_option
 from langchain_jar.decomposers import PARENT_CALLBACKS, ChatModelDecomposer
 
 __all__ = ["JoinAwareRetriever"]
@@ -65,7 +65,10 @@ class JoinAwareRetriever(BaseRetriever):
     dialect: str | None = None
     """sqlglot dialect of the DDL and join hint (default: the source's)."""
     engine: Any = None
-    """SQLAlchemy engine or URL the sample rows are read from (set by the database constructors)."""
+    """SQLAlchemy engine or URL the sample rows are read from (set by the database constructors).
+
+    A URL given as a string is kept as a SQLAlchemy ``URL``; ``repr``, ``str`` and
+    ``model_dump()`` show it with its password and secret query values hidden."""
     sql_schema: str | None = None
     """SQLAlchemy schema (PostgreSQL schema...) of the tables, for the sample rows."""
 
@@ -81,12 +84,27 @@ class JoinAwareRetriever(BaseRetriever):
             )
         if "k" in data:
             data["k"] = check_k(data["k"])
+        for key in ("include", "exclude"):
+            if key in data:
+                data[key] = check_table_names(data[key], key)
+        if isinstance(data.get("engine"), str):
+            from jar_core.loaders.database import parse_url
+
+            data["engine"] = parse_url(data["engine"])
         if check_sample_rows(data.get("sample_rows", 0)) and data.get("engine") is None:
             raise InvalidArgumentError(
                 "sample_rows needs a database to read rows from: build the retriever with from_database / "
                 "from_sql_database, or pass engine=<SQLAlchemy engine or URL>"
             )
         super().__init__(**data)
+
+    @field_serializer("engine")
+    def _serialize_engine(self, engine: Any) -> Any:
+        return None if engine is None else _redacted(engine)
+
+    def __repr_args__(self) -> Any:
+        for key, value in super().__repr_args__():
+            yield key, (_redacted(value) if key == "engine" and value is not None else value)
 
     # -- constructors -------------------------------------------------------------------
     @classmethod
@@ -187,8 +205,8 @@ class JoinAwareRetriever(BaseRetriever):
         return self.retriever.retrieve(
             question,
             k=k,
-            include=self.include if include is None else list(include),
-            exclude=self.exclude if exclude is None else list(exclude),
+            include=self.include if include is None else check_table_names(include, "include"),
+            exclude=self.exclude if exclude is None else check_table_names(exclude, "exclude"),
             database=self.database if database is None else database,
             subqueries=dec,
         )
@@ -251,5 +269,12 @@ class JoinAwareRetriever(BaseRetriever):
             if self._engine is None:
                 from jar_core.loaders.database import _create_engine
 
-                self._engine = _create_engine(self.engine)
+                self._engine = _create_engine(self.engine)  # read-only
             return self._engine
+
+
+def _redacted(engine: Any) -> str:
+    """An engine or URL as text, password and secret query values hidden."""
+    from jar_core.loaders.database import redact_url
+
+    return redact_url(engine)

@@ -20,7 +20,7 @@ from jar_core.decomposition import Decomposition
 from jar_core.documents import check_sample_rows, fetch_sample_rows, result_documents
 from jar_core.errors import InvalidArgumentError
 from jar_core.result import RetrievalResult
-from jar_core.retriever import TableRetriever, check_k, check_question, convert_option
+from jar_core.retriever import TableRetriever, check_k, check_question, check_table_names, convert_option
 from llamaindex_jar.decomposers import LLMDecomposer
 from llamaindex_jar.embeddings import LlamaIndexEmbeddings
 
@@ -123,8 +123,8 @@ class JoinAwareRetriever(BaseRetriever):
             raise InvalidArgumentError(f"k={k} and similarity_top_k={similarity_top_k} disagree; pass one")
         self.table_retriever = table_retriever
         self.k = check_k(k if k is not None else similarity_top_k if similarity_top_k is not None else 5)
-        self.include = list(include)
-        self.exclude = list(exclude)
+        self.include = check_table_names(include, "include")
+        self.exclude = check_table_names(exclude, "exclude")
         table_retriever.schema.resolve([*self.include, *self.exclude])  # unknown names fail here
         if database is not None:
             table_retriever.schema.subset(database)
@@ -312,10 +312,10 @@ class JoinAwareRetriever(BaseRetriever):
             return None
         missing = [t.table for t in result.tables if t.id not in self._samples]
         if missing:
-            if isinstance(self._engine, str):
-                import sqlalchemy as sa
+            if not hasattr(self._engine, "connect"):  # a URL: a read-only engine, made once
+                from jar_core.loaders.database import _create_engine
 
-                self._engine = sa.create_engine(self._engine)
+                self._engine = _create_engine(self._engine)
             self._samples.update(
                 fetch_sample_rows(self._engine, missing, self.sample_rows, schema=self._db_schema,
                                   max_chars=_MAX_VALUE_CHARS)

@@ -95,3 +95,91 @@ def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as e:
         main(["retrieve", "q", "-k", "three"])
     assert e.value.code == 2
+
+
+# -- issue 11: one-line errors instead of tracebacks, warnings, escaped names, --no-samples ------
+
+
+def _one_line_error(capsys, message):
+    err = capsys.readouterr().err
+    assert err.startswith("jar-retrieval: error: ") and message in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    return err
+
+
+def test_index_out_onto_an_existing_file_is_refused(tmp_path, capsys):
+    f = tmp_path / "notes.txt"
+    f.write_text("keep me")
+    assert main(["index", "--out", str(f), "--ddl", str(_ddl_file(tmp_path)), "-q", "--model", "no/such-model"]) == 1
+    _one_line_error(capsys, "not an index")
+    assert f.read_text() == "keep me"
+
+
+def _ddl_file(tmp_path, text="CREATE TABLE books (id INT PRIMARY KEY, title TEXT);"):
+    f = tmp_path / "schema.sql"
+    f.write_text(text, encoding="utf-8")
+    return f
+
+
+def test_eval_json_to_an_unwritable_place_fails_before_the_run(tmp_path, capsys):
+    assert main(["eval", str(tmp_path / "no-bench"), "--json", "/proc/jar-eval.json"]) == 1
+    _one_line_error(capsys, "cannot write in /proc")
+
+
+@pytest.mark.parametrize("question", ["caf\udcc3 books", "books \ud800"])
+def test_a_question_of_invalid_utf8_is_one_line(question, capsys):
+    assert main(["retrieve", question, "--ddl", "x.sql"]) == 1
+    err = _one_line_error(capsys, "surrogate")
+    err.encode("utf-8")  # printable as is
+
+
+def test_deeply_nested_ddl_is_one_line(tmp_path, capsys):
+    ddl = _ddl_file(tmp_path, "CREATE TABLE t (a INT DEFAULT " + "(" * 2000 + "1" + ")" * 2000 + ");")
+    assert main(["retrieve", "q", "--ddl", str(ddl), "--no-cache"]) == 1
+    _one_line_error(capsys, "nests too deeply")
+
+
+def test_a_benchmark_that_is_not_utf8_is_one_line(tmp_path, capsys):
+    (tmp_path / "dev.json").write_bytes(b"[]")
+    (tmp_path / "dev_tables.json").write_bytes(b'{"db#sep#caf\xe9": {}}')
+    assert main(["retrieve", "q", "--benchmark", str(tmp_path), "--no-cache"]) == 1
+    _one_line_error(capsys, "not UTF-8")
+
+
+def test_a_malformed_index_is_one_line(tmp_path, capsys):
+    assert main(["index", "--out", str(tmp_path / "idx"), "-q"]) == 0
+    meta = json.loads((tmp_path / "idx" / "meta.json").read_text())
+    del meta["model"]
+    (tmp_path / "idx" / "meta.json").write_text(json.dumps(meta))
+    capsys.readouterr()
+    assert main(["retrieve", "q", "--index", str(tmp_path / "idx")]) == 1
+    _one_line_error(capsys, "names no model")
+
+
+def test_an_unwritable_cache_is_a_warning_and_retrieval_goes_on(tmp_path, capsys, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("JAR_RETRIEVAL_CACHE", str(blocker / "cache"))
+    assert main(["retrieve", "-k", "2", "--json", "-q"]) == 0
+    captured = capsys.readouterr()
+    assert "jar-retrieval: warning: index cache not written" in captured.err and "Traceback" not in captured.err
+    assert len(json.loads(captured.out)["tables"]) == 2
+
+
+def test_terminal_escape_sequences_in_names_are_printed_escaped(tmp_path, capsys):
+    ddl = _ddl_file(tmp_path, 'CREATE TABLE "books\x1b[2J" (id INT PRIMARY KEY, "title\x9b31m" TEXT);')
+    assert main(["retrieve", "books title", "--ddl", str(ddl), "-k", "1", "--no-cache", "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x9b" not in out and "books\\x1b[2J" in out
+    assert main(["retrieve", "books title", "--ddl", str(ddl), "-k", "1", "--no-cache", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x9b" not in out
+    assert json.loads(out)["tables"][0]["name"] == "books\x1b[2J"
+
+
+def test_index_no_samples_keeps_sample_values_out(tmp_path, capsys):
+    assert main(["index", "--out", str(tmp_path / "with"), "-q"]) == 0
+    assert main(["index", "--out", str(tmp_path / "without"), "-q", "--no-samples"]) == 0
+    assert '"sample"' in (tmp_path / "with" / "schema.json").read_text()
+    assert '"sample"' not in (tmp_path / "without" / "schema.json").read_text()
+    assert main(["retrieve", DEMO_QUESTION, "--index", str(tmp_path / "without"), "-k", "3", "--json"]) == 0

@@ -104,3 +104,268 @@ def test_refuses_to_overwrite_a_non_index_directory(tmp_path, index):
     with pytest.raises(IndexLoadError, match="not an index"):
         index.save(d)
     assert (d / "precious.txt").read_text() == "keep me"
+
+
+# -- issue 11 (hardening) and 12 (one fingerprint per load) --------------------------------
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import jar_core.index as index_module
+from jar_core.errors import IndexSaveError, JarError
+from jar_core.retriever import TableRetriever
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _opened_files(action):
+    """Names of the index files opened while ``action()`` runs (audit hook: every kind of open)."""
+    seen: list[str] = []
+    active = [True]
+
+    def hook(event, args):
+        if active[0] and event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
+            name = os.path.basename(os.fsdecode(args[0]))
+            if name in ("meta.json", "schema.json", "vectors.npz"):
+                seen.append(name)
+
+    sys.addaudithook(hook)
+    try:
+        action()
+    finally:
+        active[0] = False
+    return seen
+
+
+def test_load_reads_each_file_once(tmp_path, index):
+    p = index.save(tmp_path / "idx")
+    opened = _opened_files(lambda: SchemaIndex.load(p))
+    assert sorted(opened) == ["meta.json", "schema.json", "vectors.npz"]
+
+
+def test_a_crash_at_any_step_of_a_save_leaves_a_loadable_index(tmp_path, schema, index, monkeypatch):
+    other = SchemaIndex(schema, "test-bow", index.table_vectors[::-1].copy(), index.column_vectors[::-1].copy(),
+                        index.name_vectors[::-1].copy())
+    for fail_at in range(1, 5):
+        p = tmp_path / f"idx{fail_at}"
+        index.save(p)
+        calls = [0]
+
+        def failing(real):
+            def call(*args, **kwargs):
+                calls[0] += 1
+                if calls[0] == fail_at:
+                    raise OSError("simulated crash")
+                return real(*args, **kwargs)
+            return call
+
+        with monkeypatch.context() as m:
+            m.setattr(os, "rename", failing(os.rename))
+            m.setattr(os, "replace", failing(os.replace))
+            if hasattr(index_module, "_exchange"):
+                m.setattr(index_module, "_exchange", failing(index_module._exchange))
+            try:
+                other.save(p)
+            except OSError:
+                pass
+        loaded = SchemaIndex.load(p)
+        assert any(np.array_equal(loaded.table_vectors, x.table_vectors) for x in (index, other)), fail_at
+    assert sorted(f.name for f in tmp_path.iterdir()) == [f"idx{i}" for i in range(1, 5)]
+
+
+KILLED_SAVE = """
+import os, sys, time
+import numpy as np
+from jar_core.index import SchemaIndex
+from jar_core.loaders import load_ddl
+schema = load_ddl("CREATE TABLE t (id INT PRIMARY KEY, name TEXT);")
+index = SchemaIndex(schema, "m", np.ones((1, 4), np.float32), np.ones((2, 4), np.float32), np.ones((2, 4), np.float32))
+real = os.fsync
+def hang(fd):
+    real(fd)
+    print("writing", flush=True)
+    time.sleep(120)
+os.fsync = hang
+index.save(sys.argv[1])
+"""
+
+
+def test_a_save_killed_outright_leaves_no_temporary_directory_behind(tmp_path, index):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-c", KILLED_SAVE, str(tmp_path / "idx")], stdout=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        assert proc.stdout.readline().strip() == "writing"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    assert any(f.name.startswith(".idx.tmp-") for f in tmp_path.iterdir())  # what the killed save left
+    index.save(tmp_path / "idx")
+    assert [f.name for f in tmp_path.iterdir()] == ["idx"]
+    SchemaIndex.load(tmp_path / "idx")
+
+
+def test_saves_and_loads_from_two_processes_never_mix_indexes(tmp_path):
+    p = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "stress_index.py"), "--seconds", "2", "--dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])},
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert " 0 mismatches, 0 load errors, 0 save errors, 0 leftover" in p.stdout
+
+
+def test_concurrent_saves_in_threads_end_with_one_valid_index(tmp_path, schema, index):
+    import threading
+
+    p = tmp_path / "idx"
+    errors = []
+
+    def run():
+        try:
+            for _ in range(20):
+                index.save(p)
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert [f.name for f in tmp_path.iterdir()] == ["idx"]
+    SchemaIndex.load(p, schema=schema)
+
+
+def _resign(p, **replace):
+    """Rewrite files of the index at ``p`` and put their right checksums into meta.json."""
+    import hashlib
+
+    meta = json.loads((p / "meta.json").read_text())
+    for name, data in replace.items():
+        fname = {"vectors": "vectors.npz", "schema": "schema.json"}[name]
+        (p / fname).write_bytes(data)
+        meta["sha256"][fname] = hashlib.sha256(data).hexdigest()
+    (p / "meta.json").write_text(json.dumps(meta))
+    return meta
+
+
+def _npz(**arrays):
+    import io
+
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("damage,message", [
+    (lambda m, p, i: m.update(sha256="abc"), "SHA-256"),
+    (lambda m, p, i: m.update(sha256={"vectors.npz": 1, "schema.json": 2}), "SHA-256"),
+    (lambda m, p, i: m.pop("sha256"), "SHA-256"),
+    (lambda m, p, i: m.pop("model"), "names no model"),
+    (lambda m, p, i: m.update(dim="384"), "dimension"),
+    (lambda m, p, i: m.update(sha256=_resign(p, schema=b'{"tables": 5}')["sha256"]), "not a valid schema"),
+    (lambda m, p, i: m.update(sha256=_resign(p, schema=b'{"tables": [{"name": 3}]}')["sha256"]), "not a valid schema"),
+    (lambda m, p, i: m.update(sha256=_resign(p, schema=b'\xff\xfe')["sha256"]), "not a valid schema"),
+    (lambda m, p, i: m.update(sha256=_resign(p, vectors=_npz(
+        table_vectors=i.table_vectors.astype(np.float64), column_vectors=i.column_vectors,
+        name_vectors=i.name_vectors))["sha256"]), "dtype float64"),
+    (lambda m, p, i: m.update(sha256=_resign(p, vectors=_npz(
+        table_vectors=i.table_vectors.astype(np.int64), column_vectors=i.column_vectors,
+        name_vectors=i.name_vectors))["sha256"]), "dtype int64"),
+    (lambda m, p, i: m.update(sha256=_resign(p, vectors=_npz(
+        table_vectors=np.full_like(i.table_vectors, np.nan), column_vectors=i.column_vectors,
+        name_vectors=i.name_vectors))["sha256"]), "non-finite"),
+    (lambda m, p, i: m.update(sha256=_resign(p, vectors=_npz(
+        table_vectors=i.table_vectors[:, :8].copy(), column_vectors=i.column_vectors,
+        name_vectors=i.name_vectors))["sha256"]), "dimension"),
+])
+def test_a_malformed_index_is_an_index_load_error(tmp_path, index, damage, message):
+    p = index.save(tmp_path / "idx")
+    meta = json.loads((p / "meta.json").read_text())
+    damage(meta, p, index)
+    (p / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(IndexLoadError, match=message):
+        SchemaIndex.load(p)
+
+
+def test_removing_the_checksums_does_not_switch_the_checks_off(tmp_path, index):
+    p = index.save(tmp_path / "idx")
+    meta = json.loads((p / "meta.json").read_text())
+    del meta["sha256"]
+    (p / "meta.json").write_text(json.dumps(meta))
+    (p / "vectors.npz").write_bytes(_npz(table_vectors=index.table_vectors[::-1].copy(),
+                                         column_vectors=index.column_vectors, name_vectors=index.name_vectors))
+    with pytest.raises(IndexLoadError, match="SHA-256"):  # not silently the swapped vectors
+        SchemaIndex.load(p)
+
+
+def test_an_index_of_another_dimension_than_the_model_is_an_error(tmp_path, schema):
+    path = SchemaIndex.build(schema, BagOfWordsEmbedder(dim=64)).save(tmp_path / "idx")
+    r = TableRetriever.from_index(path, embedder=BagOfWordsEmbedder(dim=32))  # same model name
+    with pytest.raises(StaleIndexError, match="dimension 64 .* gives 32"):
+        r.retrieve("customers and their orders", k=2)
+
+
+def test_saving_onto_a_file_is_refused_and_the_file_kept(tmp_path, index):
+    f = tmp_path / "notes.txt"
+    f.write_text("keep me")
+    with pytest.raises(IndexLoadError, match="not an index"):
+        index.save(f)
+    assert f.read_text() == "keep me"
+
+
+def test_an_unwritable_cache_warns_and_retrieval_goes_on(tmp_path, schema):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    r = TableRetriever(schema, embedder=BagOfWordsEmbedder())
+    with pytest.warns(UserWarning, match="index cache not written"):
+        r.load_or_build_index(blocker / "cache" / "idx")
+    assert r.retrieve("customers orders", k=2).table_names
+
+
+def test_save_failures_are_library_errors_and_os_errors(tmp_path, index, monkeypatch):
+    monkeypatch.setattr(os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(28, "No space left on device")))
+    with pytest.raises(IndexSaveError, match="No space left") as e:
+        index.save(tmp_path / "idx")
+    assert isinstance(e.value, JarError) and isinstance(e.value, OSError)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_store_samples_false_keeps_sample_values_out_of_the_index(tmp_path):
+    from jar_core.schema import Column, Schema, Table
+
+    s = Schema([Table("d", "people", [Column("email", "text", sample=("ann@example.com",))])])
+    idx = SchemaIndex.build(s, BagOfWordsEmbedder())
+    idx.save(tmp_path / "with")
+    idx.save(tmp_path / "without", store_samples=False)
+    assert "ann@example.com" in (tmp_path / "with" / "schema.json").read_text()
+    assert "ann@example.com" not in (tmp_path / "without" / "schema.json").read_text()
+    assert SchemaIndex.load(tmp_path / "without", schema=s).schema.tables[0].columns[0].sample == ("ann@example.com",)
+    r = TableRetriever(s, embedder=BagOfWordsEmbedder())
+    r.load_or_build_index(tmp_path / "with", store_samples=False)  # a cached index with samples is rewritten
+    assert "ann@example.com" not in (tmp_path / "with" / "schema.json").read_text()
+
+
+def test_one_fingerprint_per_load_and_retriever(tmp_path, index, monkeypatch):
+    import hashlib
+
+    import jar_core.schema as schema_module
+
+    p = index.save(tmp_path / "idx")
+    calls = []
+
+    class CountingHashlib:
+        def sha256(self, *args, **kwargs):
+            calls.append(1)
+            return hashlib.sha256(*args, **kwargs)
+
+    monkeypatch.setattr(schema_module, "hashlib", CountingHashlib())
+    r = TableRetriever.from_index(p, embedder=BagOfWordsEmbedder())
+    assert len(calls) == 1
+    r.retrieve("customers orders", k=2)
+    assert len(calls) == 1  # the decomposer's vocabulary cache reuses it too

@@ -384,3 +384,38 @@ def test_import_jar_core_imports_no_framework() -> None:
     code = ("import sys, jar_core, jar_core.llm_decomposition; "
             "assert not [m for m in sys.modules if m.startswith(('langchain', 'llama_index'))]")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- issue 11: no password in repr / str / model_dump; a string as one table name ---------------
+
+
+def _tiny_core():
+    from jar_core.retriever import TableRetriever
+
+    return TableRetriever.from_ddl(
+        "CREATE TABLE books (id INT PRIMARY KEY, title TEXT);"
+        "CREATE TABLE authors (id INT PRIMARY KEY, book_id INT REFERENCES books(id), name TEXT);",
+        embedder=DeterministicFakeEmbedding(size=16),
+    )
+
+
+@pytest.mark.parametrize("make", [str, sa.engine.make_url, sa.create_engine])
+def test_the_retriever_never_shows_the_database_password(make) -> None:
+    url = "sqlite:///file:nowhere.db?uri=true&password=s3cretQ&api_key=t0kenQ"
+    if make is sa.create_engine:
+        url = "postgresql+psycopg2://user:s3cretQ@db.example:5432/shop?sslpassword=t0kenQ"
+        pytest.importorskip("psycopg2")
+    elif make is str:
+        url = "postgresql://user:s3cretQ@db.example:5432/shop?sslpassword=t0kenQ"
+    r = JoinAwareRetriever(retriever=_tiny_core(), engine=make(url))
+    shown = [repr(r), str(r), repr(r.model_dump())]
+    for text in shown:
+        assert "s3cretQ" not in text and "t0kenQ" not in text
+    assert "***" in shown[0] and "***" in shown[2]
+
+
+def test_include_takes_one_string_as_one_name() -> None:
+    r = JoinAwareRetriever(retriever=_tiny_core(), include="books", k=2)
+    assert r.include == ["books"]
+    assert r.table_names("authors of books")[0] == "books"
+    assert r.table_names("authors of books", include="authors")[0] == "authors"

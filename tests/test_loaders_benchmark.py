@@ -76,3 +76,32 @@ def test_fine_relevance_is_the_best_column_per_table(tmp_path):
     F = fine_relevance(idx, q, np.array([1, 0]))
     # candidate order (b, a): q0 -> b: 0.6, a: max(1, 0) = 1 ; q1 -> b: 0.8, a: max(0, 1) = 1
     np.testing.assert_allclose(F, [[0.6, 1.0], [0.8, 1.0]])
+
+
+# -- issue 11 --------------------------------------------------------------------------------
+
+
+def _bench(tmp_path, tables, questions=b"[]"):
+    (tmp_path / "dev_tables.json").write_bytes(tables if isinstance(tables, bytes) else json.dumps(tables).encode())
+    (tmp_path / "dev.json").write_bytes(questions)
+    return tmp_path
+
+
+def test_a_column_named_null_is_an_error(tmp_path):
+    tables = {"d#sep#t": {"column_names_original": ["id", None], "column_types": ["int", "text"]}}
+    with pytest.raises(BenchmarkFormatError, match="column 1 has the name null"):
+        load_benchmark(_bench(tmp_path, tables))
+
+
+@pytest.mark.parametrize("tables,questions,message", [
+    (b'{"d#sep#caf\xe9": {}}', b"[]", "not UTF-8"),
+    ({"d#sep#t": {"column_names_original": ["id"]}}, b'[{"question": "caf\xe9"}]', "not UTF-8"),
+    ({"d#sep#t": {"column_names_original": ["id"], "primary_key": [["id"]]}}, b"[]", "malformed"),
+    ({"d#sep#t": {"column_names_original": ["id"]}},
+     b'[{"question": "q", "sql": "s", "db_id": "d", "gold_tables": 5}]', "gold_tables"),
+    ([[[]]] * 1, b"[]", "must map table ids"),
+    (b"[" * 100000 + b"]" * 100000, b"[]", "nests too deeply"),
+])
+def test_malformed_benchmark_files_are_benchmark_format_errors(tmp_path, tables, questions, message):
+    with pytest.raises(BenchmarkFormatError, match=message):
+        load_benchmark(_bench(tmp_path, tables, questions))

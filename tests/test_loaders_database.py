@@ -289,3 +289,136 @@ def test_empty_database(tmp_path: Path) -> None:
         load_database(f"sqlite:///{empty}")
     with pytest.raises(SchemaError, match="has no tables"):
         load_database("sqlite://")  # in memory
+
+
+# -- issue 11: secrets, read-only connections, byte-bounded samples ------------------------------
+
+SECRET = "s3cr3tVal"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"postgresql://u@127.0.0.1:1/x?password={SECRET}",
+        f"postgresql://u:pw@127.0.0.1:1/x?sslpassword={SECRET}",
+        f"mysql+pymysql://u@127.0.0.1:1/x?passwd={SECRET}",
+        f"postgresql://user:p@{SECRET}:w0rd@127.0.0.1/db",
+        f"postgresql://user:p@{SECRET}@127.0.0.1:1/db",
+        f"postgresql://user:{SECRET}@127.0.0.1:notaport/db",
+        f"nosuchdialect://user:{SECRET}@127.0.0.1/db",
+    ],
+)
+def test_passwords_never_appear_in_error_messages(url: str) -> None:
+    with pytest.raises(DatabaseConnectionError) as err:
+        load_database(url)
+    assert SECRET not in str(err.value) and "w0rd" not in str(err.value)
+    assert "***" in str(err.value)
+
+
+def test_redact_url_uses_sqlalchemy_rendering_and_hides_query_secrets() -> None:
+    from jar_core.loaders.database import redact_url
+
+    assert redact_url(f"postgresql://u:{SECRET}@h:5432/db?sslmode=require&sslpassword={SECRET}") == (
+        "postgresql://u:***@h:5432/db?sslmode=require&sslpassword=***"
+    )
+    assert redact_url(f"postgresql://user:p@ss:{SECRET}@host/db") == "postgresql://user:***@host/db"
+
+
+def _write_attempts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Make the statistics step try a write on the loader's connection first; returns what happened."""
+    import jar_core.loaders.database as database
+
+    attempts: list[str] = []
+    real = database._add_statistics
+
+    def trying_to_write(conn, *args, **kwargs):
+        try:
+            conn.exec_driver_sql("CREATE TABLE hacked (x INTEGER)")
+            attempts.append("written")
+        except sqlalchemy.exc.OperationalError:
+            attempts.append("refused")
+        return real(conn, *args, **kwargs)
+
+    monkeypatch.setattr(database, "_add_statistics", trying_to_write)
+    return attempts
+
+
+def test_a_sqlite_url_is_opened_read_only(shop_db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    attempts = _write_attempts(monkeypatch)
+    load_database(f"sqlite:///{shop_db}")
+    assert attempts and set(attempts) == {"refused"}
+
+
+def test_a_given_engine_is_read_only_during_the_load_and_writable_after(
+    shop_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = tmp_path / "copy.db"
+    copy.write_bytes(shop_db.read_bytes())
+    engine = sqlalchemy.create_engine(f"sqlite:///{copy}")
+    attempts = _write_attempts(monkeypatch)
+    load_database(engine)
+    assert attempts and set(attempts) == {"refused"}
+    with engine.begin() as conn:  # the caller's engine is left as it was
+        conn.exec_driver_sql("CREATE TABLE later (x INTEGER)")
+    engine.dispose()
+
+
+def test_sample_rows_for_documents_are_read_read_only(shop_db: Path) -> None:
+    from jar_core.loaders.database import read_only_connection
+
+    engine = sqlalchemy.create_engine(f"sqlite:///{shop_db}")
+    with read_only_connection(engine) as conn:
+        with pytest.raises(sqlalchemy.exc.OperationalError, match="readonly|read-only|query_only"):
+            conn.exec_driver_sql("DELETE FROM customers")
+    engine.dispose()
+
+
+def test_server_sessions_are_made_read_only() -> None:
+    from jar_core.loaders.database import _READ_ONLY_SESSION, _session_setter
+
+    class FakeConnection:
+        def __init__(self) -> None:
+            self.executed: list[str] = []
+            self.committed = False
+
+        def cursor(self):
+            conn = self
+
+            class Cursor:
+                def execute(self, statement: str) -> None:
+                    conn.executed.append(statement)
+
+                def close(self) -> None:
+                    pass
+
+            return Cursor()
+
+        def commit(self) -> None:
+            self.committed = True
+
+    for dialect, expected in (("postgresql", "default_transaction_read_only = on"), ("mysql", "READ ONLY")):
+        fake = FakeConnection()
+        _session_setter(_READ_ONLY_SESSION[dialect], commit=True)(fake, None)
+        assert any(expected in s for s in fake.executed) and fake.committed
+
+
+def test_samples_are_bounded_by_bytes(tmp_path: Path) -> None:
+    import tracemalloc
+
+    db = tmp_path / "big.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE blobs (id INTEGER PRIMARY KEY, body TEXT)")
+        conn.executemany("INSERT INTO blobs VALUES (?, ?)", ((i, chr(65 + i % 26) * 2**20) for i in range(40)))
+    tracemalloc.start()
+    try:
+        schema = load_database(f"sqlite:///{db}", sample_bytes=4 * 2**20)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 12 * 2**20  # reading all 40 values (40 MiB) at once is what this prevents
+    body = schema["blobs"].column("body")
+    assert 1 <= len(body.sample) <= 5 and all(len(v) == 200 for v in body.sample)
+    assert schema["blobs"].row_count is None  # not all rows were read
+    assert body.unique_ratio == 1.0
+    with pytest.raises(InvalidArgumentError, match="sample_bytes"):
+        load_database(f"sqlite:///{db}", sample_bytes=0)

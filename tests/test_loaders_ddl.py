@@ -284,3 +284,33 @@ def test_table_without_columns() -> None:
 def test_unknown_dialect() -> None:
     with pytest.raises(InvalidArgumentError, match="nosuchsql"):
         load_ddl("CREATE TABLE t (a int)", dialect="nosuchsql")
+
+
+# -- issue 11 --------------------------------------------------------------------------------
+
+
+def test_tsql_temporary_tables_keep_their_hash() -> None:
+    s = load_ddl(
+        "CREATE TABLE #orders (id INT PRIMARY KEY, g INT REFERENCES ##globals(id));"
+        "CREATE TABLE ##globals (id INT PRIMARY KEY);",
+        dialect="tsql",
+    )
+    assert [t.name for t in s] == ["#orders", "##globals"]
+    assert [fk.ref_table for fk in s["#orders"].foreign_keys] == ["main.##globals"]
+
+
+def test_duplicate_tables_and_columns_warn() -> None:
+    with pytest.warns(UserWarning, match="'id' more than once"):
+        s = load_ddl("CREATE TABLE a (id INT, name TEXT, id INT);")
+    assert [c.name for c in s["a"].columns] == ["id", "name"]
+    with pytest.warns(UserWarning, match="created twice.*later definition replaces it"):
+        s = load_ddl("CREATE TABLE a (x INT); CREATE TABLE a (y INT);")
+    assert [c.name for c in s["a"].columns] == ["y"]
+    with pytest.warns(UserWarning, match="earlier definition is kept"):
+        s = load_ddl("CREATE TABLE a (x INT); CREATE TABLE IF NOT EXISTS a (y INT);")
+    assert [c.name for c in s["a"].columns] == ["x"]
+
+
+def test_deeply_nested_ddl_is_a_parse_error() -> None:
+    with pytest.raises(DDLParseError, match="statement 2 nests too deeply"):
+        load_ddl("CREATE TABLE ok (id INT); CREATE TABLE t (a INT DEFAULT " + "(" * 2000 + "1" + ")" * 2000 + ");")

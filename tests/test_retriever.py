@@ -123,3 +123,52 @@ def test_precomputed_decomposer_falls_back():
     d = PrecomputedDecomposer({"q1": ["a:b", "", "c"]})
     assert d.decompose("q1").subqueries == ("a:b", "c") and d.decompose("q1").source == "precomputed"
     assert d.decompose("list singers by age").source == "heuristic"
+
+
+# -- issue 11: no process-wide state keyed by addresses, strings as names, invalid text ----------
+
+
+def _schema(name):
+    from jar_core.schema import Column, Schema, Table
+
+    return Schema([Table("d", name, [Column("id", "int"), Column(f"{name}_title", "text")])])
+
+
+def test_heuristic_vocabulary_is_keyed_by_the_schema_not_its_address(monkeypatch):
+    import jar_core.decomposition as decomposition
+
+    monkeypatch.setattr(decomposition, "id", lambda obj: 4242, raising=False)  # an address reused
+    dec = HeuristicDecomposer()
+    assert "book:book title" in dec.decompose("books title of every book", _schema("books")).subqueries
+    assert "song:song title" in dec.decompose("songs title of every song", _schema("songs")).subqueries
+
+
+def test_llm_decomposer_cache_is_keyed_by_the_schema_not_its_address(monkeypatch):
+    import jar_core.llm_decomposition as llm_decomposition
+    from jar_core.llm_decomposition import LLMDecomposer
+
+    monkeypatch.setattr(llm_decomposition, "id", lambda obj: 4242, raising=False)
+    answers = iter(['["books"]', '["movies"]'])
+    dec = LLMDecomposer(lambda prompt: next(answers), max_tables=5)
+    assert dec.decompose("what is there?", _schema("books")).subqueries == ("books",)
+    assert dec.decompose("what is there?", _schema("movies")).subqueries == ("movies",)
+
+
+def test_include_and_exclude_take_one_string_as_one_name():
+    r = TableRetriever.from_ddl(
+        "CREATE TABLE books (id INT PRIMARY KEY, title TEXT);"
+        "CREATE TABLE authors (id INT PRIMARY KEY, book_id INT REFERENCES books(id), name TEXT);",
+        embedder=BagOfWordsEmbedder(),
+    )
+    res = r.retrieve("authors of books", k=2, include="books")
+    assert res.table_names[0] == "books"
+    assert "books" not in r.retrieve("authors of books", k=1, exclude="books").table_names
+    with pytest.raises(InvalidArgumentError, match="table names"):
+        r.retrieve("authors of books", k=2, include=[3])
+
+
+@pytest.mark.parametrize("question", ["books by \ud800 authors", "caf\udcc3 books"])
+def test_a_question_with_a_lone_surrogate_is_an_invalid_argument(question):
+    r = TableRetriever.from_ddl("CREATE TABLE books (id INT PRIMARY KEY, title TEXT);", embedder=BagOfWordsEmbedder())
+    with pytest.raises(InvalidArgumentError, match="surrogate"):
+        r.retrieve(question)

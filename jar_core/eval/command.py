@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +102,13 @@ def _check_out(path: str | None, flag: str) -> None:
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         raise InvalidArgumentError(f"{flag} {path}: folder {parent} does not exist")
+    try:  # checked now rather than after a long run: a file can be created there
+        with tempfile.NamedTemporaryFile(prefix=f".{p.name}.", suffix=".probe", dir=parent):
+            pass
+    except OSError as e:
+        raise InvalidArgumentError(f"{flag} {path}: cannot write in {parent}: {e.strerror or e}") from None
+    if p.exists() and not os.access(p, os.W_OK):
+        raise InvalidArgumentError(f"{flag} {path}: the file is not writable")
 
 
 def run_eval(args: argparse.Namespace) -> int:
@@ -158,8 +167,10 @@ def run_eval(args: argparse.Namespace) -> int:
         report.write_text(args.markdown, report.markdown(payload))
     if args.plot:
         report.plot(payload, args.plot)
-    print(report.text_table(payload))
-    print(f"decomposer: {prepared.decomposer}; {prepared.multi_table_questions} multi-table of "
+    from jar_core.cli import _print
+
+    _print(report.text_table(payload))
+    _print(f"decomposer: {prepared.decomposer}; {prepared.multi_table_questions} multi-table of "
           f"{prepared.total_questions} questions"
           + (f"; {len(prepared.unparseable)} skipped (unparseable gold SQL)" if prepared.unparseable else ""))
     return 0

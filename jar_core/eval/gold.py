@@ -86,7 +86,7 @@ def _parse(sql: str, dialect: str) -> exp.Expression:
         raise GoldSQLError("empty gold SQL")
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
-    except (SqlglotError, ValueError) as err:  # ParseError, TokenError, unknown dialect
+    except (SqlglotError, ValueError, RecursionError) as err:  # ParseError, TokenError, unknown dialect, deep nesting
         first = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise GoldSQLError(f"cannot parse gold SQL ({dialect}): {first}: {sql!r}") from err
     if tree is None:
@@ -299,7 +299,10 @@ def extract_gold_joins(
         a, b = sorted((e1, e2))
         found.add((a, b))
 
-    scopes = list(traverse_scope(tree))
+    try:
+        scopes = list(traverse_scope(tree))
+    except RecursionError as err:
+        raise GoldSQLError(f"cannot read gold SQL ({dialect}): maximum recursion depth exceeded: {sql[:200]!r}") from err
     by_select = {id(s.expression): s for s in scopes}
     for scope in scopes:
         sel = scope.expression

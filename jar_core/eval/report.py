@@ -39,17 +39,22 @@ def _atomic_target(path: str | os.PathLike[str], suffix: str = ".tmp") -> Iterat
     folder = out.parent if str(out.parent) else Path(".")
     if not folder.is_dir():
         raise InvalidArgumentError(f"cannot write {out}: folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=suffix, dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=suffix, dir=folder)
+    except OSError as e:
+        raise InvalidArgumentError(f"cannot write {out}: {e.strerror or e}") from e
     os.close(fd)
     try:
         yield tmp
         _umask_mode(tmp)
         os.replace(tmp, out)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(e, OSError):
+            raise InvalidArgumentError(f"cannot write {out}: {e.strerror or e}") from e
         raise
 
 

@@ -58,6 +58,10 @@ def _read_json(path: Path) -> Any:
             return json.load(f)
     except json.JSONDecodeError as e:
         raise BenchmarkFormatError(f"{path} is not valid JSON ({e.msg} at line {e.lineno})") from e
+    except UnicodeDecodeError as e:
+        raise BenchmarkFormatError(f"{path} is not UTF-8 text (byte {e.start}: {e.reason})") from e
+    except RecursionError as e:
+        raise BenchmarkFormatError(f"{path} nests too deeply to be read") from e
     except OSError as e:
         raise BenchmarkFormatError(f"cannot read {path}: {e.strerror}") from e
 
@@ -80,6 +84,10 @@ def _samples(path: Path) -> dict[tuple[str, str], dict[str, list[Any]]]:
                     raise BenchmarkFormatError(f"{path} line {row_no}: instance_tapas is not JSON ({e.msg})") from e
                 if isinstance(values, dict):
                     out[(parts[0], parts[1])] = values
+    except UnicodeDecodeError as e:
+        raise BenchmarkFormatError(f"{path} is not UTF-8 text (byte {e.start}: {e.reason})") from e
+    except csv.Error as e:
+        raise BenchmarkFormatError(f"{path} is not a valid CSV file ({e})") from e
     except OSError as e:
         raise BenchmarkFormatError(f"cannot read {path}: {e.strerror}") from e
     return out
@@ -94,6 +102,49 @@ def _str_list(entry: dict[str, Any], key: str, tid: str, required: bool = False)
     if not isinstance(v, list):
         raise BenchmarkFormatError(f"dev_tables.json: {tid!r}.{key} must be a list")
     return v
+
+
+def _table(tid: str, entry: Any, uniq: Any, samples: dict[tuple[str, str], dict[str, list[Any]]] | None) -> Table:
+    """One table of ``dev_tables.json``."""
+    if not isinstance(entry, dict):
+        raise BenchmarkFormatError(f"dev_tables.json: {tid!r} must be an object")
+    db = entry.get("db_id") or tid.partition(SEP)[0]
+    name = entry.get("table_name_original") or tid.partition(SEP)[2]
+    cols = _str_list(entry, "column_names_original", tid, required=True)
+    types = _str_list(entry, "column_types", tid)
+    nl = _str_list(entry, "column_names", tid)
+    pk = set(_str_list(entry, "primary_key", tid))
+    vals = (samples or {}).get((db, name), {})
+    columns = []
+    for i, c in enumerate(cols):
+        if not isinstance(c, str):
+            raise BenchmarkFormatError(
+                f"dev_tables.json: {tid!r}: column {i} has the name {json.dumps(c)}, not a string"
+            )
+        ratio = uniq.get(f"{tid}{SEP}{c}") if isinstance(uniq, dict) else None
+        sample = vals.get(c) if isinstance(vals.get(c), list) else []
+        columns.append(
+            Column(
+                name=str(c),
+                type=str(types[i]) if i < len(types) and types[i] is not None else "",
+                nl_name=str(nl[i]) if i < len(nl) and nl[i] else None,
+                primary_key=c in pk,
+                unique_ratio=float(ratio) if isinstance(ratio, (int, float)) else None,
+                sample=tuple(dict.fromkeys(v for v in sample if v is not None and not isinstance(v, (list, dict))))[
+                    :MAX_SAMPLE_VALUES
+                ],
+            )
+        )
+    fks = []
+    for fk in _str_list(entry, "foreign_key", tid):
+        try:
+            ref = fk["referenced_table_name"]
+            ref_db, _, ref_name = ref.partition(SEP) if SEP in ref else (db, "", ref)
+            fks.append(ForeignKey((fk["column_name"],), f"{ref_db}.{ref_name}", (fk["referenced_column_name"],)))
+        except (KeyError, TypeError, AttributeError) as e:
+            raise BenchmarkFormatError(f"dev_tables.json: {tid!r} has a malformed foreign_key entry {fk!r}") from e
+    return Table(database=str(db), name=str(name), columns=columns, foreign_keys=fks,
+                 nl_name=entry.get("table_name") or None)
 
 
 def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
@@ -115,45 +166,15 @@ def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
 
     tables: list[Table] = []
     for tid, entry in raw_tables.items():
-        if not isinstance(entry, dict):
-            raise BenchmarkFormatError(f"dev_tables.json: {tid!r} must be an object")
-        db = entry.get("db_id") or tid.partition(SEP)[0]
-        name = entry.get("table_name_original") or tid.partition(SEP)[2]
-        cols = _str_list(entry, "column_names_original", tid, required=True)
-        types = _str_list(entry, "column_types", tid)
-        nl = _str_list(entry, "column_names", tid)
-        pk = set(_str_list(entry, "primary_key", tid))
-        vals = (samples or {}).get((db, name), {})
-        columns = []
-        for i, c in enumerate(cols):
-            ratio = uniq.get(f"{tid}{SEP}{c}") if isinstance(uniq, dict) else None
-            sample = vals.get(c) if isinstance(vals.get(c), list) else []
-            columns.append(
-                Column(
-                    name=str(c),
-                    type=str(types[i]) if i < len(types) and types[i] is not None else "",
-                    nl_name=str(nl[i]) if i < len(nl) and nl[i] else None,
-                    primary_key=c in pk,
-                    unique_ratio=float(ratio) if isinstance(ratio, (int, float)) else None,
-                    sample=tuple(dict.fromkeys(v for v in sample if v is not None and not isinstance(v, (list, dict))))[
-                        :MAX_SAMPLE_VALUES
-                    ],
-                )
-            )
-        fks = []
-        for fk in _str_list(entry, "foreign_key", tid):
-            try:
-                ref = fk["referenced_table_name"]
-                ref_db, _, ref_name = ref.partition(SEP) if SEP in ref else (db, "", ref)
-                fks.append(ForeignKey((fk["column_name"],), f"{ref_db}.{ref_name}", (fk["referenced_column_name"],)))
-            except (KeyError, TypeError, AttributeError) as e:
-                raise BenchmarkFormatError(f"dev_tables.json: {tid!r} has a malformed foreign_key entry {fk!r}") from e
         try:
-            tables.append(Table(database=str(db), name=str(name), columns=columns, foreign_keys=fks,
-                                nl_name=entry.get("table_name") or None))
+            tables.append(_table(tid, entry, uniq, samples))
         except SchemaError as e:
             raise BenchmarkFormatError(f"dev_tables.json: {tid!r}: {e}") from e
+        except (TypeError, ValueError, AttributeError) as e:
+            raise BenchmarkFormatError(f"dev_tables.json: {tid!r} is malformed ({type(e).__name__}: {e})") from e
     dialect = meta.get("dialect") or "sqlite"
+    if not isinstance(dialect, str):
+        raise BenchmarkFormatError(f"{root / 'benchmark.json'}: dialect must be a string")
     schema = Schema(tables, dialect=dialect)
 
     raw_questions = _read_json(root / "dev.json")
@@ -164,6 +185,8 @@ def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
         if not isinstance(q, dict) or not all(isinstance(q.get(k), str) for k in ("question", "sql", "db_id")):
             raise BenchmarkFormatError(f"dev.json entry {i} needs string fields question, sql and db_id")
         gold = q.get("gold_tables")
+        if gold is not None and not (isinstance(gold, list) and all(isinstance(g, str) for g in gold)):
+            raise BenchmarkFormatError(f"dev.json entry {i}: gold_tables must be a list of table names")
         questions.append(BenchmarkQuestion(q["question"], q["sql"], q["db_id"], tuple(gold) if gold else None))
     decomps = None
     if (root / "decomp.json").is_file():
@@ -172,7 +195,7 @@ def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
             raise BenchmarkFormatError(
                 f"{root / 'decomp.json'} must be a list aligned with dev.json ({len(questions)} entries)"
             )
-        decomps = [[s for s in (d or []) if isinstance(s, str) and s.strip()] for d in raw_dec]
+        decomps = [[s for s in (d if isinstance(d, list) else []) if isinstance(s, str) and s.strip()] for d in raw_dec]
     return Benchmark(
         name=str(meta.get("name") or root.name), dialect=dialect, path=root, schema=schema, questions=questions,
         decompositions=decomps, has_uniqueness=uniq is not None, has_samples=samples is not None,

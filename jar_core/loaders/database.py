@@ -2,24 +2,30 @@
 
 Only SQLAlchemy's dialect-neutral API is used: :func:`sqlalchemy.inspect` for tables, columns,
 keys and comments, and one bounded ``SELECT ... LIMIT n`` per table (SQLAlchemy Core, so every
-identifier is quoted by the dialect) for the optional column statistics. Nothing is written and
-no query scans a whole table.
+identifier is quoted by the dialect) for the optional column statistics, read as a stream and
+cut off at a byte budget. Nothing is written and no query scans a whole table; connections are
+read-only where the driver allows it (SQLite ``mode=ro``, PostgreSQL
+``default_transaction_read_only``, MySQL read-only transactions). URLs are shown with their
+password and secret query values (``password=``, ``sslpassword=``, ``passwd=``...) hidden.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import logging
 import math
 import re
+import sys
+import urllib.parse
+from contextlib import contextmanager
 from decimal import Decimal
-from itertools import islice
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from sqlalchemy import column as sa_column
-from sqlalchemy import create_engine, inspect, select
+from sqlalchemy import create_engine, event, inspect, select
 from sqlalchemy import table as sa_table
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.engine.interfaces import Dialect
@@ -35,12 +41,21 @@ from jar_core.errors import (
 )
 from jar_core.schema import Column, ForeignKey, Schema, Table
 
-__all__ = ["load_database", "sql_database_source"]
+__all__ = ["load_database", "sql_database_source", "redact_url", "read_only_connection", "DEFAULT_SAMPLE_BYTES"]
 
 logger = logging.getLogger(__name__)
 
 #: Sample strings longer than this are cut to this many characters.
 MAX_SAMPLE_CHARS = 200
+
+#: Default budget of the statistics query of one table: reading stops after this many bytes of values.
+DEFAULT_SAMPLE_BYTES = 16 * 2**20
+
+#: Rows fetched at a time by the statistics query (a server-side cursor where the driver has one).
+_STREAM_ROWS = 100
+
+#: Query parameters of a URL whose values are secrets.
+_SECRET_PARAM = re.compile(r"pass|pwd|secret|token|credential|api_?key", re.IGNORECASE)
 
 #: pip package to install for a missing DB-API module (module name -> package).
 _DRIVER_PACKAGES = {
@@ -71,6 +86,7 @@ def load_database(
     database: str | None = None,
     sample_rows: int = 1000,
     sample_values: int = 20,
+    sample_bytes: int = DEFAULT_SAMPLE_BYTES,
     statistics: bool = True,
     schema: str | None = None,
     include_tables: Sequence[str] | None = None,
@@ -86,11 +102,14 @@ def load_database(
             else ``"main"``.
         sample_rows: with ``statistics``, at most this many rows are read per table.
         sample_values: at most this many distinct non-null values are kept per column
-            (capped by :data:`~jar_core.schema.MAX_SAMPLE_VALUES`).
+            (capped by :data:`~jar_core.schema.MAX_SAMPLE_VALUES`); strings are cut to
+            :data:`MAX_SAMPLE_CHARS` characters.
+        sample_bytes: with ``statistics``, reading a table's rows stops once its values add up
+            to this many bytes (default 16 MiB), so a table of huge values costs no more.
         statistics: compute :attr:`Column.unique_ratio` (distinct non-null values / rows read)
             and :attr:`Column.sample` (first-seen order, JSON-friendly) from the first
             ``sample_rows`` rows. :attr:`Table.row_count` is set only when the table has fewer
-            rows than that (it is then exact); no ``COUNT(*)`` is run.
+            rows than that and all were read (it is then exact); no ``COUNT(*)`` is run.
         schema: the SQLAlchemy schema (PostgreSQL schema, MySQL database...) to read.
         include_tables: read only these tables (exact names, case-insensitive fallback).
 
@@ -100,12 +119,17 @@ def load_database(
         SchemaError: the database (or ``schema``) has no tables.
         UnknownDatabaseError: a name of ``include_tables`` is not a table.
         SourceError: reflection failed after connecting.
-        InvalidArgumentError: ``sample_rows < 1`` or ``sample_values < 0``.
+        InvalidArgumentError: ``sample_rows < 1``, ``sample_values < 0`` or ``sample_bytes < 1``.
+
+    A URL is opened read-only (see the module's documentation); an engine you pass is left as
+    it was, its connection made read-only for the time of the load where the dialect allows it.
     """
     if statistics and (not isinstance(sample_rows, int) or sample_rows < 1):
         raise InvalidArgumentError(f"sample_rows must be a positive integer, got {sample_rows!r}")
     if statistics and (not isinstance(sample_values, int) or sample_values < 0):
         raise InvalidArgumentError(f"sample_values must be a non-negative integer, got {sample_values!r}")
+    if statistics and (isinstance(sample_bytes, bool) or not isinstance(sample_bytes, int) or sample_bytes < 1):
+        raise InvalidArgumentError(f"sample_bytes must be a positive integer, got {sample_bytes!r}")
     if isinstance(url_or_engine, Engine):
         _check_sqlite_file(url_or_engine.url)
         engine, owned = url_or_engine, False
@@ -115,12 +139,14 @@ def load_database(
         db_name = database or _default_database(engine.url, schema)
         return _load(
             engine,
+            owned=owned,
             label=_label(engine.url),
             database=db_name,
             schema=schema,
             include_tables=include_tables,
             sample_rows=sample_rows if statistics else 0,
             sample_values=sample_values,
+            sample_bytes=sample_bytes,
         )
     finally:
         if owned:
@@ -151,38 +177,115 @@ def sql_database_source(db: Any, loader_options: Mapping[str, Any] | None = None
 # -- connection ---------------------------------------------------------------------
 
 
-def _one_line(err: BaseException) -> str:
-    """The message of ``err`` (of its DB-API cause when wrapped) on one line."""
+def _one_line(err: BaseException, secrets: Sequence[str] = ()) -> str:
+    """The message of ``err`` (of its DB-API cause when wrapped) on one line, ``secrets`` hidden."""
     orig = getattr(err, "orig", None)
     text = str(orig if orig is not None else err)
     text = text.split("(Background on this error at:")[0]
+    for secret in secrets:
+        text = text.replace(secret, "***")
     return " ".join(text.split()) or type(err).__name__
 
 
+def redact_url(url: str | URL | Engine) -> str:
+    """``url`` as text with its password and secret query values hidden (SQLAlchemy's rendering).
+
+    Secret query values are those of parameters such as ``password``, ``sslpassword``,
+    ``passwd``, ``pwd``, ``token`` or ``secret``. A string SQLAlchemy cannot parse is masked
+    from the first ``:`` of its user part to the last ``@`` before the host.
+    """
+    if isinstance(url, Engine):
+        url = url.url
+    if not isinstance(url, URL):
+        try:
+            url = make_url(url)
+        except (ArgumentError, ValueError, TypeError):
+            return _mask_raw(str(url))
+    if url.host and "@" in url.host:  # an unescaped '@' in the password, split at the first one
+        return _mask_raw(url.render_as_string(hide_password=False))
+    marker = "JARREDACTED"  # rendered as is, then shown as ***
+    hidden = {k: marker for k in url.query if _SECRET_PARAM.search(k)}
+    if hidden:
+        url = url.update_query_dict(hidden)
+    return url.render_as_string(hide_password=True).replace(marker, "***")
+
+
 def _label(url: URL) -> str:
-    return url.render_as_string(hide_password=True)
+    return redact_url(url)
 
 
 def _mask_raw(raw: str) -> str:
-    """Hide the password of a URL string that SQLAlchemy could not parse."""
-    return re.sub(r"(://[^:/@\s]*:)[^@\s]*@", r"\1***@", raw)
+    """Hide the password and secret query values of a URL string that SQLAlchemy could not parse."""
+    scheme, sep, rest = raw.partition("://")
+    if not sep:
+        return raw
+    head, q, query = rest.partition("?")
+    at = head.rfind("@")
+    if at > 0 and not head.startswith("/") and ":" in head[:at]:
+        head = f"{head[: head.index(':')]}:***{head[at:]}"
+    if q:
+        parts = []
+        for part in query.split("&"):
+            key, eq, _ = part.partition("=")
+            parts.append(f"{key}=***" if eq and _SECRET_PARAM.search(key) else part)
+        query = "&".join(parts)
+    return f"{scheme}{sep}{head}{q}{query}"
 
 
-def _create_engine(raw: str | URL) -> Engine:
-    """Parse ``raw`` and create an engine, refusing a SQLite file that does not exist."""
+def _secrets(raw: Any) -> list[str]:
+    """The password and secret query values of a URL (to scrub from driver messages)."""
+    try:
+        url = raw if isinstance(raw, URL) else make_url(raw)
+    except (ArgumentError, ValueError, TypeError):
+        _, _, rest = str(raw).partition("://")
+        head = rest.partition("?")[0]
+        userinfo = head[: head.rfind("@")] if "@" in head else ""
+        found = [userinfo.partition(":")[2]] if ":" in userinfo else []
+        return _with_fragments(found)
+    found = [url.password or ""]
+    if url.host and "@" in url.host:
+        found.append(f"{url.password}@{url.host.rpartition('@')[0]}")
+    for key, value in url.query.items():
+        if _SECRET_PARAM.search(key):
+            found.extend([value] if isinstance(value, str) else list(value))
+    return _with_fragments(found)
+
+
+def _with_fragments(secrets: Sequence[Any]) -> list[str]:
+    """``secrets`` and their pieces between ``@``, ``:`` and ``/`` (a parser may split a password there)."""
+    out = {str(s) for s in secrets if s}
+    out |= {piece for s in list(out) for piece in re.split(r"[@:/]", s)}
+    return sorted((s for s in out if len(s) >= 3), key=len, reverse=True)
+
+
+def parse_url(raw: str | URL) -> URL:
+    """``raw`` as a SQLAlchemy URL, or :class:`DatabaseConnectionError` (password hidden in the message)."""
     try:
         url = make_url(raw)
     except (ArgumentError, ValueError, TypeError) as err:
         raise DatabaseConnectionError(
-            f"malformed database URL {_mask_raw(str(raw))!r}: {_one_line(err)} "
+            f"malformed database URL {_mask_raw(str(raw))!r}: {_one_line(err, _secrets(raw))} "
             "(expected e.g. sqlite:///path/to/file.db or postgresql://user:password@host/dbname)"
         ) from err
+    if url.host and "@" in url.host:
+        raise DatabaseConnectionError(
+            f"malformed database URL {_label(url)!r}: write an '@' in the user name or password as %40"
+        )
+    return url
+
+
+def _create_engine(raw: str | URL, *, read_only: bool = True) -> Engine:
+    """Parse ``raw`` and create an engine (read-only by default), refusing a SQLite file that does not exist."""
+    url = parse_url(raw)
+    secrets = _secrets(url)
     label = _label(url)
     _check_sqlite_file(url)
     try:
-        return create_engine(url)
+        engine = create_engine(_read_only_url(url) if read_only else url)
     except NoSuchModuleError as err:
-        raise DatabaseConnectionError(f"unknown database dialect or driver in {label}: {_one_line(err)}") from err
+        raise DatabaseConnectionError(
+            f"unknown database dialect or driver in {label}: {_one_line(err, secrets)}"
+        ) from err
     except ImportError as err:
         module = err.name or "?"
         package = _DRIVER_PACKAGES.get(module.split(".")[0], module)
@@ -191,8 +294,94 @@ def _create_engine(raw: str | URL) -> Engine:
             f"(pip install '{package}')"
         ) from err
     except (SQLAlchemyError, ValueError, TypeError) as err:
-        raise DatabaseConnectionError(f"cannot use database URL {label}: {_one_line(err)}") from err
+        raise DatabaseConnectionError(f"cannot use database URL {label}: {_one_line(err, secrets)}") from err
+    if read_only:
+        statements = _READ_ONLY_SESSION.get(engine.dialect.name)
+        if statements:
+            event.listen(engine, "connect", _session_setter(statements, engine.dialect.name != "sqlite"))
+    return engine
 
+
+#: Statements that make a whole database session read-only, by SQLAlchemy dialect name.
+_READ_ONLY_SESSION = {
+    "sqlite": ("PRAGMA query_only = ON",),
+    "postgresql": ("SET default_transaction_read_only = on",),
+    "mysql": ("SET SESSION TRANSACTION READ ONLY",),
+    "mariadb": ("SET SESSION TRANSACTION READ ONLY",),
+}
+
+#: Statements that make the current (next) transaction read-only, for an engine that is not ours.
+_READ_ONLY_TRANSACTION = {
+    "postgresql": "SET TRANSACTION READ ONLY",
+    "mysql": "SET TRANSACTION READ ONLY",
+    "mariadb": "SET TRANSACTION READ ONLY",
+}
+
+
+def _session_setter(statements: Sequence[str], commit: bool) -> Any:
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        try:
+            for statement in statements:
+                cursor.execute(statement)
+        finally:
+            cursor.close()
+        if commit:  # a SET inside the driver's implicit transaction is undone by a rollback
+            dbapi_connection.commit()
+
+    return on_connect
+
+
+def _read_only_url(url: URL) -> URL:
+    """A file-based SQLite URL as a ``mode=ro`` URI filename; other URLs unchanged."""
+    sqlite_file = _sqlite_file(url)
+    if sqlite_file is None or url.get_driver_name() not in ("pysqlite", "sqlite"):
+        return url
+    database = url.database or ""
+    if not database.startswith("file:"):
+        database = "file:" + urllib.parse.quote(str(sqlite_file), safe="/:\\\\")
+    return url.set(database=database).update_query_dict({"mode": "ro", "uri": "true"})
+
+
+@contextmanager
+def read_only_connection(engine: Engine, *, owned: bool = False) -> Iterator[Connection]:
+    """A connection of ``engine`` that cannot write where the dialect allows it.
+
+    An engine made here (``owned``) is read-only from its URL and session settings. On another
+    engine SQLite's ``query_only`` is switched on for the time of the block and restored, and
+    PostgreSQL / MySQL transactions begin with ``SET TRANSACTION READ ONLY``.
+    """
+    conn = engine.connect()
+    with conn:
+        name = conn.dialect.name
+        restore: str | None = None
+        begin_listener = None
+        if not owned and name == "sqlite":
+            previous = conn.exec_driver_sql("PRAGMA query_only").scalar()
+            if not previous:
+                conn.exec_driver_sql("PRAGMA query_only = ON")
+                restore = "PRAGMA query_only = OFF"
+        elif not owned and name in _READ_ONLY_TRANSACTION:
+            statement = _READ_ONLY_TRANSACTION[name]
+
+            def begin_listener(c: Connection) -> None:
+                cursor = c.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+                try:
+                    cursor.execute(statement)
+                finally:
+                    cursor.close()
+
+            event.listen(conn, "begin", begin_listener)
+        try:
+            yield conn
+        finally:
+            if begin_listener is not None:
+                event.remove(conn, "begin", begin_listener)
+            if conn.in_transaction():
+                conn.rollback()
+            if restore is not None:
+                conn.exec_driver_sql(restore)
+                conn.rollback()
 
 def _sqlite_file(url: URL) -> Path | None:
     """The file of a file-based SQLite URL, ``None`` for other URLs and in-memory databases."""
@@ -203,6 +392,7 @@ def _sqlite_file(url: URL) -> Path | None:
         db, _, query = db[len("file:") :].partition("?")
         if "mode=memory" in query:
             return None
+        db = urllib.parse.unquote(db)
     if url.query.get("mode") == "memory":
         return None
     if not db or db == ":memory:":
@@ -236,64 +426,86 @@ def _default_database(url: URL, schema: str | None) -> str:
 def _load(
     engine: Engine,
     *,
+    owned: bool,
     label: str,
     database: str,
     schema: str | None,
     include_tables: Sequence[str] | None,
     sample_rows: int,
     sample_values: int,
+    sample_bytes: int,
 ) -> Schema:
     where = f"{label}" + (f" (schema {schema!r})" if schema else "")
+    secrets = _secrets(engine.url)
     try:
-        conn = engine.connect()
-    except SQLAlchemyError as err:
-        raise DatabaseConnectionError(f"cannot connect to {where}: {_one_line(err)}") from err
-    with conn:
-        insp = inspect(conn)
-        try:
-            names = insp.get_table_names(schema=schema)
-        except SQLAlchemyError as err:
-            raise DatabaseConnectionError(f"cannot read {where}: {_one_line(err)}") from err
-        if not names:
-            raise SchemaError(f"database {where} has no tables")
-        if include_tables is not None:
-            names = _select_tables(names, include_tables, where)
-        try:
-            columns = _by_name(insp.get_multi_columns(schema=schema, filter_names=names))
-            pks = _by_name(_optional(insp.get_multi_pk_constraint, schema, names))
-            fks = _by_name(_optional(insp.get_multi_foreign_keys, schema, names))
-            comments = _by_name(_optional(insp.get_multi_table_comment, schema, names))
-        except SQLAlchemyError as err:
-            raise SourceError(f"cannot read the schema of {where}: {_one_line(err)}") from err
-        own_schema = schema if schema is not None else insp.default_schema_name
-
-        tables: list[Table] = []
-        for name in names:
-            cols = columns.get(name) or []
-            if not cols:
-                logger.warning("skipping table %r of %s: it has no columns", name, where)
-                continue
-            pk = set((pks.get(name) or {}).get("constrained_columns") or ())
-            table = Table(
-                database=database,
-                name=name,
-                columns=[
-                    Column(
-                        name=c["name"],
-                        type=_type_text(c["type"], engine.dialect),
-                        comment=c.get("comment") or None,
-                        primary_key=c["name"] in pk,
-                    )
-                    for c in cols
-                ],
-                foreign_keys=[_foreign_key(fk, database, own_schema) for fk in fks.get(name) or ()],
-                comment=(comments.get(name) or {}).get("text") or None,
+        with read_only_connection(engine, owned=owned) as conn:
+            tables = _read_tables(
+                conn, where=where, secrets=secrets, database=database, schema=schema,
+                include_tables=include_tables, sample_rows=sample_rows, sample_values=sample_values,
+                sample_bytes=sample_bytes,
             )
-            if sample_rows:
-                _add_statistics(conn, table, schema, sample_rows, sample_values, where)
-            tables.append(table)
+    except SQLAlchemyError as err:
+        raise DatabaseConnectionError(f"cannot connect to {where}: {_one_line(err, secrets)}") from err
     dialect = _SQLGLOT_DIALECTS.get(engine.dialect.name, engine.dialect.name)
     return Schema(tables, dialect=dialect)
+
+
+def _read_tables(
+    conn: Connection,
+    *,
+    where: str,
+    secrets: Sequence[str],
+    database: str,
+    schema: str | None,
+    include_tables: Sequence[str] | None,
+    sample_rows: int,
+    sample_values: int,
+    sample_bytes: int,
+) -> list[Table]:
+    insp = inspect(conn)
+    try:
+        names = insp.get_table_names(schema=schema)
+    except SQLAlchemyError as err:
+        raise DatabaseConnectionError(f"cannot read {where}: {_one_line(err, secrets)}") from err
+    if not names:
+        raise SchemaError(f"database {where} has no tables")
+    if include_tables is not None:
+        names = _select_tables(names, include_tables, where)
+    try:
+        columns = _by_name(insp.get_multi_columns(schema=schema, filter_names=names))
+        pks = _by_name(_optional(insp.get_multi_pk_constraint, schema, names))
+        fks = _by_name(_optional(insp.get_multi_foreign_keys, schema, names))
+        comments = _by_name(_optional(insp.get_multi_table_comment, schema, names))
+    except SQLAlchemyError as err:
+        raise SourceError(f"cannot read the schema of {where}: {_one_line(err, secrets)}") from err
+    own_schema = schema if schema is not None else insp.default_schema_name
+
+    tables: list[Table] = []
+    for name in names:
+        cols = columns.get(name) or []
+        if not cols:
+            logger.warning("skipping table %r of %s: it has no columns", name, where)
+            continue
+        pk = set((pks.get(name) or {}).get("constrained_columns") or ())
+        table = Table(
+            database=database,
+            name=name,
+            columns=[
+                Column(
+                    name=c["name"],
+                    type=_type_text(c["type"], conn.dialect),
+                    comment=c.get("comment") or None,
+                    primary_key=c["name"] in pk,
+                )
+                for c in cols
+            ],
+            foreign_keys=[_foreign_key(fk, database, own_schema) for fk in fks.get(name) or ()],
+            comment=(comments.get(name) or {}).get("text") or None,
+        )
+        if sample_rows:
+            _add_statistics(conn, table, schema, sample_rows, sample_values, sample_bytes, where)
+        tables.append(table)
+    return tables
 
 
 def _select_tables(names: Sequence[str], wanted: Sequence[str], where: str) -> list[str]:
@@ -348,33 +560,95 @@ def _foreign_key(fk: Mapping[str, Any], database: str, own_schema: str | None) -
 
 
 def _add_statistics(
-    conn: Connection, table: Table, schema: str | None, sample_rows: int, sample_values: int, where: str
+    conn: Connection, table: Table, schema: str | None, sample_rows: int, sample_values: int, sample_bytes: int,
+    where: str,
 ) -> None:
-    """Fill the column statistics of ``table`` from its first ``sample_rows`` rows (one bounded query)."""
+    """Fill the column statistics of ``table`` from its first rows (one bounded, streamed query).
+
+    At most ``sample_rows`` rows are read, and no more once the values read add up to
+    ``sample_bytes``; a long value is kept only as its first characters and a digest.
+    """
     names = [c.name for c in table.columns]
     lightweight = sa_table(table.name, *map(sa_column, names), schema=schema)
     stmt = select(*lightweight.c).limit(sample_rows)
+    stats = [_ColumnStats(sample_values) for _ in names]
+    n_rows, budget, complete = 0, sample_bytes, True
     try:
-        rows = conn.execute(stmt).all()
+        result = conn.execution_options(stream_results=True, max_row_buffer=_STREAM_ROWS).execute(stmt)
+        with result:
+            for row in result:
+                n_rows += 1
+                for column_stats, value in zip(stats, row):
+                    if value is not None:
+                        budget -= _size(value)
+                        column_stats.add(value)
+                if budget <= 0:
+                    complete = False
+                    break
     except SQLAlchemyError as err:
         logger.warning("no statistics for table %r of %s: %s", table.name, where, _one_line(err))
         conn.rollback()
         return
-    if len(rows) < sample_rows:
-        table.row_count = len(rows)
-    values_by_column: Iterable[Sequence[Any]] = zip(*rows) if rows else [()] * len(names)
-    for col, values in zip(table.columns, values_by_column):
-        col.unique_ratio, col.sample = _column_stats(values, len(rows), sample_values)
+    if budget <= 0:
+        logger.info("statistics of table %r of %s from its first %d rows (%d-byte budget)", table.name, where,
+                    n_rows, sample_bytes)
+    if complete and n_rows < sample_rows:
+        table.row_count = n_rows
+    for col, column_stats in zip(table.columns, stats):
+        col.unique_ratio, col.sample = column_stats.result(n_rows)
+
+
+class _ColumnStats:
+    """Distinct non-null values of a column (long ones by digest) and its first JSON-friendly samples."""
+
+    def __init__(self, sample_values: int) -> None:
+        self.sample_values = sample_values
+        self.distinct: dict[Any, None] = {}
+        self.samples: dict[Any, None] = {}
+
+    def add(self, value: Any) -> None:
+        value = _hashable(value)
+        key = _compact(value)
+        if key in self.distinct:
+            return
+        self.distinct[key] = None
+        if len(self.samples) < self.sample_values:
+            converted = _json_value(value)
+            if converted is not _SKIP:
+                self.samples.setdefault(converted, None)
+
+    def result(self, n_rows: int) -> tuple[float | None, tuple[Any, ...]]:
+        """(distinct values / ``n_rows``, samples in first-seen order); ``(None, ())`` for no rows."""
+        if n_rows == 0:
+            return None, ()
+        return len(self.distinct) / n_rows, tuple(self.samples)
 
 
 def _column_stats(values: Sequence[Any], n_rows: int, sample_values: int) -> tuple[float | None, tuple[Any, ...]]:
     """(distinct non-null values / ``n_rows``, up to ``sample_values`` JSON-friendly values in first-seen order)."""
-    if n_rows == 0:
-        return None, ()
-    distinct = dict.fromkeys(map(_hashable, (v for v in values if v is not None)))
-    converted = dict.fromkeys(map(_json_value, distinct))
-    converted.pop(_SKIP, None)
-    return len(distinct) / n_rows, tuple(islice(converted, sample_values))
+    stats = _ColumnStats(sample_values)
+    for value in values:
+        if value is not None:
+            stats.add(value)
+    return stats.result(n_rows)
+
+
+def _size(value: Any) -> int:
+    """Bytes a value takes in memory (strings and binary values by their length)."""
+    if isinstance(value, memoryview):
+        return value.nbytes
+    return sys.getsizeof(value)
+
+
+def _compact(value: Any) -> Any:
+    """A hashable stand-in for ``value`` that tells distinct values apart without keeping long ones."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        data = bytes(value)
+        return ("\0bytes", len(data), hashlib.blake2b(data, digest_size=16).digest())
+    if isinstance(value, str) and len(value) > MAX_SAMPLE_CHARS:
+        data = value.encode("utf-8", "surrogatepass")
+        return ("\0text", len(value), hashlib.blake2b(data, digest_size=16).digest())
+    return value
 
 
 def _hashable(value: Any) -> Any:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate, groupby
@@ -24,7 +25,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel, SqlglotError, TokenError
 from sqlglot.tokens import Token, TokenType
 
-from jar_core.errors import DDLParseError, InvalidArgumentError, SchemaError, SourceError
+from jar_core.errors import DDLParseError, InvalidArgumentError, JarError, SchemaError, SourceError
 from jar_core.schema import Column, ForeignKey, Schema, Table
 
 __all__ = ["load_ddl"]
@@ -61,19 +62,32 @@ def load_ddl(source: str | os.PathLike[str], *, dialect: str | None = None, data
         raise InvalidArgumentError(f"unknown SQL dialect {dialect!r}: {_first_line(err)}") from err
     tokens = _tokenize(reader, text, origin)
     builder = _Builder(database=database, dialect=reader, origin=origin)
-    with _quiet_sqlglot():
-        for number, chunk in enumerate(_split_statements(tokens), start=1):
-            kind = _statement_kind(chunk)
-            if kind is None:
-                continue
-            tree = _parse_statement(reader, chunk, text, kind, number, origin)
-            if isinstance(tree, exp.Create):
-                builder.create(tree, number, _snippet(text, chunk))
-            elif isinstance(tree, exp.Alter):
-                builder.alter(tree)
-            elif isinstance(tree, exp.Comment):
-                builder.comment(tree)
-    tables = builder.build()
+    number, chunk = 0, list(tokens[:1])
+    try:
+        with _quiet_sqlglot():
+            for number, chunk in enumerate(_split_statements(tokens), start=1):
+                kind = _statement_kind(chunk)
+                if kind is None:
+                    continue
+                tree = _parse_statement(reader, chunk, text, kind, number, origin)
+                if isinstance(tree, exp.Create):
+                    builder.create(tree, number, _snippet(text, chunk))
+                elif isinstance(tree, exp.Alter):
+                    builder.alter(tree)
+                elif isinstance(tree, exp.Comment):
+                    builder.comment(tree)
+        tables = builder.build()
+    except JarError:
+        raise
+    except RecursionError as err:
+        raise DDLParseError(
+            f"{origin}: statement {number} nests too deeply to be read: {_snippet(text, chunk)!r}"
+        ) from err
+    except Exception as err:  # noqa: BLE001 - sqlglot may fail in other ways on odd input
+        raise DDLParseError(
+            f"{origin}: cannot read statement {number} ({type(err).__name__}: {_first_line(err)}): "
+            f"{_snippet(text, chunk)!r}"
+        ) from err
     if not tables:
         raise SchemaError(f"{origin} has no tables: it contains no CREATE TABLE statement")
     return Schema(tables, dialect=dialect)
@@ -165,6 +179,8 @@ def _statement_kind(chunk: Sequence[Token]) -> str | None:
 
 def _snippet(text: str, chunk: Sequence[Token]) -> str:
     """The first characters of the statement, on one line."""
+    if not chunk:
+        return ""
     raw = text[chunk[0].start : min(chunk[-1].end + 1, chunk[0].start + 4 * _SNIPPET_CHARS)]
     return " ".join(raw.split())[:_SNIPPET_CHARS]
 
@@ -265,6 +281,18 @@ def _name(node: exp.Expr | None) -> str:
     return str(ident.this) if ident is not None else node.name
 
 
+def _table_name(table: exp.Table) -> str:
+    """The name of a table node, T-SQL's ``#temporary`` / ``##global`` marks kept."""
+    ident = table.this
+    name = table.name
+    if isinstance(ident, exp.Identifier):
+        if ident.args.get("global_") or ident.args.get("global"):
+            return f"##{name}"
+        if ident.args.get("temporary"):
+            return f"#{name}"
+    return name
+
+
 def _names(nodes: Sequence[exp.Expr] | None) -> tuple[str, ...]:
     return tuple(filter(None, map(_name, nodes or ())))
 
@@ -317,7 +345,7 @@ class _Builder:
         return next((t for k, t in self.tables.items() if (k[0].lower(), k[1].lower()) == key), None)
 
     def _qualified(self, table: exp.Table) -> tuple[str, str]:
-        return (table.db or self.database, table.name)
+        return (table.db or self.database, _table_name(table))
 
     # -- statements ---------------------------------------------------------------------
     def create(self, tree: exp.Create, number: int, snippet: str) -> None:
@@ -341,9 +369,28 @@ class _Builder:
         tdef = _TableDef(database=database, name=name)
         for item in items:
             self._add_item(tdef, item)
+        defined = [_name(i.this) for i in items if isinstance(i, exp.ColumnDef)]
+        twice = sorted({n for n in defined if sum(d.lower() == n.lower() for d in defined) > 1}, key=str.lower)
+        if twice:
+            warnings.warn(
+                f"{self.origin}: table {name!r} (statement {number}) defines column(s) "
+                f"{', '.join(map(repr, twice))} more than once; the first definition is kept",
+                stacklevel=3,
+            )
         properties = tree.args.get("properties")
         comment = properties.find(exp.SchemaCommentProperty) if properties is not None else None
         tdef.comment = _text(comment.this) if comment is not None else None
+        earlier = self.find(database, name)
+        if earlier is not None:
+            keep_first = bool(tree.args.get("exists"))  # CREATE TABLE IF NOT EXISTS
+            warnings.warn(
+                f"{self.origin}: table {f'{database}.{name}'!r} is created twice (statement {number} again); "
+                + ("the earlier definition is kept (IF NOT EXISTS)" if keep_first else "the later definition replaces it"),
+                stacklevel=3,
+            )
+            if keep_first:
+                return
+            del self.tables[(earlier.database, earlier.name)]
         self.tables[(database, name)] = tdef
 
     def alter(self, tree: exp.Alter) -> None:
@@ -411,7 +458,7 @@ class _Builder:
         if not isinstance(table_node, exp.Table):
             return
         ref_columns = _names(target.expressions) if isinstance(target, exp.Schema) else ()
-        tdef.foreign_keys.append(_RawForeignKey(columns, table_node.db or None, table_node.name, ref_columns))
+        tdef.foreign_keys.append(_RawForeignKey(columns, table_node.db or None, _table_name(table_node), ref_columns))
 
     # -- result ---------------------------------------------------------------------------
     def build(self) -> list[Table]:
