@@ -104,6 +104,7 @@ class TableRetriever:
         if index is not None and index.schema.fingerprint() != schema.fingerprint():
             raise StaleIndexError("the index was built for another schema")
         self._index = index
+        self._db_positions: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None = None
         # The embedding model and the lazily built index are shared: searches take turns.
         self._lock = threading.RLock()
 
@@ -198,11 +199,11 @@ class TableRetriever:
         """Signals over the top-N candidates (``include`` always among them, ``exclude`` never)."""
         idx = self.index
         n = check_k(candidates if candidates is not None else self.n_candidates, "candidates")
-        allowed = np.ones(len(self.schema), dtype=bool)
         if database is not None:
-            sub = self.schema.subset(database)
-            allowed[:] = False
-            allowed[self.schema.resolve(t.id for t in sub)] = True
+            allowed = np.zeros(len(self.schema), dtype=bool)
+            allowed[self._database_positions(database)] = True
+        else:
+            allowed = np.ones(len(self.schema), dtype=bool)
         inc = self.schema.resolve(include)
         exc = self.schema.resolve(exclude)
         clash = set(inc) & set(exc)
@@ -216,6 +217,28 @@ class TableRetriever:
         top = self.candidate_generator.top(idx, r_all, max(n - len(inc), 0), allowed)
         cands = np.array(list(dict.fromkeys([*inc, *top.tolist()])), dtype=np.int64)
         return compute_signals(idx, cands, r_all, list(subqueries), vecs[1:], segment_sim=segment_sim)
+
+    def _database_positions(self, database: str) -> np.ndarray:
+        """Positions of ``database``'s tables (as :meth:`Schema.subset`: exact name, else
+        case-insensitive), from a table of every database built once per retriever."""
+        if self._db_positions is None:
+            groups: dict[str, list[int]] = {}
+            for i, t in enumerate(self.schema.tables):
+                groups.setdefault(t.database, []).append(i)
+            folded: dict[str, list[int]] = {}
+            for db, rows in groups.items():
+                folded.setdefault(db.lower(), []).extend(rows)
+            self._db_positions = (
+                {db: np.array(rows, dtype=np.int64) for db, rows in groups.items()},
+                {db: np.array(sorted(rows), dtype=np.int64) for db, rows in folded.items()},
+            )
+        exact, folded = self._db_positions
+        pos = exact.get(database)
+        if pos is None:
+            pos = folded.get(database.lower())
+        if pos is None:
+            self.schema.subset(database)  # raises UnknownDatabaseError with the known names
+        return pos
 
     def retrieve(
         self,
