@@ -181,6 +181,34 @@ class TableRetriever:
         return self.index
 
     # -- retrieval ------------------------------------------------------------------
+    def prefetch(self, questions: Iterable[str], *, decompose: bool | None = None) -> int:
+        """Embed many questions at once (one batch, all cores) so that the :meth:`retrieve` calls
+        that follow find their vectors cached; returns the number of texts embedded.
+
+        ``decompose`` (default: only for decomposers without a model call, the heuristic and the
+        precomputed ones) also embeds each question's sub-queries. Invalid questions are skipped
+        here; their own :meth:`retrieve` call reports them. The ``batch`` paths of the LangChain
+        and LlamaIndex adapters call this first.
+        """
+        if decompose is None:
+            from jar_core.decomposition import PrecomputedDecomposer
+
+            decompose = isinstance(self.decomposer, (HeuristicDecomposer, PrecomputedDecomposer))
+        texts: list[str] = []
+        for q in questions:
+            try:
+                q = check_question(q)
+                texts.append(q)
+                if decompose:
+                    texts.extend(s for s in self.decomposer.decompose(q, self.schema).subqueries if s and s.strip())
+            except Exception:  # noqa: BLE001 - the question's own retrieve call raises it
+                continue
+        texts = list(dict.fromkeys(texts))
+        if len(texts) > 1:
+            with self._lock:
+                self.embedder.embed_queries(texts)
+        return len(texts)
+
     def decompose(self, question: str) -> Decomposition:
         """The sub-queries of ``question`` from this retriever's decomposer."""
         return self.decomposer.decompose(check_question(question), self.schema)
