@@ -112,9 +112,14 @@ class OnnxEmbedder:
                 )
             begin, end = got["data_offsets"]
             mismatch = mismatch or (start + begin, end - begin) != (spec["offset"], spec["length"])
+        self._layout = (manifest, header, start, path)
         if not mismatch:
             return None
         log.info("%s is laid out differently from the shipped graph's record; loading its weights into memory", path)
+        return self._weights_in_memory()
+
+    def _weights_in_memory(self) -> tuple[Any, list[str], list[Any]]:
+        manifest, header, start, path = self._layout
         mm = np.memmap(path, dtype=np.uint8, mode="r")
         names, values = [], []
         for wname, spec in manifest["weights"].items():
@@ -135,23 +140,33 @@ class OnnxEmbedder:
             with self._lock:
                 sess = self._sessions.get(threads)
                 if sess is None:
-                    ort = self._ort
-                    opts = ort.SessionOptions()
-                    opts.intra_op_num_threads = threads
-                    opts.inter_op_num_threads = 1
-                    opts.log_severity_level = 3
-                    if self._supplied is None:  # the graph's external data is the bundled safetensors file
-                        opts.add_session_config_entry(
-                            "session.model_external_initializers_file_folder_path", str(self._model_dir)
-                        )
-                    else:
-                        opts.add_external_initializers(self._supplied[1], self._supplied[2])
                     try:
-                        sess = ort.InferenceSession(self._graph, opts, providers=["CPUExecutionProvider"])
+                        sess = self._new_session(threads)
                     except Exception as e:  # noqa: BLE001 - any ONNX Runtime failure is a load error
-                        raise EmbeddingError(f"cannot load the ONNX model: {e}".splitlines()[0]) from e
+                        if self._supplied is not None:
+                            raise EmbeddingError(f"cannot load the ONNX model: {e}".splitlines()[0]) from e
+                        # an ONNX Runtime that cannot map external data of a model given as bytes
+                        log.info("ONNX Runtime could not map the weights (%s); loading them into memory",
+                                 str(e).splitlines()[0])
+                        self._supplied = self._weights_in_memory()
+                        try:
+                            sess = self._new_session(threads)
+                        except Exception as e2:  # noqa: BLE001
+                            raise EmbeddingError(f"cannot load the ONNX model: {e2}".splitlines()[0]) from e2
                     self._sessions[threads] = sess
         return sess
+
+    def _new_session(self, threads: int) -> Any:
+        ort = self._ort
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 4
+        if self._supplied is None:  # the graph's external data is the bundled safetensors file
+            opts.add_session_config_entry("session.model_external_initializers_file_folder_path", str(self._model_dir))
+        else:
+            opts.add_external_initializers(self._supplied[1], self._supplied[2])
+        return ort.InferenceSession(self._graph, opts, providers=["CPUExecutionProvider"])
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:

@@ -116,6 +116,20 @@ def test_weights_laid_out_differently_are_loaded_by_name(onnx_embedder, monkeypa
         OnnxEmbedder()
 
 
+def test_runtime_that_cannot_map_the_weights_gets_them_in_memory(onnx_embedder, monkeypatch):
+    real = OnnxEmbedder._new_session
+
+    def no_mapping(self, threads):  # as ONNX Runtime 1.20 with a model given as bytes
+        if self._supplied is None:
+            raise RuntimeError("filesystem error: cannot get file size [model.safetensors]")
+        return real(self, threads)
+
+    monkeypatch.setattr(OnnxEmbedder, "_new_session", no_mapping)
+    e = OnnxEmbedder()
+    assert e._supplied is not None
+    assert np.allclose(e.embed_queries(TEXTS[:2]), onnx_embedder.embed_queries(TEXTS[:2]), atol=1e-6)
+
+
 def test_import_and_onnx_retrieve_never_import_torch(tmp_path):
     code = (
         "import sys, json\n"
