@@ -42,8 +42,8 @@ def _row(label: str, seconds: list[float]) -> str:
     return f"| {label} | {len(ms)} | {statistics.median(ms):.3f} | {min(ms):.3f} | {max(ms):.3f} |"
 
 
-def run_bench(repeat: int = 200) -> None:
-    """Print the speed tables (markdown) to stdout."""
+def run_bench(repeat: int = 200, embedder: object | None = None) -> None:
+    """Print the speed tables (markdown) to stdout (``embedder``: default the bundled model)."""
     t_start = time.perf_counter()
     from jar_core.signals import Signals
     from jar_core.strategies import GreedyStrategy
@@ -70,7 +70,7 @@ def run_bench(repeat: int = 200) -> None:
     from jar_core.index import cache_path
 
     t0 = time.perf_counter()
-    emb = get_embedder(None)
+    emb = get_embedder(embedder)
     emb.embed_queries(["warm up"])
     t_model = time.perf_counter() - t0
     t0 = time.perf_counter()

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from jar_core.errors import InvalidArgumentError, JarError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "add_embedding_options", "embedder_from_args"]
 
 PROG = "jar-retrieval"
 
@@ -36,8 +36,27 @@ def _add_source(p: argparse.ArgumentParser) -> None:
     src.add_argument("--db-id", metavar="ID", help="with --benchmark: search one database of it")
     src.add_argument("--sample-rows", type=int, default=1000, metavar="N",
                      help="with --db: rows read per table for statistics (default 1000)")
-    src.add_argument("--model", metavar="NAME", help="sentence-transformers model name or path "
-                     "(default: the bundled all-MiniLM-L6-v2)")
+    add_embedding_options(src)
+
+
+def add_embedding_options(group: Any) -> None:
+    group.add_argument("--model", metavar="NAME", help="sentence-transformers model name or path "
+                       "(default: the bundled all-MiniLM-L6-v2)")
+    group.add_argument("--backend", choices=("auto", "onnx", "torch"),
+                       help="run the bundled model on ONNX Runtime or PyTorch (default: $JAR_RETRIEVAL_BACKEND, "
+                       "else auto = ONNX Runtime when installed)")
+    group.add_argument("--threads", type=int, metavar="N",
+                       help="encoder threads (default: $JAR_RETRIEVAL_THREADS, else 1 per question and all "
+                       "cores for large batches)")
+
+
+def embedder_from_args(args: argparse.Namespace) -> Any:
+    """The embedder that ``--model``, ``--backend`` and ``--threads`` ask for."""
+    from jar_core.embedding import get_embedder
+
+    if args.threads is not None and args.threads < 1:
+        raise InvalidArgumentError(f"--threads must be >= 1, got {args.threads}")
+    return get_embedder(args.model, backend=args.backend, threads=args.threads)
 
 
 def _is_demo(args: argparse.Namespace) -> bool:
@@ -51,7 +70,10 @@ def _retriever(args: argparse.Namespace, **options: Any) -> Any:
         raise InvalidArgumentError("--db-id needs --benchmark")
     if args.dialect and not args.ddl:
         raise InvalidArgumentError("--dialect applies to --ddl only")
-    options.setdefault("embedder", args.model)
+    if args.sample_rows < 1:
+        raise InvalidArgumentError(f"--sample-rows must be >= 1, got {args.sample_rows}")
+    if "embedder" not in options:
+        options["embedder"] = embedder_from_args(args)
     if args.index:
         return TableRetriever.from_index(args.index, **options)
     if args.benchmark:
@@ -66,8 +88,6 @@ def _retriever(args: argparse.Namespace, **options: Any) -> Any:
         from jar_core.demo import demo_url
 
         url = demo_url()
-    if args.sample_rows < 1:
-        raise InvalidArgumentError(f"--sample-rows must be >= 1, got {args.sample_rows}")
     return TableRetriever(load_database(url, sample_rows=args.sample_rows), **options)
 
 
@@ -235,7 +255,7 @@ def _cmd_index(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from jar_core.bench import run_bench
 
-    run_bench(repeat=args.repeat)
+    run_bench(repeat=args.repeat, embedder=embedder_from_args(args))
     return 0
 
 
@@ -280,6 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="measure selection and retrieval speed on the demo database")
     b.add_argument("--repeat", type=int, default=200, help="repetitions per measurement")
+    add_embedding_options(b)
     b.set_defaults(func=_cmd_bench)
 
     try:
@@ -299,11 +320,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format=f"{PROG}: %(message)s")
-    if args.command in ("retrieve", "bench"):
-        # One question embeds a handful of short texts: one intra-op thread is faster than two
-        # (measured: ~30 ms vs ~45 ms per question on 2 cores) and does not thrash under load.
-        # Must be set before torch is imported; an explicit OMP_NUM_THREADS wins.
-        os.environ.setdefault("OMP_NUM_THREADS", "1")
+    # The encoder's threads are the library's choice (jar_core.embedding: one per question, all
+    # cores for large batches; --threads or $JAR_RETRIEVAL_THREADS override it).
     if not args.verbose:
         for noisy in ("sentence_transformers", "transformers", "huggingface_hub"):
             logging.getLogger(noisy).setLevel(logging.ERROR)

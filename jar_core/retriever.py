@@ -149,6 +149,7 @@ class TableRetriever:
         if index is not None and index.schema is not schema and index.schema.fingerprint() != schema.fingerprint():
             raise StaleIndexError("the index was built for another schema")
         self._index = index
+        self._db_positions: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None = None
         # The embedding model and the lazily built index are shared: searches take turns.
         self._lock = threading.RLock()
 
@@ -239,6 +240,34 @@ class TableRetriever:
         return self.index
 
     # -- retrieval ------------------------------------------------------------------
+    def prefetch(self, questions: Iterable[str], *, decompose: bool | None = None) -> int:
+        """Embed many questions at once (one batch, all cores) so that the :meth:`retrieve` calls
+        that follow find their vectors cached; returns the number of texts embedded.
+
+        ``decompose`` (default: only for decomposers without a model call, the heuristic and the
+        precomputed ones) also embeds each question's sub-queries. Invalid questions are skipped
+        here; their own :meth:`retrieve` call reports them. The ``batch`` paths of the LangChain
+        and LlamaIndex adapters call this first.
+        """
+        if decompose is None:
+            from jar_core.decomposition import PrecomputedDecomposer
+
+            decompose = isinstance(self.decomposer, (HeuristicDecomposer, PrecomputedDecomposer))
+        texts: list[str] = []
+        for q in questions:
+            try:
+                q = check_question(q)
+                texts.append(q)
+                if decompose:
+                    texts.extend(s for s in self.decomposer.decompose(q, self.schema).subqueries if s and s.strip())
+            except Exception:  # noqa: BLE001 - the question's own retrieve call raises it
+                continue
+        texts = list(dict.fromkeys(texts))
+        if len(texts) > 1:
+            with self._lock:
+                self.embedder.embed_queries(texts)
+        return len(texts)
+
     def decompose(self, question: str) -> Decomposition:
         """The sub-queries of ``question`` from this retriever's decomposer."""
         return self.decomposer.decompose(check_question(question), self.schema)
@@ -257,11 +286,11 @@ class TableRetriever:
         """Signals over the top-N candidates (``include`` always among them, ``exclude`` never)."""
         idx = self.index
         n = check_k(candidates if candidates is not None else self.n_candidates, "candidates")
-        allowed = np.ones(len(self.schema), dtype=bool)
         if database is not None:
-            sub = self.schema.subset(database)
-            allowed[:] = False
-            allowed[self.schema.resolve(t.id for t in sub)] = True
+            allowed = np.zeros(len(self.schema), dtype=bool)
+            allowed[self._database_positions(database)] = True
+        else:
+            allowed = np.ones(len(self.schema), dtype=bool)
         inc = self.schema.resolve(check_table_names(include, "include"))
         exc = self.schema.resolve(check_table_names(exclude, "exclude"))
         clash = set(inc) & set(exc)
@@ -283,6 +312,28 @@ class TableRetriever:
             idx, cands, r_all, list(subqueries), vecs[1:], segment_sim=segment_sim, joins=self.joins,
             cross_database_joins=self.cross_database_joins, min_join_score=self.min_join_score,
         )
+
+    def _database_positions(self, database: str) -> np.ndarray:
+        """Positions of ``database``'s tables (as :meth:`Schema.subset`: exact name, else
+        case-insensitive), from a table of every database built once per retriever."""
+        if self._db_positions is None:
+            groups: dict[str, list[int]] = {}
+            for i, t in enumerate(self.schema.tables):
+                groups.setdefault(t.database, []).append(i)
+            folded: dict[str, list[int]] = {}
+            for db, rows in groups.items():
+                folded.setdefault(db.lower(), []).extend(rows)
+            self._db_positions = (
+                {db: np.array(rows, dtype=np.int64) for db, rows in groups.items()},
+                {db: np.array(sorted(rows), dtype=np.int64) for db, rows in folded.items()},
+            )
+        exact, folded = self._db_positions
+        pos = exact.get(database)
+        if pos is None:
+            pos = folded.get(database.lower())
+        if pos is None:
+            self.schema.subset(database)  # raises UnknownDatabaseError with the known names
+        return pos
 
     def retrieve(
         self,

@@ -228,6 +228,19 @@ class JoinAwareRetriever(BaseRetriever):
             for d in result_documents(result, dialect=self.dialect, sample_rows=samples)
         ]
 
+    def batch(self, inputs: list[Any], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any) -> list[Any]:
+        """``invoke`` for each input (concurrently, as any LangChain runnable), after embedding all
+        the questions (and, with the heuristic decomposer, their sub-queries) in one batch."""
+        self.retriever.prefetch(q for q in inputs if isinstance(q, str))
+        return super().batch(inputs, config, return_exceptions=return_exceptions, **kwargs)
+
+    async def abatch(
+        self, inputs: list[Any], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any
+    ) -> list[Any]:
+        """``ainvoke`` for each input, after embedding all the questions in one batch (in a worker thread)."""
+        await run_in_executor(None, self.retriever.prefetch, [q for q in inputs if isinstance(q, str)])
+        return await super().abatch(inputs, config, return_exceptions=return_exceptions, **kwargs)
+
     def _get_relevant_documents(
         self,
         query: str,

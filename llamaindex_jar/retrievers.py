@@ -215,8 +215,10 @@ class JoinAwareRetriever(BaseRetriever):
         return await self.with_k(k).aretrieve(query)
 
     def batch_retrieve(self, queries: Sequence[QueryType], k: int | None = None) -> list[list[NodeWithScore]]:
-        """``retrieve`` for each query, in order (``k`` for these calls only)."""
+        """``retrieve`` for each query, in order (``k`` for these calls only), the questions
+        embedded in one batch first."""
         r = self if k is None else self.with_k(k)
+        self._prefetch(queries)
         return [r.retrieve(q) for q in queries]
 
     async def abatch_retrieve(
@@ -228,7 +230,12 @@ class JoinAwareRetriever(BaseRetriever):
         steps take turns.
         """
         r = self if k is None else self.with_k(k)
+        await asyncio.get_running_loop().run_in_executor(None, self._prefetch, queries)
         return list(await asyncio.gather(*(r.aretrieve(q) for q in queries)))
+
+    def _prefetch(self, queries: Sequence[QueryType]) -> None:
+        """Embed all the questions (and cheap decompositions) in one batch before the calls."""
+        self.table_retriever.prefetch(q.query_str if isinstance(q, QueryBundle) else q for q in queries)
 
     def retrieve_result(self, query: QueryType, k: int | None = None) -> RetrievalResult:
         """The core :class:`~jar_core.RetrievalResult` (tables, joins, trace) instead of nodes."""

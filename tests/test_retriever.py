@@ -104,6 +104,29 @@ def test_same_table_name_in_two_databases_are_distinct():
     assert r.retrieve("orders", k=1, database="hr").table_ids == ["hr.orders"]
 
 
+def test_database_filter_is_computed_once_not_per_query(monkeypatch):
+    from jar_core.schema import Schema
+
+    ddl = """CREATE TABLE sales.orders (id INT PRIMARY KEY, amount REAL);
+             CREATE TABLE sales.clients (id INT PRIMARY KEY, name TEXT);
+             CREATE TABLE hr.orders (id INT PRIMARY KEY, supplies TEXT);
+             CREATE TABLE Hr.staff (id INT PRIMARY KEY, name TEXT);"""
+    r = TableRetriever(load_ddl(ddl), embedder=BagOfWordsEmbedder())
+    r.index
+    calls = []
+    real_subset = Schema.subset
+    monkeypatch.setattr(Schema, "subset", lambda self, db: calls.append(db) or real_subset(self, db))
+    for _ in range(3):
+        assert sorted(r.retrieve("orders clients amount name", k=2, database="sales").table_ids) == [
+            "sales.clients", "sales.orders"]
+    assert r.retrieve("staff name", k=1, database="Hr").table_ids == ["Hr.staff"]  # exact name first
+    # no exact match: case-insensitive, over every database whose name folds to it (as Schema.subset)
+    assert sorted(r.retrieve("orders staff", k=2, database="HR").table_ids) == ["Hr.staff", "hr.orders"]
+    assert calls == []  # no per-query subset
+    with pytest.raises(UnknownDatabaseError, match="unknown database 'payroll'"):
+        r.retrieve("orders", k=1, database="payroll")
+
+
 def test_no_tables_and_no_columns_are_schema_errors():
     with pytest.raises(SchemaError, match="no tables"):
         TableRetriever(load_ddl("CREATE INDEX i ON t(a);"))

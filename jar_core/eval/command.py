@@ -46,10 +46,9 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="run the greedy with these weights (l_cov,l_join,l_coarse; default 2,1,4)")
     e.add_argument("--ablation", action="store_true",
                    help="also run the paper's ablation weight configurations of the greedy")
-    e.add_argument("--model", metavar="NAME", help="sentence-transformers model name or path "
-                   "(default: the bundled all-MiniLM-L6-v2)")
-    from jar_core.cli import _join_arguments
+    from jar_core.cli import _join_arguments, add_embedding_options
 
+    add_embedding_options(e)
     _join_arguments(e)
     e.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
     e.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
@@ -146,10 +145,11 @@ def run_eval(args: argparse.Namespace) -> int:
         )
     specs = method_specs(methods, weights=weights, ablation=args.ablation, mip_time_limit=args.mip_time_limit)
     progress = not args.quiet and sys.stderr.isatty()
-    from jar_core.cli import join_options
+    from jar_core.cli import embedder_from_args, join_options
 
     retriever = TableRetriever(
-        bench.schema, embedder=args.model, candidates=args.candidates, progress=progress, **join_options(args)
+        bench.schema, embedder=embedder_from_args(args), candidates=args.candidates, progress=progress,
+        **join_options(args),
     )
     if not args.no_cache:
         from jar_core.index import cache_path
