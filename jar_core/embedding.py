@@ -82,9 +82,9 @@ def default_model_path() -> str:
 #: Calls with at most this many texts (a question and its sub-queries) are "query-time" calls:
 #: they run on :data:`QUERY_THREADS` threads unless the embedder was given ``threads``.
 SMALL_BATCH = 16
-#: Threads for query-time calls. One is fastest for a handful of short texts (measured on
-#: 2 cores: 200 Spider questions took 131.7 s with PyTorch's default against 18.5 s with one
-#: thread) and does not fight other work for the cores.
+#: Threads for query-time calls. One is fastest for a handful of short texts and does not fight
+#: other work for the cores (2 cores shared with another job: 200 Spider questions one at a time
+#: took 67.7 s with two PyTorch threads, 6.6 s with one; docs/results.md, "Fast start").
 QUERY_THREADS = 1
 
 
