@@ -1,5 +1,6 @@
 # Set-up and checks. `make demo` and `make test` create .venv when it is missing.
 PYTHON ?= python3
+TORCH_INDEX ?=
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -9,8 +10,9 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	# CPU build of PyTorch first, so that nothing pulls the CUDA wheels.
-	$(PY) -m pip install --quiet torch==2.13.0
+	# PyTorch first, so that nothing pulls another build: the CPU one where the configured index
+	# serves it; TORCH_INDEX=https://download.pytorch.org/whl/cpu takes it from PyTorch's own index.
+	$(PY) -m pip install --quiet torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(PY) -m pip install --quiet -e ".[all,test]"
 	touch $(STAMP)
 

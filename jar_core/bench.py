@@ -42,8 +42,11 @@ def _row(label: str, seconds: list[float]) -> str:
     return f"| {label} | {len(ms)} | {statistics.median(ms):.3f} | {min(ms):.3f} | {max(ms):.3f} |"
 
 
-def run_bench(repeat: int = 200, embedder: object | None = None) -> None:
-    """Print the speed tables (markdown) to stdout (``embedder``: default the bundled model)."""
+def run_bench(
+    repeat: int = 200, *, model: str | None = None, backend: str | None = None, threads: int | None = None,
+) -> None:
+    """Print the speed tables (markdown) to stdout; the embedder is ``get_embedder(model,
+    backend=backend, threads=threads)``, loaded (and timed) here."""
     t_start = time.perf_counter()
     from jar_core.signals import Signals
     from jar_core.strategies import GreedyStrategy
@@ -70,7 +73,7 @@ def run_bench(repeat: int = 200, embedder: object | None = None) -> None:
     from jar_core.index import cache_path
 
     t0 = time.perf_counter()
-    emb = get_embedder(embedder)
+    emb = get_embedder(model, backend=backend, threads=threads)
     emb.embed_queries(["warm up"])
     t_model = time.perf_counter() - t0
     t0 = time.perf_counter()

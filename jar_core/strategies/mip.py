@@ -175,7 +175,7 @@ class MipStrategy:
         try:
             import mip
         except ImportError as err:  # pragma: no cover - dependency missing
-            raise SolverError("python-mip is not installed") from err
+            raise SolverError("python-mip is not installed (pip install 'jar-retrieval[mip]')") from err
         try:
             model = mip.Model(sense=mip.MAXIMIZE, solver_name=_SOLVERS[self.solver])
         except Exception as err:  # library not loadable
