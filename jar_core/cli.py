@@ -280,7 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--candidates", type=int, default=20, metavar="N", help="candidate set size (default 20)")
     r.add_argument("--include", action="append", metavar="TABLE", help="pin a table (repeatable)")
     r.add_argument("--exclude", action="append", metavar="TABLE", help="never return a table (repeatable)")
-    r.add_argument("--strategy", choices=("greedy", "dense", "mip", "crush"), help="search strategy (default greedy)")
+    r.add_argument("--strategy", choices=("join-aware", "greedy", "dense", "mip", "crush"),
+                   help="search strategy (default join-aware; greedy is the paper's)")
     r.add_argument("--weights", metavar="COV,JOIN,COARSE", help="greedy weights (default 2,1,4)")
     _join_arguments(r)
     r.add_argument("--explain", action="store_true", help="print the step trace")

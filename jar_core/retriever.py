@@ -19,11 +19,14 @@ from jar_core.join_path import components, join_tree
 from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable, TraceEntry
 from jar_core.schema import Schema
 from jar_core.signals import Signals, compute_signals
-from jar_core.strategies import GreedyStrategy, SearchStrategy, get_strategy
+from jar_core.strategies import JoinAwareStrategy, SearchStrategy, get_strategy
 
 __all__ = ["TableRetriever", "check_question", "check_k", "check_table_names", "convert_option"]
 
 log = logging.getLogger(__name__)
+
+#: Default ``expand``: tables joinable to the strongest candidates added to the candidate set.
+DEFAULT_EXPAND = 10
 
 #: Default ``min_join_score``: joins below it are not shown or used (chosen by measurement, docs/results.md).
 DEFAULT_MIN_JOIN_SCORE = 0.5
@@ -94,7 +97,8 @@ class TableRetriever:
         embedder: ``None`` for the bundled all-MiniLM-L6-v2, a sentence-transformers model name,
             or any object with ``embed_documents`` / ``embed_query``.
         decomposer: splits questions into sub-queries (default :class:`HeuristicDecomposer`).
-        strategy: a :class:`SearchStrategy` or its name (default the paper's greedy search).
+        strategy: a :class:`SearchStrategy` or its name (default ``"join-aware"``: the paper's
+            greedy with a connection gain; ``"greedy"`` is the paper's own).
         candidates: size N of the candidate set (top-N by coarse relevance), default 20.
         index: a prebuilt :class:`SchemaIndex` for ``schema`` (built on first use otherwise).
         candidate_generator: replaces the brute-force top-N (e.g. a vector index).
@@ -103,6 +107,10 @@ class TableRetriever:
         min_join_score: joins with a lower confidence are dropped (no edge, and no join gain).
         cross_database_joins: infer joins between tables of two databases (a lake whose
             sources do join); off by default.
+        expand: add up to this many tables joinable to the ``expand_seeds`` most relevant
+            candidates (declared and inferred joins) to the candidate set, so that a bridge
+            table the question does not mention can be chosen (:mod:`jar_core.expansion`);
+            0 turns it off (the paper's candidates).
 
     Example:
         >>> r = TableRetriever.from_ddl("CREATE TABLE a(id INT PRIMARY KEY); ...")  # doctest: +SKIP
@@ -123,6 +131,8 @@ class TableRetriever:
         joins: str = "rules",
         min_join_score: float = DEFAULT_MIN_JOIN_SCORE,
         cross_database_joins: bool = False,
+        expand: int = DEFAULT_EXPAND,
+        expand_seeds: int = 5,
     ) -> None:
         from jar_core.join_compat import JOIN_MODES
 
@@ -133,6 +143,11 @@ class TableRetriever:
         ):
             raise InvalidArgumentError(f"min_join_score must be a number in [0, 1], got {min_join_score!r}")
         self.joins = joins
+        for label, v in (("expand", expand), ("expand_seeds", expand_seeds)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+                raise InvalidArgumentError(f"{label} must be an integer >= 0, got {v!r}")
+        self.expand = int(expand)
+        self.expand_seeds = int(expand_seeds)
         self.min_join_score = float(min_join_score)
         self.cross_database_joins = bool(cross_database_joins)
         schema.validate()
@@ -140,7 +155,7 @@ class TableRetriever:
         self.n_candidates = check_k(candidates, "candidates")
         self.decomposer: Decomposer = decomposer or HeuristicDecomposer()
         self.strategy: SearchStrategy = (
-            get_strategy(strategy) if isinstance(strategy, str) else strategy or GreedyStrategy()
+            get_strategy(strategy) if isinstance(strategy, str) else strategy or JoinAwareStrategy()
         )
         self.candidate_generator = candidate_generator or BruteForceCandidates()
         self.progress = progress
@@ -282,8 +297,11 @@ class TableRetriever:
         database: str | None = None,
         candidates: int | None = None,
         segment_sim: bool = False,
+        expand: int | None = None,
     ) -> Signals:
-        """Signals over the top-N candidates (``include`` always among them, ``exclude`` never)."""
+        """Signals over the top-N candidates (``include`` always among them, ``exclude`` never),
+        plus up to ``expand`` (default: the retriever's) joinable tables."""
+        expand = self.expand if expand is None else int(expand)
         idx = self.index
         n = check_k(candidates if candidates is not None else self.n_candidates, "candidates")
         if database is not None:
@@ -308,6 +326,15 @@ class TableRetriever:
         allowed[inc] = False
         top = self.candidate_generator.top(idx, r_all, max(n - len(inc), 0), allowed)
         cands = np.array(list(dict.fromkeys([*inc, *top.tolist()])), dtype=np.int64)
+        if expand > 0 and self.joins == "rules" and len(cands):
+            from jar_core.expansion import expand_candidates, table_adjacency
+
+            adj = table_adjacency(
+                idx.join_graph(cross_database=self.cross_database_joins), len(self.schema), self.min_join_score
+            )
+            ranked = np.array(list(dict.fromkeys([*top.tolist(), *inc])), dtype=np.int64)
+            extra = expand_candidates(adj, ranked, r_all, allowed, seeds=self.expand_seeds, expand=expand)
+            cands = np.concatenate([cands, extra])
         return compute_signals(
             idx, cands, r_all, list(subqueries), vecs[1:], segment_sim=segment_sim, joins=self.joins,
             cross_database_joins=self.cross_database_joins, min_join_score=self.min_join_score,

@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 #: Methods ``jar-retrieval eval --methods`` accepts.
-METHODS = ("dense", "greedy", "mip", "crush")
+METHODS = ("default", "dense", "greedy", "mip", "crush")
 #: The ablation configurations of the paper's appendix, as (l_cov, l_join, l_coarse).
 ABLATION: tuple[tuple[str, tuple[float, float, float]], ...] = (
     ("Only Coverage", (1.0, 0.0, 0.0)),
@@ -84,6 +84,7 @@ class EvalQuestion:
     subqueries: list[str]
     gold_joins: list[tuple[tuple[str, str], tuple[str, str]]] = field(default_factory=list)  # (("db.table", col), ...)
     signals: Any = None  # Signals over the top-N candidates
+    default_signals: Any = None  # over the top-N and the joinable tables added by expansion (method "default")
     crush_signals: Any = None  # Signals over CRUSH's 100 candidates, with segment_sim
 
 
@@ -150,13 +151,13 @@ class MethodSpec:
     """A method to run: its display name, base strategy name and options."""
 
     name: str
-    kind: str  # dense | greedy | mip | crush
+    kind: str  # default | dense | greedy | mip | crush
     options: tuple[tuple[str, Any], ...] = ()
 
     def strategy(self) -> Any:
         from jar_core.strategies import get_strategy
 
-        return get_strategy(self.kind, **dict(self.options))
+        return get_strategy("join-aware" if self.kind == "default" else self.kind, **dict(self.options))
 
 
 def _fmt_weight(x: float) -> str:
@@ -221,6 +222,7 @@ def prepare(
     candidates: int = 20,
     limit: int | None = None,
     crush: bool = False,
+    default: bool = False,
     progress: bool = False,
     warn: Callable[[str], None] | None = _warn,
 ) -> Prepared:
@@ -235,6 +237,8 @@ def prepare(
         candidates: N, the size of the candidate set every method works on.
         limit: keep only the first ``limit`` multi-table questions.
         crush: also compute CRUSH's signals (100 candidates, segment similarities).
+        default: also compute the default configuration's signals (the top-N plus the tables
+            joinable to the strongest candidates, :data:`jar_core.retriever.DEFAULT_EXPAND`).
         progress: show a progress bar on stderr.
         warn: where warnings go (``None``: nowhere); they are also kept in the result.
     """
@@ -318,6 +322,10 @@ def prepare(
         q.signals = retriever.signals(q.question, q.subqueries, candidates=candidates)
         if crush:
             q.crush_signals = retriever.signals(q.question, q.subqueries, candidates=n_crush, segment_sim=True)
+        if default:
+            from jar_core.retriever import DEFAULT_EXPAND
+
+            q.default_signals = retriever.signals(q.question, q.subqueries, candidates=candidates, expand=DEFAULT_EXPAND)
     seconds = time.perf_counter() - t0
     return Prepared(
         benchmark=bench.name, candidates=candidates, decomposer=decomposer, schema=schema, questions=chosen,
@@ -360,8 +368,11 @@ def run_method(
     ks = _check_ks(ks)
     strategy = spec.strategy()
     use_crush = spec.kind == "crush"
+    use_default = spec.kind == "default"
     if use_crush and any(q.crush_signals is None for q in prepared.questions):
         raise InvalidArgumentError("crush needs prepare(..., crush=True)")
+    if use_default and any(q.default_signals is None for q in prepared.questions):
+        raise InvalidArgumentError("default needs prepare(..., default=True)")
     golds = [q.gold for q in prepared.questions]
     rows: list[ResultRow] = []
     total = len(ks) * len(prepared.questions)
@@ -373,7 +384,7 @@ def run_method(
         seconds = 0.0
         counts = {s: 0 for s in MIP_STATUSES}
         for q in prepared.questions:
-            sig = q.crush_signals if use_crush else q.signals
+            sig = q.crush_signals if use_crush else q.default_signals if use_default else q.signals
             t0 = time.perf_counter()
             sel = strategy.select(sig, min(k, sig.n))
             seconds += time.perf_counter() - t0

@@ -1,18 +1,29 @@
 """Search strategies: how K tables are chosen from the signals.
 
-``greedy`` (the paper's algorithm, the default) and ``dense`` live here; ``mip`` (JAR's exact
+``join-aware`` (the default: the paper's greedy with a connection gain), ``greedy`` (the
+paper's algorithm) and ``dense`` live here; ``mip`` (JAR's exact
 program) and ``crush`` (CRUSH4SQL) are the baselines. All implement :class:`SearchStrategy`.
 """
 from jar_core.strategies.base import SearchStrategy, Selection, StepGain
-from jar_core.strategies.greedy import DEFAULT_WEIGHTS, DenseStrategy, GreedyStrategy
+from jar_core.strategies.greedy import (
+    DEFAULT_WEIGHTS, JOIN_AWARE_WEIGHTS, DenseStrategy, GreedyStrategy, JoinAwareStrategy,
+)
 
-__all__ = ["SearchStrategy", "Selection", "StepGain", "GreedyStrategy", "DenseStrategy", "DEFAULT_WEIGHTS", "get_strategy"]
+__all__ = [
+    "SearchStrategy", "Selection", "StepGain", "GreedyStrategy", "JoinAwareStrategy", "DenseStrategy",
+    "DEFAULT_WEIGHTS", "JOIN_AWARE_WEIGHTS", "get_strategy", "STRATEGIES",
+]
+
+#: Strategy names :func:`get_strategy` accepts.
+STRATEGIES = ("join-aware", "greedy", "dense", "mip", "crush")
 
 
 def get_strategy(name: str, **options: object) -> SearchStrategy:
-    """A strategy by name: ``greedy``, ``dense``, ``mip`` or ``crush``."""
+    """A strategy by name: ``join-aware`` (the default), ``greedy`` (the paper's), ``dense``, ``mip`` or ``crush``."""
     from jar_core.errors import InvalidArgumentError
 
+    if name == "join-aware":
+        return JoinAwareStrategy(**options)  # type: ignore[arg-type]
     if name == "greedy":
         return GreedyStrategy(**options)  # type: ignore[arg-type]
     if name == "dense":
@@ -25,4 +36,4 @@ def get_strategy(name: str, **options: object) -> SearchStrategy:
         from jar_core.strategies.crush import CrushStrategy
 
         return CrushStrategy(**options)  # type: ignore[arg-type]
-    raise InvalidArgumentError(f"unknown strategy {name!r} (choose greedy, dense, mip or crush)")
+    raise InvalidArgumentError(f"unknown strategy {name!r} (choose {', '.join(STRATEGIES)})")
