@@ -140,10 +140,10 @@ def _print_result(res: Any, explain: bool) -> None:
     out.append("")
     rows = [
         (t.step, t.id + (" (pinned)" if t.pinned else "") + ("" if t.joined else "  [no join]"),
-         t.score, t.coarse, t.coverage, t.join)
+         t.score, t.coarse, t.coverage, t.join, t.reason or "-")
         for t in res.tables
     ]
-    out.append(_table(rows, ("step", "table", "score", "coarse", "coverage", "join")))
+    out.append(_table(rows, ("step", "table", "score", "coarse", "coverage", "join", "why")))
     out.append("")
     if res.joins:
         out.append("Joins:")

@@ -15,7 +15,9 @@ class RetrievedTable:
 
     ``coarse`` / ``coverage`` / ``join`` are the unweighted gain components at that step
     (``r_i``, marginal coverage gain, join gain); ``pinned`` marks tables given with ``include=``;
-    ``joined`` is False when the table has no join to the rest of the selection.
+    ``joined`` is False when the table has no join to the rest of the selection; ``reason`` why
+    it is there: ``relevance``, ``coverage`` or ``join`` (the largest weighted gain when it was
+    chosen), ``bridge`` (added only to connect the others) or ``pinned``.
     """
 
     table: Table
@@ -26,6 +28,7 @@ class RetrievedTable:
     join: float
     pinned: bool = False
     joined: bool = True
+    reason: str = ""
 
     @property
     def name(self) -> str:
@@ -51,6 +54,7 @@ class RetrievedTable:
             "join": round(self.join, 6),
             "pinned": self.pinned,
             "joined": self.joined,
+            "reason": self.reason,
         }
 
 

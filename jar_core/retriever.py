@@ -412,12 +412,26 @@ class TableRetriever:
         if len(include) > k:
             raise InvalidArgumentError(f"{len(include)} tables included but k={k}")
         sel = strat.select(sig, min(k, sig.n), pinned=list(range(len(include))))
-        return self._result(question, dec, sig, sel, strat.name, len(include), result_warnings)
+        return self._result(question, dec, sig, sel, strat, len(include), result_warnings)
 
     def _result(
-        self, question: str, dec: Decomposition, sig: Signals, sel: Any, strategy: str, n_pinned: int,
+        self, question: str, dec: Decomposition, sig: Signals, sel: Any, strat: Any, n_pinned: int,
         result_warnings: list[str],
     ) -> RetrievalResult:
+        strategy = strat.name
+        weights = (getattr(strat, "l_coarse", 1.0), getattr(strat, "l_cov", 0.0), getattr(strat, "l_join", 0.0))
+        bridges = set(getattr(sel, "bridges", []) or [])
+
+        def reason(pos: int, i: int, s: Any) -> str:
+            if pos < n_pinned:
+                return "pinned"
+            if i in bridges:
+                return "bridge"
+            if s is None:
+                return "relevance"
+            parts = (weights[0] * s.coarse, weights[1] * s.coverage, weights[2] * s.join)
+            return ("relevance", "coverage", "join")[int(np.argmax(parts))]
+
         from jar_core.joins.graph import EVIDENCE
 
         tables = [self.schema.tables[int(sig.candidates[i])] for i in sel.order]
@@ -446,6 +460,7 @@ class TableRetriever:
                     coarse=s.coarse if s else float(sig.r[i]), coverage=s.coverage if s else 0.0,
                     join=s.join if s else 0.0, pinned=pos < n_pinned,
                     joined=len(tables) == 1 or bool(np.count_nonzero(comp == comp[pos]) > 1),
+                    reason=reason(pos, i, s),
                 )
             )
         trace = [

@@ -41,7 +41,7 @@ class Selection:
     ``steps[i]`` holds the gains of ``order[i]`` when it was chosen (strategies without
     per-step gains fill what they can); ``trace[i]`` the best few candidates considered at
     that step; ``status`` is ``"ok"`` or a solver outcome (``optimal``, ``feasible``,
-    ``no_solution``, ``infeasible``).
+    ``no_solution``, ``infeasible``); ``bridges`` the candidates added only to connect the others.
     """
 
     order: list[int]
@@ -49,6 +49,7 @@ class Selection:
     trace: list[list[StepGain]] = field(default_factory=list)
     coverage: np.ndarray | None = None
     status: str = "ok"
+    bridges: list[int] = field(default_factory=list)  # candidates added only to connect the others
 
 
 @runtime_checkable

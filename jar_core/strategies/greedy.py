@@ -127,9 +127,34 @@ class JoinAwareStrategy(GreedyStrategy):
 
     def __init__(
         self, l_cov: float = JOIN_AWARE_WEIGHTS[0], l_join: float = JOIN_AWARE_WEIGHTS[1],
-        l_coarse: float = JOIN_AWARE_WEIGHTS[2], *, trace_width: int = 5,
+        l_coarse: float = JOIN_AWARE_WEIGHTS[2], *, bridges: bool = True, trace_width: int = 5,
     ) -> None:
         super().__init__(l_cov, l_join, l_coarse, trace_width=trace_width)
+        self.bridges = bool(bridges)
+
+    def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
+        """The greedy's choice; with ``bridges``, connected within ``k`` (:func:`jar_core.bridge.connect`)."""
+        sel = super().select(signals, k, pinned=pinned)
+        if not self.bridges or len(sel.order) < 2:
+            return sel
+        from jar_core.bridge import connect
+
+        order, bridges = connect(signals.w, min(k, signals.n), sel.order, pinned=len(pinned))
+        if not bridges:
+            return sel
+        steps = {s.candidate: s for s in sel.steps}
+        w = signals.w
+        new_steps = []
+        for pos, i in enumerate(order):
+            if i in steps and i not in bridges:
+                new_steps.append(steps[i])
+            else:
+                j = float(w[i, order[:pos]].max()) if pos else 0.0
+                new_steps.append(StepGain(i, float(signals.r[i]), 0.0, j, float(self.l_coarse * signals.r[i] + self.l_join * j)))
+        F = signals.F
+        cov = F[:, order].max(axis=1) if F.shape[0] else np.zeros(0)
+        return Selection(order=order, steps=new_steps, trace=sel.trace[: len(order)], coverage=np.maximum(cov, 0.0),
+                         bridges=list(bridges))
 
 
 class DenseStrategy:

@@ -1,0 +1,107 @@
+"""Connected selection: bridge tables that join a disconnected selection (a Steiner-tree approximation).
+
+A question's tables are joined in its SQL, so a selection that falls apart into pieces either
+misses a bridge (``PlaylistTrack`` between ``Playlist`` and ``Track``) or holds a table that
+does not belong. :func:`bridge_paths` connects the pieces the classic way: grow a tree from
+the first piece and attach each other piece by its cheapest path over the candidates' join
+graph (Dijkstra, once per selection; a path's cost counts its bridge tables first, then how
+weak its joins are).
+:func:`connect` fits that into the budget ``K``: it keeps the greedy's first ``K - b`` tables
+and the ``b`` bridges that connect them, with the largest ``K - b`` for which that fits.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components, dijkstra
+
+__all__ = ["bridge_paths", "connect", "is_connected", "MAX_BRIDGES"]
+
+#: At most this many of the greedy's choices give way to bridges.
+MAX_BRIDGES = 2
+
+
+def is_connected(w: np.ndarray, nodes: Sequence[int]) -> bool:
+    """Whether ``nodes`` form one component of the graph ``w > 0`` restricted to them."""
+    idx = np.asarray(nodes, dtype=np.int64)
+    if len(idx) < 2:
+        return True
+    adj = w[np.ix_(idx, idx)] > 0
+    reached = np.zeros(len(idx), dtype=bool)
+    reached[0] = True
+    frontier = reached.copy()
+    while frontier.any():  # breadth-first over a K x K matrix: a few vector steps
+        frontier = adj[frontier].any(axis=0) & ~reached
+        reached |= frontier
+    return bool(reached.all())
+
+
+def _shortest_paths(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All-pairs cheapest paths over the candidates; edge cost ``1 + (1 - w)``: every bridge
+    table costs 1, weaker joins a little more."""
+    cost = csr_matrix(np.where(w > 0, 2.0 - w, 0.0))
+    return dijkstra(cost, directed=False, return_predecessors=True)
+
+
+def bridge_paths(
+    w: np.ndarray, nodes: Sequence[int], paths: tuple[np.ndarray, np.ndarray] | None = None,
+) -> list[int] | None:
+    """Candidates (not in ``nodes``) whose addition connects ``nodes``, or None if none can.
+
+    A tree grows from the piece of ``nodes[0]``; each other piece (in the order of its first
+    node in ``nodes``) is attached by the cheapest path from the tree (:func:`_shortest_paths`).
+    """
+    idx = [int(x) for x in nodes]
+    if len(idx) < 2:
+        return []
+    dist, pred = paths if paths is not None else _shortest_paths(w)
+    _, labels = connected_components(csr_matrix(w[np.ix_(idx, idx)] > 0), directed=False)
+    tree = {idx[i] for i in range(len(idx)) if labels[i] == labels[0]}
+    bridges: list[int] = []
+    for comp in dict.fromkeys(labels.tolist()):
+        piece = [idx[i] for i in range(len(idx)) if labels[i] == comp]
+        if tree & set(piece):
+            continue
+        src = sorted(tree)
+        sub = dist[np.ix_(src, piece)]
+        a, b = np.unravel_index(int(np.argmin(sub)), sub.shape)
+        if not np.isfinite(sub[a, b]):
+            return None
+        s, t = src[a], piece[b]
+        path, cur = [], int(pred[s, t])
+        while cur >= 0 and cur != s:
+            path.append(cur)
+            cur = int(pred[s, cur])
+        new = [p for p in reversed(path) if p not in tree]
+        bridges.extend(p for p in new if p not in bridges)
+        tree |= set(piece) | set(path)
+    return bridges
+
+
+def connect(w: np.ndarray, k: int, order: Sequence[int], *, pinned: int = 0) -> tuple[list[int], list[int]]:
+    """``(order, bridges)``: the greedy's ``order`` (its ``k`` choices), connected within ``k`` if possible.
+
+    When the choices are not connected, the largest ``m < k`` whose first ``m`` choices plus
+    their bridges fit in ``k`` is taken (``m >= 2``, ``m >= k - MAX_BRIDGES``, never fewer than
+    the ``pinned`` tables), and any room
+    left goes to the greedy's next choices that join the set; if no prefix can be connected the
+    original choice stands.
+    """
+    order = [int(x) for x in order]
+    if len(order) < 2 or is_connected(w, order):
+        return order, []
+    paths = _shortest_paths(w)
+    for m in range(len(order) - 1, max(pinned, 2, len(order) - MAX_BRIDGES) - 1, -1):
+        head = order[:m]
+        bridges = bridge_paths(w, head, paths)
+        if bridges is not None and m + len(bridges) <= k:
+            chosen = head + bridges
+            for t in order[m:]:  # room left: the greedy's next choices that join the set
+                if len(chosen) >= k:
+                    break
+                if t not in chosen and w[t, chosen].max() > 0:
+                    chosen.append(t)
+            return chosen, bridges
+    return order, []

@@ -1,0 +1,89 @@
+"""Beyond the paper: join-graph expansion, the connection gain and bridges, each on a hand-made case
+where it must change the answer; the paper's greedy is unchanged."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import BagOfWordsEmbedder
+
+from jar_core.bridge import bridge_paths, connect, is_connected
+from jar_core.retriever import TableRetriever
+from jar_core.signals import Signals
+from jar_core.strategies import GreedyStrategy, JoinAwareStrategy, get_strategy
+from jar_core.strategies.greedy import connect_gain, join_gain
+
+
+def sig(r, w, F=None) -> Signals:
+    r = np.asarray(r, dtype=np.float32)
+    n = len(r)
+    F = np.zeros((0, n), dtype=np.float32) if F is None else np.asarray(F, dtype=np.float32)
+    return Signals(candidates=np.arange(n), r=r, F=F, w=np.asarray(w, dtype=np.float32),
+                   join_columns=np.full((n, n, 2), -1))
+
+
+def test_connection_gain_does_not_favour_hubs():
+    w = np.array([[0, 0.9, 0.9, 0.9], [0.9, 0, 0.9, 0.0], [0.9, 0.9, 0, 0], [0.9, 0, 0, 0]], dtype=float)
+    sel = np.array([True, True, False, False])
+    np.testing.assert_allclose(join_gain(w, sel), [0.9, 0.9, 1.8, 0.9])
+    np.testing.assert_allclose(connect_gain(w, sel), [0.9, 0.9, 0.9, 0.9])
+    # 0 and 1 chosen first; 2 is a hub joining both, 3 is more relevant and joins 0
+    s = sig([0.9, 0.85, 0.1, 0.3], w)
+    assert GreedyStrategy(0, 1, 1).select(s, 3).order == [0, 1, 2]  # the paper's sum picks the hub
+    assert JoinAwareStrategy(0, 1, 1, bridges=False).select(s, 3).order == [0, 1, 3]
+
+
+def test_bridge_connects_a_disconnected_pick_within_k():
+    # 0 and 2 are relevant but do not join; 1 joins both (a junction table), 3 is a distractor
+    w = np.zeros((4, 4))
+    w[0, 1] = w[1, 0] = 0.95
+    w[1, 2] = w[2, 1] = 0.95
+    s = sig([0.9, 0.05, 0.8, 0.5], w)
+    plain = JoinAwareStrategy(0, 0, 1, bridges=False).select(s, 3)
+    assert plain.order == [0, 2, 3] and not is_connected(w, plain.order)
+    sel = JoinAwareStrategy(0, 0, 1).select(s, 3)
+    assert sel.order == [0, 2, 1] and sel.bridges == [1] and is_connected(w, sel.order)
+    # no room for a bridge at K = 2: the greedy's choice stands
+    assert JoinAwareStrategy(0, 0, 1).select(s, 2).order == [0, 2]
+
+
+def test_bridge_paths_and_unreachable_pieces():
+    w = np.zeros((5, 5))
+    for a, b in ((0, 1), (1, 2), (2, 3)):
+        w[a, b] = w[b, a] = 0.9
+    assert bridge_paths(w, [0, 3]) == [1, 2]
+    assert bridge_paths(w, [0, 4]) is None
+    assert connect(w, 3, [0, 4, 3]) == ([0, 4, 3], [])  # no prefix of two or more connects: unchanged
+
+
+def test_paper_greedy_is_unchanged_and_named():
+    assert get_strategy("greedy").name == "greedy" and get_strategy("join-aware").name == "join-aware"
+    assert GreedyStrategy().join_mode == "sum"
+
+
+SCHEMA = """
+CREATE TABLE playlists (playlist_id INT PRIMARY KEY, playlist_name TEXT);
+CREATE TABLE tracks (track_id INT PRIMARY KEY, track_name TEXT, composer TEXT);
+CREATE TABLE pl_map (pid INT REFERENCES playlists(playlist_id), tid INT REFERENCES tracks(track_id), pos INT);
+CREATE TABLE playlist_names_archive (old_playlist_name TEXT, old_name TEXT);
+CREATE TABLE track_names_archive (old_track_name TEXT, old_name TEXT);
+CREATE TABLE composer_names (composer TEXT, composer_name TEXT);
+"""
+
+
+def test_expansion_brings_in_a_bridge_outside_the_top_n():
+    question = "track names and composer of the playlist named Chill"
+    plain = TableRetriever.from_ddl(SCHEMA, embedder=BagOfWordsEmbedder(), candidates=3, expand=0)
+    top = [plain.schema.tables[i].name for i in plain.signals(question, []).candidates]
+    assert "pl_map" not in top and {"tracks", "playlists"} <= set(top)
+    wide = TableRetriever.from_ddl(SCHEMA, embedder=BagOfWordsEmbedder(), candidates=3, expand=2)
+    cands = [wide.schema.tables[i].name for i in wide.signals(question, []).candidates]
+    assert cands[:3] == top and "pl_map" in cands
+    res = wide.retrieve(question, k=3)
+    assert set(res.table_names) == {"tracks", "playlists", "pl_map"}
+    assert not res.unjoined and all(j.declared for j in res.joins)
+    assert all(t.reason in ("relevance", "coverage", "join", "bridge") for t in res.tables)
+
+
+def test_expand_is_checked():
+    with pytest.raises(Exception, match="expand"):
+        TableRetriever.from_ddl(SCHEMA, embedder=BagOfWordsEmbedder(), expand=-1)
