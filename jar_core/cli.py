@@ -144,6 +144,12 @@ def _print_result(res: Any, explain: bool) -> None:
         for t in res.tables
     ]
     out.append(_table(rows, ("step", "table", "score", "coarse", "coverage", "join", "why")))
+    if res.value_matches:
+        out.append("")
+        out.append("Values found: " + "; ".join(
+            f"'{m['span']}' = {m['table']}.{m['column']}" + ("" if m["exact"] else f" ({m['value']}, approximate)")
+            for m in res.value_matches
+        ))
     out.append("")
     if res.joins:
         out.append("Joins:")

@@ -145,6 +145,16 @@ class SchemaIndex:
             self._features = ColumnFeatures.from_index(self)
         return self._features
 
+    @property
+    def value_index(self) -> Any:
+        """The schema's :class:`~jar_core.values.ValueIndex` of sample values (built on first use)."""
+        vi = getattr(self, "_value_index", None)
+        if vi is None:
+            from jar_core.values import ValueIndex
+
+            vi = self._value_index = ValueIndex.from_schema(self.schema)
+        return vi
+
     def join_graph(self, *, cross_database: bool = False) -> Any:
         """The schema's :class:`~jar_core.joins.JoinGraph` (inferred on first use, then kept)."""
         graph = self._join_graphs.get(cross_database)

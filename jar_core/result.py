@@ -131,7 +131,11 @@ class TraceEntry:
 
 @dataclass
 class RetrievalResult:
-    """The answer to one question: tables in selection order, join edges, coverage and trace."""
+    """The answer to one question: tables in selection order, join edges, coverage and trace.
+
+    ``value_matches`` lists the question's spans found among the columns' sample values
+    (``{"span", "value", "table", "column", "exact"}``).
+    """
 
     question: str
     tables: list[RetrievedTable]
@@ -144,6 +148,7 @@ class RetrievalResult:
     candidates: int = 0
     warnings: list[str] = field(default_factory=list)
     dialect: str | None = None
+    value_matches: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def table_names(self) -> list[str]:
@@ -182,6 +187,7 @@ class RetrievalResult:
             "candidates": self.candidates,
             "unjoined": self.unjoined,
             "warnings": list(self.warnings),
+            "value_matches": [dict(m) for m in self.value_matches],
         }
 
     def __len__(self) -> int:

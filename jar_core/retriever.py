@@ -32,6 +32,31 @@ DEFAULT_EXPAND = 10
 DEFAULT_MIN_JOIN_SCORE = 0.5
 
 
+#: Coarse relevance added to a table that holds a value the question names.
+VALUE_BOOST = 0.05
+#: Coverage of a matched value's sub-query by the tables that hold it.
+VALUE_COVERAGE = 0.6
+
+
+def _apply_value_matches(sig: Signals, matches: list[Any]) -> None:
+    """A matched value is a sub-query its tables cover (``F = weight``) and a relevance boost."""
+    pos = {int(c): i for i, c in enumerate(sig.candidates)}
+    spans: dict[str, np.ndarray] = {}
+    for m in matches:
+        i = pos.get(m.table)
+        if i is None:
+            continue
+        row = spans.setdefault(f"value: {m.span}", np.zeros(sig.n, dtype=np.float32))
+        row[i] = max(row[i], VALUE_COVERAGE * m.weight)
+    if not spans:
+        return
+    rows = np.stack(list(spans.values()))
+    sig.r = (sig.r + VALUE_BOOST * rows.max(axis=0) / VALUE_COVERAGE).astype(np.float32)
+    sig.F = np.vstack([sig.F, rows]).astype(np.float32)
+    sig.subqueries = [*sig.subqueries, *spans]
+    sig.value_matches = list(matches)
+
+
 def check_question(question: Any) -> str:
     """The stripped question, or :class:`InvalidArgumentError` if it is not a non-blank string."""
     if not isinstance(question, str):
@@ -111,6 +136,9 @@ class TableRetriever:
             candidates (declared and inferred joins) to the candidate set, so that a bridge
             table the question does not mention can be chosen (:mod:`jar_core.expansion`);
             0 turns it off (the paper's candidates).
+        match_values: find the question's words among the columns' sample values
+            (:mod:`jar_core.values`): a matched table joins the candidates, gains coarse relevance
+            and covers the value as a sub-query; the result lists the matches.
 
     Example:
         >>> r = TableRetriever.from_ddl("CREATE TABLE a(id INT PRIMARY KEY); ...")  # doctest: +SKIP
@@ -133,6 +161,7 @@ class TableRetriever:
         cross_database_joins: bool = False,
         expand: int = DEFAULT_EXPAND,
         expand_seeds: int = 5,
+        match_values: bool = True,
     ) -> None:
         from jar_core.join_compat import JOIN_MODES
 
@@ -148,6 +177,7 @@ class TableRetriever:
                 raise InvalidArgumentError(f"{label} must be an integer >= 0, got {v!r}")
         self.expand = int(expand)
         self.expand_seeds = int(expand_seeds)
+        self.match_values = bool(match_values)
         self.min_join_score = float(min_join_score)
         self.cross_database_joins = bool(cross_database_joins)
         schema.validate()
@@ -298,10 +328,13 @@ class TableRetriever:
         candidates: int | None = None,
         segment_sim: bool = False,
         expand: int | None = None,
+        match_values: bool | None = None,
     ) -> Signals:
         """Signals over the top-N candidates (``include`` always among them, ``exclude`` never),
-        plus up to ``expand`` (default: the retriever's) joinable tables."""
+        plus up to ``expand`` joinable tables and the tables of values the question names
+        (``expand`` / ``match_values`` default to the retriever's settings)."""
         expand = self.expand if expand is None else int(expand)
+        match_values = self.match_values if match_values is None else bool(match_values)
         idx = self.index
         n = check_k(candidates if candidates is not None else self.n_candidates, "candidates")
         if database is not None:
@@ -335,10 +368,26 @@ class TableRetriever:
             ranked = np.array(list(dict.fromkeys([*top.tolist(), *inc])), dtype=np.int64)
             extra = expand_candidates(adj, ranked, r_all, allowed, seeds=self.expand_seeds, expand=expand)
             cands = np.concatenate([cands, extra])
-        return compute_signals(
+        matches = []
+        if self.match_values:
+            from jar_core.values import match_values
+
+            # value evidence is local: only in the databases of the strongest candidates
+            dbs = {self.schema.tables[int(c)].database for c in cands[: self.expand_seeds]}
+            near = np.array([t.database in dbs for t in self.schema.tables], dtype=bool)
+            matches = match_values(idx.value_index, question, (allowed | np.isin(np.arange(len(allowed)), inc)) & near)
+            in_cands = set(cands.tolist())
+            matches = [m for m in matches if m.exact or m.weight == 1.0 or m.table in in_cands]  # years: candidates only
+            extra = [m.table for m in matches if m.table not in in_cands]
+            if extra:
+                cands = np.concatenate([cands, np.array(list(dict.fromkeys(extra)), dtype=np.int64)])
+        sig = compute_signals(
             idx, cands, r_all, list(subqueries), vecs[1:], segment_sim=segment_sim, joins=self.joins,
             cross_database_joins=self.cross_database_joins, min_join_score=self.min_join_score,
         )
+        if matches:
+            _apply_value_matches(sig, matches)
+        return sig
 
     def _database_positions(self, database: str) -> np.ndarray:
         """Positions of ``database``'s tables (as :meth:`Schema.subset`: exact name, else
@@ -476,6 +525,7 @@ class TableRetriever:
             question=question, tables=retrieved, joins=joins, subqueries=list(dec.subqueries),
             decomposer=dec.source, coverage={q: float(v) for q, v in zip(sig.subqueries, cov)}, trace=trace,
             strategy=strategy, candidates=sig.n, warnings=result_warnings, dialect=self.schema.dialect,
+            value_matches=[m.to_dict(self.schema) for m in sig.value_matches],
         )
 
     def __repr__(self) -> str:

@@ -50,6 +50,7 @@ class Signals:
     declared: np.ndarray | None = None
     segment_sim: np.ndarray | None = None
     evidence: np.ndarray | None = None
+    value_matches: list = field(default_factory=list)  # jar_core.values.ValueMatch
 
     @property
     def n(self) -> int:

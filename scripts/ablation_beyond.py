@@ -9,9 +9,11 @@ Configurations, each adding one part to the one above it:
 * ``+ honest joins``: the join graph of ``jar_core.joins`` (declared, naming, inclusion);
 * ``+ expansion``: the candidates plus up to 10 tables joinable to the 5 strongest;
 * ``+ connection gain``: ``join-aware``'s ``max`` join gain and weights (3, 1, 4), no bridges;
-* ``+ bridges``: the bridge step; this is the default configuration (``--methods default``);
+* ``+ bridges``: the bridge step;
+* ``+ value matching``: the question's values found in the columns' samples; this is the
+  default configuration (``--methods default``);
 
-and ``default - expansion``, to see the expansion alone against the default.
+and the default without expansion, and without bridges, to see each part alone.
 """
 from __future__ import annotations
 
@@ -27,12 +29,14 @@ from jar_core.retriever import DEFAULT_EXPAND, TableRetriever
 from jar_core.strategies import GreedyStrategy, JoinAwareStrategy
 
 CONFIGS = (
-    ("paper greedy", dict(joins="paper", min_join_score=0.0, expand=0), lambda: GreedyStrategy()),
-    ("+ honest joins", dict(expand=0), lambda: GreedyStrategy()),
-    ("+ expansion", dict(expand=DEFAULT_EXPAND), lambda: GreedyStrategy()),
-    ("+ connection gain", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(bridges=False)),
-    ("+ bridges (default)", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy()),
+    ("paper greedy", dict(joins="paper", min_join_score=0.0, expand=0, match_values=False), lambda: GreedyStrategy()),
+    ("+ honest joins", dict(expand=0, match_values=False), lambda: GreedyStrategy()),
+    ("+ expansion", dict(expand=DEFAULT_EXPAND, match_values=False), lambda: GreedyStrategy()),
+    ("+ connection gain", dict(expand=DEFAULT_EXPAND, match_values=False), lambda: JoinAwareStrategy(bridges=False)),
+    ("+ bridges", dict(expand=DEFAULT_EXPAND, match_values=False), lambda: JoinAwareStrategy()),
+    ("+ value matching (default)", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy()),
     ("default - expansion", dict(expand=0), lambda: JoinAwareStrategy()),
+    ("default - bridges", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(bridges=False)),
 )
 
 

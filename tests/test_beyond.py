@@ -87,3 +87,44 @@ def test_expansion_brings_in_a_bridge_outside_the_top_n():
 def test_expand_is_checked():
     with pytest.raises(Exception, match="expand"):
         TableRetriever.from_ddl(SCHEMA, embedder=BagOfWordsEmbedder(), expand=-1)
+
+
+MUSIC = """
+CREATE TABLE artist (artist_id INT PRIMARY KEY, name TEXT);
+CREATE TABLE album (album_id INT PRIMARY KEY, title TEXT, artist_id INT REFERENCES artist(artist_id));
+CREATE TABLE genre (genre_id INT PRIMARY KEY, label TEXT);
+CREATE TABLE concert_hall (hall_id INT PRIMARY KEY, city TEXT);
+"""
+
+
+def _music(**kw):
+    from jar_core.loaders import load_ddl
+
+    schema = load_ddl(MUSIC)
+    schema["artist"].column("name").sample = ("Iron Maiden", "Metallica", "Queen")
+    schema["genre"].column("label").sample = ("Heavy Metal", "Jazz")
+    return TableRetriever(schema, embedder=BagOfWordsEmbedder(), **kw)
+
+
+def test_a_value_only_mention_finds_its_table():
+    question = "list the albums by Iron Maiden"
+    off = _music(match_values=False).retrieve(question, k=2)
+    on = _music().retrieve(question, k=2)
+    assert "artist" not in off.table_names or off.value_matches == []
+    assert set(on.table_names) == {"album", "artist"}
+    assert on.value_matches == [{"span": "Iron Maiden", "value": "Iron Maiden", "table": "main.artist",
+                                 "column": "name", "exact": True}]
+    assert on.coverage["value: Iron Maiden"] > 0
+    fuzzy = _music().retrieve("albums by Iron Maidan", k=2)  # one letter off
+    assert fuzzy.value_matches and not fuzzy.value_matches[0]["exact"]
+    assert fuzzy.value_matches[0]["value"] == "Iron Maiden"
+
+
+def test_value_index_is_bounded_and_skips_numbers():
+    from jar_core.values import ValueIndex, match_values
+
+    r = _music()
+    r.schema["concert_hall"].column("city").sample = ("12345", "ab", "x" * 100, "Lyon")
+    vi = ValueIndex.from_schema(r.schema)
+    assert set(vi.exact) == {"iron maiden", "metallica", "queen", "heavy metal", "jazz", "lyon"}
+    assert [m.span for m in match_values(vi, "concerts in Lyon or 12345")] == ["Lyon"]

@@ -150,7 +150,8 @@ def run_eval(args: argparse.Namespace) -> int:
 
     retriever = TableRetriever(
         bench.schema, embedder=embedder_from_args(args), candidates=args.candidates, progress=progress,
-        **join_options(args), expand=0,  # the paper's candidates; "default" adds its expansion itself
+        # the paper's candidates for the paper's methods; "default" adds expansion and values itself
+        **join_options(args), expand=0, match_values=False,
     )
     if not args.no_cache:
         from jar_core.index import cache_path

@@ -238,7 +238,8 @@ def prepare(
         limit: keep only the first ``limit`` multi-table questions.
         crush: also compute CRUSH's signals (100 candidates, segment similarities).
         default: also compute the default configuration's signals (the top-N plus the tables
-            joinable to the strongest candidates, :data:`jar_core.retriever.DEFAULT_EXPAND`).
+            joinable to the strongest candidates, :data:`jar_core.retriever.DEFAULT_EXPAND`, and
+            the tables of the values the question names).
         progress: show a progress bar on stderr.
         warn: where warnings go (``None``: nowhere); they are also kept in the result.
     """
@@ -325,7 +326,8 @@ def prepare(
         if default:
             from jar_core.retriever import DEFAULT_EXPAND
 
-            q.default_signals = retriever.signals(q.question, q.subqueries, candidates=candidates, expand=DEFAULT_EXPAND)
+            q.default_signals = retriever.signals(q.question, q.subqueries, candidates=candidates, expand=DEFAULT_EXPAND,
+                                               match_values=True)
     seconds = time.perf_counter() - t0
     return Prepared(
         benchmark=bench.name, candidates=candidates, decomposer=decomposer, schema=schema, questions=chosen,

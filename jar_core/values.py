@@ -1,0 +1,160 @@
+"""Value matching: a question that names a table only through a value ('Iron Maiden' -> ``artist``,
+'Brazil' -> ``customer.country``) still finds it.
+
+* :class:`ValueIndex` (built once per index, bounded): each column's distinct *text* sample
+  values (the loader's bounded samples; a benchmark's ``tapas`` rows), case-folded, 3 to 60
+  characters, at most :data:`jar_core.schema.MAX_SAMPLE_VALUES` per column; numbers are left
+  out (they match by chance). Memory grows with the number of distinct values, never with rows.
+* :func:`match_values`: the question's word n-grams (1 to 4 words, and quoted strings) looked
+  up exactly (case-folded), then a fuzzy pass for names (spans written with a capital): an n-gram of 5+ letters within one
+  edit of a value (``Iron Maidan``), through a deletion-neighbourhood index, so the cost is a
+  few dictionary lookups per n-gram, not a scan of the values.
+* A 4-digit year or an ISO date in the question points to date/time columns: tables with a
+  date/time column (or named ``date``/``time``) get the match ``<year>`` with a lower weight.
+
+The retriever adds a matched value as a sub-query that the matching tables cover (``F = 1``)
+and raises their coarse relevance; the result lists every match (:attr:`RetrievalResult.value_matches`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from jar_core.schema import TypeFamily
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jar_core.schema import Schema
+
+__all__ = ["ValueIndex", "ValueMatch", "match_values", "MIN_CHARS", "MAX_CHARS", "MAX_TABLES"]
+
+#: Weight of a year's match to a date/time column (a hint, not a value found).
+YEAR_WEIGHT = 0.5
+#: A span found in more tables than this tells nothing (``male`` in every gender column).
+MAX_TABLES = 4
+MIN_CHARS = 3
+MAX_CHARS = 60
+_TOKEN = re.compile(r"[\w'&.-]+", re.UNICODE)
+_QUOTED = re.compile(r"[\"“”']([^\"“”']{3,60})[\"“”']")
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+_NUMBER = re.compile(r"^[+-]?[\d.,:/ -]+$")
+_STOP = frozenset("""a an the of in on at to for from by with and or not no is are was were be been what which who whom
+whose how many much list show give find all any each every their there this that these those than then
+name names number count total average me do does did has have had""".split())
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _deletions(word: str) -> list[str]:
+    return [word[:i] + word[i + 1:] for i in range(len(word))]
+
+
+@dataclass
+class ValueMatch:
+    """A span of the question found among a column's values."""
+
+    span: str
+    value: str
+    table: int  # position in the schema
+    column: int  # position within the table
+    exact: bool
+    weight: float = 1.0
+
+    def to_dict(self, schema: "Schema") -> dict[str, object]:
+        t = schema.tables[self.table]
+        return {"span": self.span, "value": self.value, "table": t.id, "column": t.columns[self.column].name,
+                "exact": self.exact}
+
+
+@dataclass
+class ValueIndex:
+    """Distinct text sample values -> the columns that hold them (see the module docstring)."""
+
+    exact: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    fuzzy: dict[str, list[str]] = field(default_factory=dict)  # deletion variant -> values
+    original: dict[str, str] = field(default_factory=dict)
+    date_tables: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    date_columns: dict[int, int] = field(default_factory=dict)
+
+    @classmethod
+    def from_schema(cls, schema: "Schema") -> "ValueIndex":
+        idx = cls()
+        dates = []
+        for ti, t in enumerate(schema.tables):
+            for ci, c in enumerate(t.columns):
+                if c.family is TypeFamily.DATETIME or re.search(r"(^|_)(date|time|year)($|_)", c.name.lower()):
+                    if ti not in idx.date_columns:
+                        idx.date_columns[ti] = ci
+                        dates.append(ti)
+                for v in c.sample:
+                    if not isinstance(v, str):
+                        continue
+                    key = _norm(v)
+                    if not (MIN_CHARS <= len(key) <= MAX_CHARS) or _NUMBER.match(key) or key in _STOP:
+                        continue
+                    cols = idx.exact.setdefault(key, [])
+                    if (ti, ci) not in cols:
+                        cols.append((ti, ci))
+                    idx.original.setdefault(key, v.strip())
+        for key in idx.exact:
+            if len(key) >= 5:
+                for d in _deletions(key):
+                    idx.fuzzy.setdefault(d, []).append(key)
+        idx.date_tables = np.array(dates, dtype=np.int64)
+        return idx
+
+    def __len__(self) -> int:
+        return len(self.exact)
+
+
+def _spans(question: str, max_words: int = 4) -> list[str]:
+    words = _TOKEN.findall(question)
+    out = [m.group(1) for m in _QUOTED.finditer(question)]
+    for n in range(max_words, 0, -1):
+        for i in range(len(words) - n + 1):
+            span = " ".join(words[i : i + n]).strip(".'")
+            low = _norm(span)
+            if n == 1 and (low in _STOP or len(low) < MIN_CHARS):
+                continue
+            out.append(span)
+    return list(dict.fromkeys(out))
+
+
+def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = None) -> list[ValueMatch]:
+    """The question's spans found among the indexed values (exact first, then within one edit).
+
+    A longer span wins over the words inside it; ``allowed`` (a table mask) filters the tables.
+    """
+    matches: list[ValueMatch] = []
+    covered: list[str] = []
+    for span in _spans(question):
+        key = _norm(span)
+        if any(key in c for c in covered):
+            continue  # "iron" inside an already matched "iron maiden"
+        hits: list[tuple[str, bool]] = []
+        if key in index.exact:
+            hits = [(key, True)]
+        elif len(key) >= 5 and span[:1].isupper():  # fuzzy for names only: "Iron Maidan", not "authors"
+            cands = set(index.fuzzy.get(key, []))
+            for d in _deletions(key):
+                if d in index.exact:
+                    cands.add(d)
+                cands.update(index.fuzzy.get(d, []))
+            hits = [(c, False) for c in sorted(cands) if abs(len(c) - len(key)) <= 1]
+        found = [
+            ValueMatch(span, index.original.get(value, value), ti, ci, exact)
+            for value, exact in hits for ti, ci in index.exact[value] if allowed is None or allowed[ti]
+        ]
+        if found and len({m.table for m in found}) <= MAX_TABLES:
+            matches.extend(found)
+        if hits:
+            covered.append(key)
+    for year in dict.fromkeys(_YEAR.findall(question)) if YEAR_WEIGHT > 0 else ():
+        for ti in index.date_tables.tolist():
+            if allowed is None or allowed[ti]:
+                matches.append(ValueMatch(year, year, ti, index.date_columns[ti], False, weight=YEAR_WEIGHT))
+    return matches
