@@ -14,8 +14,6 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components, dijkstra
 
 __all__ = ["bridge_paths", "connect", "is_connected", "MAX_BRIDGES"]
 
@@ -41,6 +39,9 @@ def is_connected(w: np.ndarray, nodes: Sequence[int]) -> bool:
 def _shortest_paths(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """All-pairs cheapest paths over the candidates; edge cost ``1 + (1 - w)``: every bridge
     table costs 1, weaker joins a little more."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import dijkstra
+
     cost = csr_matrix(np.where(w > 0, 2.0 - w, 0.0))
     return dijkstra(cost, directed=False, return_predecessors=True)
 
@@ -56,6 +57,9 @@ def bridge_paths(
     idx = [int(x) for x in nodes]
     if len(idx) < 2:
         return []
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
     dist, pred = paths if paths is not None else _shortest_paths(w)
     _, labels = connected_components(csr_matrix(w[np.ix_(idx, idx)] > 0), directed=False)
     tree = {idx[i] for i in range(len(idx)) if labels[i] == labels[0]}

@@ -136,7 +136,8 @@ def _print_result(res: Any, explain: bool) -> None:
     out = [f"Question: {res.question}"]
     subs = ", ".join(res.subqueries) if res.subqueries else "(none)"
     out.append(f"Sub-queries ({res.decomposer}): {subs}")
-    out.append(f"Strategy: {res.strategy} over {res.candidates} candidates")
+    out.append(f"Strategy: {res.strategy} over {res.candidates} candidates"
+               + (f"; k=auto chose {len(res.tables)} tables" if res.k == "auto" else ""))
     out.append("")
     rows = [
         (t.step, t.id + (" (pinned)" if t.pinned else "") + ("" if t.joined else "  [no join]"),
@@ -174,6 +175,15 @@ def _print_result(res: Any, explain: bool) -> None:
     _print("\n".join(out))
 
 
+def _k_value(text: str) -> int | str:
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"-k takes a positive integer or 'auto', got {text!r}") from None
+
+
 # -- join options (retrieve and eval) ---------------------------------------------------
 def _join_arguments(p: argparse.ArgumentParser) -> None:
     from jar_core.retriever import DEFAULT_MIN_JOIN_SCORE
@@ -200,7 +210,8 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
     from jar_core.demo import DEMO_QUESTION
     from jar_core.retriever import check_k, check_question
 
-    check_k(args.k)
+    if args.k != "auto":
+        check_k(args.k)
     check_k(args.candidates, "--candidates")
     if args.question is not None:
         check_question(args.question)
@@ -282,7 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("retrieve", help="the tables that answer a question, with their joins")
     r.add_argument("question", nargs="?", help="the question (default with no source: the demo question)")
-    r.add_argument("-k", type=int, default=5, help="number of tables (default 5)")
+    r.add_argument("-k", type=_k_value, default=5,
+                   help="number of tables, or 'auto' (as few as cover the question and join up, at most 10; default 5)")
     r.add_argument("--candidates", type=int, default=20, metavar="N", help="candidate set size (default 20)")
     r.add_argument("--include", action="append", metavar="TABLE", help="pin a table (repeatable)")
     r.add_argument("--exclude", action="append", metavar="TABLE", help="never return a table (repeatable)")

@@ -149,6 +149,7 @@ class RetrievalResult:
     warnings: list[str] = field(default_factory=list)
     dialect: str | None = None
     value_matches: list[dict[str, Any]] = field(default_factory=list)
+    k: int | str | None = None  # the K asked for: a number or "auto" (then len(tables) is the chosen size)
 
     @property
     def table_names(self) -> list[str]:
@@ -184,6 +185,7 @@ class RetrievalResult:
             "decomposer": self.decomposer,
             "coverage": {k: round(v, 6) for k, v in self.coverage.items()},
             "strategy": self.strategy,
+            "k": self.k,
             "candidates": self.candidates,
             "unjoined": self.unjoined,
             "warnings": list(self.warnings),

@@ -21,9 +21,11 @@ from jar_core.schema import Schema
 from jar_core.signals import Signals, compute_signals
 from jar_core.strategies import JoinAwareStrategy, SearchStrategy, get_strategy
 
-__all__ = ["TableRetriever", "check_question", "check_k", "check_table_names", "convert_option"]
+__all__ = ["TableRetriever", "check_question", "check_k", "check_k_or_auto", "check_table_names", "convert_option"]
 
 log = logging.getLogger(__name__)
+
+from jar_core.auto_k import AUTO_K_MAX  # noqa: E402
 
 #: Default ``expand``: tables joinable to the strongest candidates added to the candidate set.
 DEFAULT_EXPAND = 10
@@ -96,6 +98,13 @@ def check_k(k: Any, name: str = "k") -> int:
     if k <= 0:
         raise InvalidArgumentError(f"{name} must be >= 1, got {k}")
     return int(k)
+
+
+def check_k_or_auto(k: Any, name: str = "k") -> int | str:
+    """``k`` as an int >= 1 or the string ``"auto"``, or :class:`InvalidArgumentError`."""
+    if isinstance(k, str) and k.strip().lower() == "auto":
+        return "auto"
+    return check_k(k, name)
 
 
 def convert_option(
@@ -369,13 +378,13 @@ class TableRetriever:
             extra = expand_candidates(adj, ranked, r_all, allowed, seeds=self.expand_seeds, expand=expand)
             cands = np.concatenate([cands, extra])
         matches = []
-        if self.match_values:
-            from jar_core.values import match_values
+        if match_values:
+            from jar_core.values import match_values as find_values
 
             # value evidence is local: only in the databases of the strongest candidates
             dbs = {self.schema.tables[int(c)].database for c in cands[: self.expand_seeds]}
             near = np.array([t.database in dbs for t in self.schema.tables], dtype=bool)
-            matches = match_values(idx.value_index, question, (allowed | np.isin(np.arange(len(allowed)), inc)) & near)
+            matches = find_values(idx.value_index, question, (allowed | np.isin(np.arange(len(allowed)), inc)) & near)
             in_cands = set(cands.tolist())
             matches = [m for m in matches if m.exact or m.weight == 1.0 or m.table in in_cands]  # years: candidates only
             extra = [m.table for m in matches if m.table not in in_cands]
@@ -414,7 +423,7 @@ class TableRetriever:
     def retrieve(
         self,
         question: str,
-        k: int = 5,
+        k: int | str = 5,
         *,
         include: str | Iterable[str] = (),
         exclude: str | Iterable[str] = (),
@@ -429,7 +438,9 @@ class TableRetriever:
 
         Args:
             question: natural-language question.
-            k: number of tables (>= 1). If fewer candidates exist, all are returned with a warning.
+            k: number of tables (>= 1), or ``"auto"``: as few as cover every sub-query and join up,
+                at most 10 (:mod:`jar_core.auto_k`). If fewer candidates exist, all are returned
+                with a warning.
             include: table names (``db.table`` or unambiguous ``table``) pinned first, in order;
                 one string is one name.
             exclude: table names never returned (one string is one name).
@@ -439,7 +450,8 @@ class TableRetriever:
             strategy: override the retriever's strategy for this call.
         """
         question = check_question(question)
-        k = check_k(k)
+        auto = check_k_or_auto(k) == "auto"
+        k = AUTO_K_MAX if auto else check_k(k)
         include, exclude = check_table_names(include, "include"), check_table_names(exclude, "exclude")
         if subqueries is None:
             dec = self.decomposer.decompose(question, self.schema)
@@ -454,14 +466,25 @@ class TableRetriever:
                 segment_sim=strat.name == "crush",
             )
         result_warnings: list[str] = []
-        if k > sig.n:
+        if k > sig.n and not auto:
             msg = f"k={k} is larger than the {sig.n} candidate tables; returning {sig.n}"
             warnings.warn(msg, stacklevel=2)
             result_warnings.append(msg)
         if len(include) > k:
             raise InvalidArgumentError(f"{len(include)} tables included but k={k}")
         sel = strat.select(sig, min(k, sig.n), pinned=list(range(len(include))))
-        return self._result(question, dec, sig, sel, strat, len(include), result_warnings)
+        if auto:
+            from jar_core.auto_k import auto_size
+
+            m = max(auto_size(sig.F, sig.w, sig.r, sel.order), len(include))
+            sel.order, sel.trace = sel.order[:m], sel.trace[:m]
+            sel.steps = [st for st in sel.steps if st.candidate in sel.order]
+            sel.bridges = [b for b in getattr(sel, "bridges", []) if b in sel.order]
+            if sel.coverage is not None and sig.F.shape[0]:
+                sel.coverage = np.maximum(sig.F[:, sel.order].max(axis=1), 0.0)
+        res = self._result(question, dec, sig, sel, strat, len(include), result_warnings)
+        res.k = "auto" if auto else k
+        return res
 
     def _result(
         self, question: str, dec: Decomposition, sig: Signals, sel: Any, strat: Any, n_pinned: int,

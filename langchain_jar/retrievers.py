@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, Union
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
@@ -15,7 +15,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, field_serializer
 from jar_core.documents import check_sample_rows, fetch_sample_rows, result_documents
 from jar_core.errors import InvalidArgumentError
 from jar_core.result import RetrievalResult
-from jar_core.retriever import TableRetriever, check_k, check_table_names, convert_option
+from jar_core.retriever import TableRetriever, check_k_or_auto, check_table_names, convert_option
 from langchain_jar.decomposers import PARENT_CALLBACKS, ChatModelDecomposer
 
 __all__ = ["JoinAwareRetriever"]
@@ -52,8 +52,8 @@ class JoinAwareRetriever(BaseRetriever):
 
     retriever: Any
     """The core :class:`~jar_core.retriever.TableRetriever`."""
-    k: int = 5
-    """Number of tables returned (overridable per call)."""
+    k: Union[int, str] = 5
+    """Number of tables returned (overridable per call), or ``"auto"`` (:mod:`jar_core.auto_k`)."""
     include: list[str] = Field(default_factory=list)
     """Tables always returned first (``db.table`` or unambiguous ``table``)."""
     exclude: list[str] = Field(default_factory=list)
@@ -83,7 +83,7 @@ class JoinAwareRetriever(BaseRetriever):
                 f"retriever must be a jar_core TableRetriever, got {type(data.get('retriever')).__name__}"
             )
         if "k" in data:
-            data["k"] = check_k(data["k"])
+            data["k"] = check_k_or_auto(data["k"])
         for key in ("include", "exclude"):
             if key in data:
                 data[key] = check_table_names(data[key], key)
@@ -188,7 +188,7 @@ class JoinAwareRetriever(BaseRetriever):
     def retrieve_result(
         self,
         question: str,
-        k: int | None = None,
+        k: int | str | None = None,
         *,
         include: Sequence[str] | None = None,
         exclude: Sequence[str] | None = None,
@@ -200,7 +200,7 @@ class JoinAwareRetriever(BaseRetriever):
         concurrent ``batch`` runs overlap), then the core retriever's embedding and search
         steps take turns.
         """
-        k = check_k(self.k if k is None else k)
+        k = check_k_or_auto(self.k if k is None else k)
         dec = self.retriever.decompose(question)  # validates the question
         return self.retriever.retrieve(
             question,
@@ -246,7 +246,7 @@ class JoinAwareRetriever(BaseRetriever):
         query: str,
         *,
         run_manager: CallbackManagerForRetrieverRun,
-        k: int | None = None,
+        k: int | str | None = None,
         include: Sequence[str] | None = None,
         exclude: Sequence[str] | None = None,
         database: str | None = None,

@@ -20,7 +20,7 @@ from jar_core.decomposition import Decomposition
 from jar_core.documents import check_sample_rows, fetch_sample_rows, result_documents
 from jar_core.errors import InvalidArgumentError
 from jar_core.result import RetrievalResult
-from jar_core.retriever import TableRetriever, check_k, check_question, check_table_names, convert_option
+from jar_core.retriever import TableRetriever, check_k_or_auto, check_question, check_table_names, convert_option
 from llamaindex_jar.decomposers import LLMDecomposer
 from llamaindex_jar.embeddings import LlamaIndexEmbeddings
 
@@ -103,7 +103,7 @@ class JoinAwareRetriever(BaseRetriever):
         self,
         table_retriever: TableRetriever,
         *,
-        k: int | None = None,
+        k: int | str | None = None,
         similarity_top_k: int | None = None,
         include: Iterable[str] = (),
         exclude: Iterable[str] = (),
@@ -122,7 +122,7 @@ class JoinAwareRetriever(BaseRetriever):
         if k is not None and similarity_top_k is not None and k != similarity_top_k:
             raise InvalidArgumentError(f"k={k} and similarity_top_k={similarity_top_k} disagree; pass one")
         self.table_retriever = table_retriever
-        self.k = check_k(k if k is not None else similarity_top_k if similarity_top_k is not None else 5)
+        self.k = check_k_or_auto(k if k is not None else similarity_top_k if similarity_top_k is not None else 5)
         self.include = check_table_names(include, "include")
         self.exclude = check_table_names(exclude, "exclude")
         table_retriever.schema.resolve([*self.include, *self.exclude])  # unknown names fail here
@@ -203,7 +203,7 @@ class JoinAwareRetriever(BaseRetriever):
     def with_k(self, k: int) -> "JoinAwareRetriever":
         """A copy returning ``k`` tables per question (sharing the index, models and caches)."""
         clone = copy.copy(self)
-        clone.k = check_k(k)
+        clone.k = check_k_or_auto(k)
         return clone
 
     def retrieve_k(self, query: QueryType, k: int) -> list[NodeWithScore]:
@@ -248,7 +248,7 @@ class JoinAwareRetriever(BaseRetriever):
     def _search(self, question: str, k: int | None, dec: Decomposition) -> RetrievalResult:
         """The core search with the question already decomposed (so that LLM decompositions of
         concurrent calls overlap; the core's embedding and search steps take turns)."""
-        k = self.k if k is None else check_k(k)
+        k = self.k if k is None else check_k_or_auto(k)
         return self.table_retriever.retrieve(
             question, k, include=self.include, exclude=self.exclude, database=self.database, subqueries=dec,
         )

@@ -128,3 +128,28 @@ def test_value_index_is_bounded_and_skips_numbers():
     vi = ValueIndex.from_schema(r.schema)
     assert set(vi.exact) == {"iron maiden", "metallica", "queen", "heavy metal", "jazz", "lyon"}
     assert [m.span for m in match_values(vi, "concerts in Lyon or 12345")] == ["Lyon"]
+
+
+def test_auto_k_stops_when_covered_and_connected():
+    from jar_core.auto_k import auto_size
+
+    w = np.zeros((4, 4))
+    w[0, 1] = w[1, 0] = w[1, 2] = w[2, 1] = 0.9
+    F = np.array([[0.9, 0.1, 0.1, 0.2], [0.1, 0.2, 0.8, 0.1]])  # sub-query 1 needs table 2
+    r = np.array([0.5, 0.4, 0.3, 0.2])
+    assert auto_size(F, w, r, [0, 1, 2, 3]) == 3  # 0 and 2 cover; 1 joins them
+    assert auto_size(F, w, r, [0, 2, 1, 3]) == 3  # covered at 2 but not connected until 3
+    assert auto_size(F[:1], w, r, [0, 1, 2, 3]) == 2  # k_min
+    res = _music().retrieve("list the albums by Iron Maiden", k="auto")
+    assert res.k == "auto" and 2 <= len(res) <= 4 and res.to_dict()["k"] == "auto"
+    with pytest.raises(Exception, match="positive integer"):
+        _music().retrieve("albums", k="some")
+
+
+def test_adapters_accept_k_auto():
+    pytest.importorskip("langchain_core")
+    from langchain_jar import JoinAwareRetriever
+
+    lc = JoinAwareRetriever(retriever=_music(), k="auto")
+    docs = lc.invoke("list the albums by Iron Maiden")
+    assert 2 <= len(docs) <= 4
