@@ -16,30 +16,14 @@ from typing import Sequence
 
 import numpy as np
 
+from jar_core.bridge import labels as _labels
+
 
 __all__ = ["auto_size", "AUTO_K_MAX", "AUTO_THRESHOLD", "AUTO_K_MIN"]
 
 AUTO_K_MAX = 10
 AUTO_K_MIN = 2
 AUTO_THRESHOLD = 0.6
-
-
-def _labels(w: np.ndarray, nodes: Sequence[int]) -> np.ndarray:
-    """Component label of each of ``nodes`` in the graph ``w > 0`` restricted to them."""
-    idx = np.asarray(nodes, dtype=np.int64)
-    adj = w[np.ix_(idx, idx)] > 0
-    labels = np.full(len(idx), -1, dtype=np.int64)
-    for start in range(len(idx)):
-        if labels[start] >= 0:
-            continue
-        reached = np.zeros(len(idx), dtype=bool)
-        reached[start] = True
-        frontier = reached.copy()
-        while frontier.any():
-            frontier = adj[frontier].any(axis=0) & ~reached
-            reached |= frontier
-        labels[reached] = start
-    return labels
 
 
 def auto_size(

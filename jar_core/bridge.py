@@ -36,6 +36,24 @@ def is_connected(w: np.ndarray, nodes: Sequence[int]) -> bool:
     return bool(reached.all())
 
 
+def labels(w: np.ndarray, nodes: Sequence[int]) -> np.ndarray:
+    """Component label of each of ``nodes`` in the graph ``w > 0`` restricted to them."""
+    idx = np.asarray(nodes, dtype=np.int64)
+    adj = w[np.ix_(idx, idx)] > 0
+    out = np.full(len(idx), -1, dtype=np.int64)
+    for start in range(len(idx)):
+        if out[start] >= 0:
+            continue
+        reached = np.zeros(len(idx), dtype=bool)
+        reached[start] = True
+        frontier = reached.copy()
+        while frontier.any():  # breadth-first: a few vector steps
+            frontier = adj[frontier].any(axis=0) & ~reached
+            reached |= frontier
+        out[reached] = start
+    return out
+
+
 def _shortest_paths(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """All-pairs cheapest paths over the candidates; edge cost ``1 + (1 - w)``: every bridge
     table costs 1, weaker joins a little more."""
@@ -95,6 +113,11 @@ def connect(w: np.ndarray, k: int, order: Sequence[int], *, pinned: int = 0) -> 
     """
     order = [int(x) for x in order]
     if len(order) < 2 or is_connected(w, order):
+        return order, []
+    # quick exit: no path at all between the pieces over the candidates (the usual case of a
+    # table without joins) means nothing to bridge
+    everything = labels(w, list(range(w.shape[0])))
+    if len(set(everything[order].tolist())) == len(set(labels(w, order).tolist())):
         return order, []
     paths = _shortest_paths(w)
     for m in range(len(order) - 1, max(pinned, 2, len(order) - MAX_BRIDGES) - 1, -1):
