@@ -27,6 +27,9 @@ log = logging.getLogger(__name__)
 
 from jar_core.auto_k import AUTO_K_MAX  # noqa: E402
 
+#: Default ``lexical``: weight of BM25 fused with dense similarity for the candidate set.
+DEFAULT_LEXICAL = 0.5
+
 #: Default ``expand``: tables joinable to the strongest candidates added to the candidate set.
 DEFAULT_EXPAND = 10
 
@@ -148,6 +151,8 @@ class TableRetriever:
         match_values: find the question's words among the columns' sample values
             (:mod:`jar_core.values`): a matched table joins the candidates, gains coarse relevance
             and covers the value as a sub-query; the result lists the matches.
+        lexical: weight of BM25 over the table texts fused with dense similarity to rank the
+            candidates (:mod:`jar_core.lexical`); 0 is dense only (the paper).
 
     Example:
         >>> r = TableRetriever.from_ddl("CREATE TABLE a(id INT PRIMARY KEY); ...")  # doctest: +SKIP
@@ -171,6 +176,7 @@ class TableRetriever:
         expand: int = DEFAULT_EXPAND,
         expand_seeds: int = 5,
         match_values: bool = True,
+        lexical: float = DEFAULT_LEXICAL,
     ) -> None:
         from jar_core.join_compat import JOIN_MODES
 
@@ -187,6 +193,9 @@ class TableRetriever:
         self.expand = int(expand)
         self.expand_seeds = int(expand_seeds)
         self.match_values = bool(match_values)
+        if isinstance(lexical, bool) or not isinstance(lexical, (int, float)) or not 0.0 <= float(lexical) <= 1.0:
+            raise InvalidArgumentError(f"lexical must be a weight in [0, 1], got {lexical!r}")
+        self.lexical = float(lexical)
         self.min_join_score = float(min_join_score)
         self.cross_database_joins = bool(cross_database_joins)
         schema.validate()
@@ -338,10 +347,12 @@ class TableRetriever:
         segment_sim: bool = False,
         expand: int | None = None,
         match_values: bool | None = None,
+        lexical: float | None = None,
     ) -> Signals:
         """Signals over the top-N candidates (``include`` always among them, ``exclude`` never),
         plus up to ``expand`` joinable tables and the tables of values the question names
-        (``expand`` / ``match_values`` default to the retriever's settings)."""
+        (``expand`` / ``match_values`` / ``lexical`` default to the retriever's settings)."""
+        lexical = self.lexical if lexical is None else float(lexical)
         expand = self.expand if expand is None else int(expand)
         match_values = self.match_values if match_values is None else bool(match_values)
         idx = self.index
@@ -366,7 +377,15 @@ class TableRetriever:
             )
         r_all = idx.table_vectors @ vecs[0]
         allowed[inc] = False
-        top = self.candidate_generator.top(idx, r_all, max(n - len(inc), 0), allowed)
+        rank = r_all
+        if lexical > 0:
+            from jar_core.lexical import LexicalIndex, fuse
+
+            lex = getattr(idx, "_lexical", None)
+            if lex is None:
+                lex = idx._lexical = LexicalIndex(idx)
+            rank = fuse(r_all, lex.scores(question), lexical)
+        top = self.candidate_generator.top(idx, rank, max(n - len(inc), 0), allowed)
         cands = np.array(list(dict.fromkeys([*inc, *top.tolist()])), dtype=np.int64)
         if expand > 0 and self.joins == "rules" and len(cands):
             from jar_core.expansion import expand_candidates, table_adjacency

@@ -10,10 +10,12 @@ Configurations, each adding one part to the one above it:
 * ``+ expansion``: the candidates plus up to 10 tables joinable to the 5 strongest;
 * ``+ connection gain``: ``join-aware``'s ``max`` join gain and weights (3, 1, 4), no bridges;
 * ``+ bridges``: the bridge step;
-* ``+ value matching``: the question's values found in the columns' samples; this is the
-  default configuration (``--methods default``);
+* ``+ value matching``: the question's values found in the columns' samples;
+* ``+ BM25 fusion``: candidates ranked by dense similarity fused with BM25 (weight 0.5); this
+  is the default configuration (``--methods default``);
 
-and the default without expansion, and without bridges, to see each part alone; then the
+and the default without expansion, without bridges, without value matching, and with other
+BM25 weights, to see each part alone; then the
 default with ``k="auto"``: the average number of tables returned against R and CR.
 """
 from __future__ import annotations
@@ -30,14 +32,20 @@ from jar_core.retriever import DEFAULT_EXPAND, TableRetriever
 from jar_core.strategies import GreedyStrategy, JoinAwareStrategy
 
 CONFIGS = (
-    ("paper greedy", dict(joins="paper", min_join_score=0.0, expand=0, match_values=False), lambda: GreedyStrategy()),
-    ("+ honest joins", dict(expand=0, match_values=False), lambda: GreedyStrategy()),
-    ("+ expansion", dict(expand=DEFAULT_EXPAND, match_values=False), lambda: GreedyStrategy()),
-    ("+ connection gain", dict(expand=DEFAULT_EXPAND, match_values=False), lambda: JoinAwareStrategy(bridges=False)),
-    ("+ bridges", dict(expand=DEFAULT_EXPAND, match_values=False), lambda: JoinAwareStrategy()),
-    ("+ value matching (default)", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy()),
+    ("paper greedy", dict(joins="paper", min_join_score=0.0, expand=0, match_values=False, lexical=0.0),
+     lambda: GreedyStrategy()),
+    ("+ honest joins", dict(expand=0, match_values=False, lexical=0.0), lambda: GreedyStrategy()),
+    ("+ expansion", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0), lambda: GreedyStrategy()),
+    ("+ connection gain", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0),
+     lambda: JoinAwareStrategy(bridges=False)),
+    ("+ bridges", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0), lambda: JoinAwareStrategy()),
+    ("+ value matching", dict(expand=DEFAULT_EXPAND, lexical=0.0), lambda: JoinAwareStrategy()),
+    ("+ BM25 fusion (default)", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy()),
     ("default - expansion", dict(expand=0), lambda: JoinAwareStrategy()),
     ("default - bridges", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(bridges=False)),
+    ("default - value matching", dict(expand=DEFAULT_EXPAND, match_values=False), lambda: JoinAwareStrategy()),
+    ("default, BM25 weight 0.3", dict(expand=DEFAULT_EXPAND, lexical=0.3), lambda: JoinAwareStrategy()),
+    ("default, BM25 weight 0.7", dict(expand=DEFAULT_EXPAND, lexical=0.7), lambda: JoinAwareStrategy()),
 )
 
 

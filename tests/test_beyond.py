@@ -72,10 +72,10 @@ CREATE TABLE composer_names (composer TEXT, composer_name TEXT);
 
 def test_expansion_brings_in_a_bridge_outside_the_top_n():
     question = "track names and composer of the playlist named Chill"
-    plain = TableRetriever.from_ddl(SCHEMA, embedder=BagOfWordsEmbedder(), candidates=3, expand=0)
+    plain = TableRetriever.from_ddl(SCHEMA, embedder=BagOfWordsEmbedder(), candidates=3, expand=0, lexical=0)
     top = [plain.schema.tables[i].name for i in plain.signals(question, []).candidates]
     assert "pl_map" not in top and {"tracks", "playlists"} <= set(top)
-    wide = TableRetriever.from_ddl(SCHEMA, embedder=BagOfWordsEmbedder(), candidates=3, expand=2)
+    wide = TableRetriever.from_ddl(SCHEMA, embedder=BagOfWordsEmbedder(), candidates=3, expand=2, lexical=0)
     cands = [wide.schema.tables[i].name for i in wide.signals(question, []).candidates]
     assert cands[:3] == top and "pl_map" in cands
     res = wide.retrieve(question, k=3)
@@ -153,3 +153,15 @@ def test_adapters_accept_k_auto():
     lc = JoinAwareRetriever(retriever=_music(), k="auto")
     docs = lc.invoke("list the albums by Iron Maiden")
     assert 2 <= len(docs) <= 4
+
+
+def test_bm25_fusion_ranks_candidates_by_words_too():
+    from jar_core.lexical import LexicalIndex, fuse
+
+    r = _music(lexical=0.0)
+    lex = LexicalIndex(r.index)
+    scores = lex.scores("which city hosts the concert hall")
+    assert int(np.argmax(scores)) == r.schema.position("concert_hall") and scores.min() == 0.0
+    np.testing.assert_allclose(fuse(np.array([0.2, 0.4]), np.array([2.0, 0.0]), 0.5), [0.6, 0.2])
+    with pytest.raises(Exception, match="lexical"):
+        _music(lexical=2)

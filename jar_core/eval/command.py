@@ -151,7 +151,7 @@ def run_eval(args: argparse.Namespace) -> int:
     retriever = TableRetriever(
         bench.schema, embedder=embedder_from_args(args), candidates=args.candidates, progress=progress,
         # the paper's candidates for the paper's methods; "default" adds expansion and values itself
-        **join_options(args), expand=0, match_values=False,
+        **join_options(args), expand=0, match_values=False, lexical=0.0,
     )
     if not args.no_cache:
         from jar_core.index import cache_path

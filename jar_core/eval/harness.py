@@ -324,10 +324,10 @@ def prepare(
         if crush:
             q.crush_signals = retriever.signals(q.question, q.subqueries, candidates=n_crush, segment_sim=True)
         if default:
-            from jar_core.retriever import DEFAULT_EXPAND
+            from jar_core.retriever import DEFAULT_EXPAND, DEFAULT_LEXICAL
 
             q.default_signals = retriever.signals(q.question, q.subqueries, candidates=candidates, expand=DEFAULT_EXPAND,
-                                               match_values=True)
+                                               match_values=True, lexical=DEFAULT_LEXICAL)
     seconds = time.perf_counter() - t0
     return Prepared(
         benchmark=bench.name, candidates=candidates, decomposer=decomposer, schema=schema, questions=chosen,
