@@ -39,6 +39,8 @@ class Signals:
         segment_sim: optional ``cos(q_j, T_i)`` (sub-queries x candidates), used by CRUSH.
         evidence: optional int ``(n, n)``: the rule behind each join
             (:data:`jar_core.joins.graph.EVIDENCE`), ``-1`` where there is none.
+        family: optional boolean ``(n, n)``: two tables of one database whose names share their
+            leading word (a module prefix: ``SIS_DEPARTMENT``, ``SIS_SUBJECT_CODE``).
     """
 
     candidates: np.ndarray
@@ -51,6 +53,7 @@ class Signals:
     segment_sim: np.ndarray | None = None
     evidence: np.ndarray | None = None
     value_matches: list = field(default_factory=list)  # jar_core.values.ValueMatch
+    family: np.ndarray | None = None  # bool (n, n): same database and same leading name word
 
     @property
     def n(self) -> int:
@@ -114,4 +117,21 @@ def compute_signals(
         declared=declared,
         segment_sim=seg,
         evidence=evidence,
+        family=_family(index, candidates),
     )
+
+
+def _family(index: "SchemaIndex", candidates: np.ndarray) -> np.ndarray:
+    keys = getattr(index, "_family_keys", None)
+    if keys is None:
+        from jar_core.joins.profile import words
+
+        out = []
+        for t in index.schema.tables:
+            w = words(t.name)
+            out.append(f"{t.database}\x00{w[0]}" if len(w) > 1 and len(w[0]) >= 2 else f"\x01{t.database}.{t.name}")
+        keys = index._family_keys = np.array(out, dtype=object)
+    k = keys[candidates]
+    fam = k[:, None] == k[None, :]
+    np.fill_diagonal(fam, False)
+    return fam

@@ -11,11 +11,12 @@ Configurations, each adding one part to the one above it:
 * ``+ connection gain``: ``join-aware``'s ``max`` join gain and weights (3, 1, 4), no bridges;
 * ``+ bridges``: the bridge step;
 * ``+ value matching``: the question's values found in the columns' samples;
-* ``+ BM25 fusion``: candidates ranked by dense similarity fused with BM25 (weight 0.5); this
+* ``+ BM25 fusion``: candidates ranked by dense similarity fused with BM25 (weight 0.5);
+* ``+ family gain``: a table of a chosen table's family (same leading name word) gains 0.4; this
   is the default configuration (``--methods default``);
 
 and the default without expansion, without bridges, without value matching, and with other
-BM25 weights, to see each part alone; then the
+BM25 and family weights, to see each part alone; then the
 default with ``k="auto"``: the average number of tables returned against R and CR.
 """
 from __future__ import annotations
@@ -37,15 +38,19 @@ CONFIGS = (
     ("+ honest joins", dict(expand=0, match_values=False, lexical=0.0), lambda: GreedyStrategy()),
     ("+ expansion", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0), lambda: GreedyStrategy()),
     ("+ connection gain", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0),
-     lambda: JoinAwareStrategy(bridges=False)),
-    ("+ bridges", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0), lambda: JoinAwareStrategy()),
-    ("+ value matching", dict(expand=DEFAULT_EXPAND, lexical=0.0), lambda: JoinAwareStrategy()),
-    ("+ BM25 fusion (default)", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy()),
+     lambda: JoinAwareStrategy(l_family=0, bridges=False)),
+    ("+ bridges", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0),
+     lambda: JoinAwareStrategy(l_family=0)),
+    ("+ value matching", dict(expand=DEFAULT_EXPAND, lexical=0.0), lambda: JoinAwareStrategy(l_family=0)),
+    ("+ BM25 fusion", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(l_family=0)),
+    ("+ family gain (default)", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy()),
     ("default - expansion", dict(expand=0), lambda: JoinAwareStrategy()),
     ("default - bridges", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(bridges=False)),
     ("default - value matching", dict(expand=DEFAULT_EXPAND, match_values=False), lambda: JoinAwareStrategy()),
     ("default, BM25 weight 0.3", dict(expand=DEFAULT_EXPAND, lexical=0.3), lambda: JoinAwareStrategy()),
     ("default, BM25 weight 0.7", dict(expand=DEFAULT_EXPAND, lexical=0.7), lambda: JoinAwareStrategy()),
+    ("default, family weight 0.2", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(l_family=0.2)),
+    ("default, family weight 0.7", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(l_family=0.7)),
 )
 
 

@@ -165,3 +165,27 @@ def test_bm25_fusion_ranks_candidates_by_words_too():
     np.testing.assert_allclose(fuse(np.array([0.2, 0.4]), np.array([2.0, 0.0]), 0.5), [0.6, 0.2])
     with pytest.raises(Exception, match="lexical"):
         _music(lexical=2)
+
+
+def test_family_gain_keeps_a_subject_area_together():
+    # 0 chosen first; 1 (SIS_x) and 2 (other) are equally relevant, neither joins: the family wins
+    w = np.zeros((3, 3))
+    s = sig([0.9, 0.5, 0.5], w)
+    s.family = np.array([[False, True, False], [True, False, False], [False, False, False]])
+    assert JoinAwareStrategy(0, 0, 1, bridges=False).select(s, 2).order[1] == 1
+    assert JoinAwareStrategy(0, 0, 1, l_family=0, bridges=False).select(s, 2).order[1] == 1  # tie: lower index
+    s.r = np.array([0.9, 0.5, 0.55], dtype=np.float32)
+    assert JoinAwareStrategy(0, 0, 1, l_family=0, bridges=False).select(s, 2).order[1] == 2
+    assert JoinAwareStrategy(0, 0, 1, bridges=False).select(s, 2).order[1] == 1
+    assert GreedyStrategy(0, 0, 1).select(s, 2).order[1] == 2  # the paper's search has no family term
+
+
+def test_family_relation_from_names():
+    r = TableRetriever.from_ddl(
+        "CREATE TABLE sis_dept (a INT); CREATE TABLE sis_course (b INT); CREATE TABLE hr_unit (c INT);"
+        "CREATE TABLE course (d INT);", embedder=BagOfWordsEmbedder(),
+    )
+    s = r.signals("sis courses", [])
+    names = [r.schema.tables[i].name for i in s.candidates]
+    fam = {(names[i], names[j]) for i, j in zip(*np.nonzero(s.family))}
+    assert fam == {("sis_dept", "sis_course"), ("sis_course", "sis_dept")}

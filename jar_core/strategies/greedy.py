@@ -20,7 +20,7 @@ from jar_core.strategies.base import Selection, StepGain
 
 __all__ = [
     "GreedyStrategy", "JoinAwareStrategy", "seed", "coverage_gain", "join_gain", "connect_gain", "update_coverage",
-    "DEFAULT_WEIGHTS", "JOIN_AWARE_WEIGHTS",
+    "DEFAULT_WEIGHTS", "JOIN_AWARE_WEIGHTS", "FAMILY_WEIGHT",
 ]
 
 #: (l_cov, l_join, l_coarse) of the paper.
@@ -73,6 +73,10 @@ class GreedyStrategy:
         self.l_cov, self.l_join, self.l_coarse = float(l_cov), float(l_join), float(l_coarse)
         self.trace_width = trace_width
 
+    def _extra_gain(self, signals: Signals) -> np.ndarray | None:
+        """A boolean (n, n) relation whose members gain ``l_family`` (none in the paper's search)."""
+        return None
+
     def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
         r, F, w = signals.r, signals.F, signals.w
         n = signals.n
@@ -80,6 +84,9 @@ class GreedyStrategy:
         selected = np.zeros(n, dtype=bool)
         q = np.zeros(F.shape[0], dtype=F.dtype)
         join_acc = np.zeros(n, dtype=np.float64)
+        fam = self._extra_gain(signals)
+        fam_acc = np.zeros(n, dtype=np.float64)
+        l_fam = getattr(self, "l_family", 0.0)
         sel = Selection(order=[])
         for step in range(k):
             if step == 0:
@@ -88,6 +95,8 @@ class GreedyStrategy:
             else:
                 cov = coverage_gain(F, q)
                 total = self.l_coarse * r + self.l_cov * cov + self.l_join * join_acc
+                if fam is not None:
+                    total = total + l_fam * fam_acc
             total = np.where(selected, -np.inf, total)
             i = int(pinned[step]) if step < len(pinned) else int(np.argmax(total))
             sel.order.append(i)
@@ -99,6 +108,8 @@ class GreedyStrategy:
                 )
             selected[i] = True
             q = update_coverage(q, F, i)
+            if fam is not None:
+                np.maximum(fam_acc, fam[i], out=fam_acc)
             if self.join_mode == "max":
                 np.maximum(join_acc, w[i], out=join_acc)
             else:
@@ -110,6 +121,8 @@ class GreedyStrategy:
 #: (l_cov, l_join, l_coarse) of :class:`JoinAwareStrategy`, chosen on Spider and BEAVER-DW together
 #: (docs/results.md, "Beyond the paper").
 JOIN_AWARE_WEIGHTS = (3.0, 1.0, 4.0)
+#: Gain of a table of the same family (same database and leading name word) as a chosen one.
+FAMILY_WEIGHT = 0.4
 
 
 class JoinAwareStrategy(GreedyStrategy):
@@ -119,7 +132,10 @@ class JoinAwareStrategy(GreedyStrategy):
     already chosen (a warehouse's term or department dimension) over the relevant ones;
     here a candidate gains ``max_{l in S} w_il``: whether, and how surely, it joins the
     selection. With honest joins (:mod:`jar_core.joins`) that keeps the set connected without
-    the hub bias. Weights ``(l_cov, l_join, l_coarse)`` default to :data:`JOIN_AWARE_WEIGHTS`.
+    the hub bias. A table of the same *family* as a chosen one (same database, same leading name
+    word: a warehouse's module prefix, ``SIS_DEPARTMENT`` / ``SIS_SUBJECT_CODE``) gains
+    ``l_family`` (:data:`FAMILY_WEIGHT`): subject areas hang together even where their joins are
+    not found. Weights ``(l_cov, l_join, l_coarse)`` default to :data:`JOIN_AWARE_WEIGHTS`.
     """
 
     name = "join-aware"
@@ -127,10 +143,18 @@ class JoinAwareStrategy(GreedyStrategy):
 
     def __init__(
         self, l_cov: float = JOIN_AWARE_WEIGHTS[0], l_join: float = JOIN_AWARE_WEIGHTS[1],
-        l_coarse: float = JOIN_AWARE_WEIGHTS[2], *, bridges: bool = True, trace_width: int = 5,
+        l_coarse: float = JOIN_AWARE_WEIGHTS[2], *, l_family: float = FAMILY_WEIGHT, bridges: bool = True,
+        trace_width: int = 5,
     ) -> None:
         super().__init__(l_cov, l_join, l_coarse, trace_width=trace_width)
+        if not np.isfinite(l_family) or l_family < 0:
+            raise InvalidArgumentError(f"weight l_family must be a finite number >= 0, got {l_family}")
+        self.l_family = float(l_family)
         self.bridges = bool(bridges)
+
+    def _extra_gain(self, signals: Signals) -> np.ndarray | None:
+        fam = getattr(signals, "family", None)
+        return None if fam is None or self.l_family == 0 else fam
 
     def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
         """The greedy's choice; with ``bridges``, connected within ``k`` (:func:`jar_core.bridge.connect`)."""
