@@ -12,6 +12,7 @@ An LLM-backed decomposer (in the adapters) implements the same protocol.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
@@ -71,8 +72,18 @@ def _singular(w: str) -> str:
     return w
 
 
+_NAME_WORD = re.compile(r"[^\W_]+")
+_NAME_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
 def _words(name: str) -> list[str]:
-    return [_singular(w) for w in re.findall(r"[^\W_]+", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).lower())]
+    return [_singular(w) for w in _NAME_WORD.findall(_NAME_CAMEL.sub(" ", name).lower())]
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _phrase(name: str) -> str:
+    """A table or column name as the question's words would spell it (names repeat: cached)."""
+    return " ".join(_words(name))
 
 
 class HeuristicDecomposer:
@@ -94,28 +105,31 @@ class HeuristicDecomposer:
     def __init__(self, *, max_subqueries: int = 6, max_words: int = 3) -> None:
         self.max_subqueries = max_subqueries
         self.max_words = max_words
-        self._vocab_cache: tuple[str, dict[str, str], dict[str, set[str]]] | None = None
+        self._vocab_cache: tuple[str, dict[str, str], dict[str, set[str]], set[str]] | None = None
 
-    def _vocab(self, schema: Schema | None) -> tuple[dict[str, str], dict[str, set[str]]]:
+    def _vocab(self, schema: Schema | None) -> tuple[dict[str, str], dict[str, set[str]], set[str]]:
+        """``(table phrases, column phrases per table phrase, all column phrases)`` of ``schema``."""
         if schema is None:
-            return {}, {}
+            return {}, {}, set()
         key = schema.fingerprint()  # not id(schema): an address is reused once a schema is freed
         if self._vocab_cache is not None and self._vocab_cache[0] == key:
-            return self._vocab_cache[1], self._vocab_cache[2]
+            return self._vocab_cache[1], self._vocab_cache[2], self._vocab_cache[3]
+        from jar_core._gc import gc_paused
+
         tables: dict[str, str] = {}
         columns: dict[str, set[str]] = {}
-        for t in schema.tables:
-            tw = " ".join(_words(t.nl_name or t.name))
-            tables.setdefault(tw, tw)
-            cols = columns.setdefault(tw, set())
-            for c in t.columns:
-                cols.add(" ".join(_words(c.nl_name or c.name)))
-        self._vocab_cache = (key, tables, columns)
-        return tables, columns
+        with gc_paused():
+            for t in schema.tables:
+                tw = _phrase(t.nl_name or t.name)
+                tables.setdefault(tw, tw)
+                cols = columns.setdefault(tw, set())
+                cols.update([_phrase(c.nl_name or c.name) for c in t.columns])
+            all_columns = set().union(*columns.values()) if columns else set()
+        self._vocab_cache = (key, tables, columns, all_columns)
+        return tables, columns, all_columns
 
     def decompose(self, question: str, schema: Schema | None = None) -> Decomposition:
-        tables, columns = self._vocab(schema)
-        all_columns = set().union(*columns.values()) if columns else set()
+        tables, columns, all_columns = self._vocab(schema)
         raw = [t for t in _TOKEN.findall(question)]
         low = [t.lower().strip("'-") for t in raw]
         sing = [_singular(w) for w in low]

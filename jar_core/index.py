@@ -1,10 +1,13 @@
 """The schema index: table and column embeddings computed once for a schema.
 
-Saved as a directory holding ``vectors.npz`` (NumPy arrays), ``schema.json`` and
-``meta.json`` (format version, model name, schema fingerprint, array shapes and a SHA-256
-of each file). Loading reads each file once and checks what it read; saving writes a new
-directory beside the target and exchanges the two atomically, so a reader never sees a mix
-of two indexes or no index at all.
+Saved as a directory holding ``vectors.npz`` (NumPy arrays), ``schema.json``, ``joins.npz``
+(the inferred join graphs, :mod:`jar_core.joins`) and ``meta.json`` (format version, model name,
+schema fingerprint, array shapes, the join rules' version and a SHA-256 of each file). Loading
+reads each file once and checks what it read; saving writes a new directory beside the target
+and exchanges the two atomically, so a reader never sees a mix of two indexes or no index at all.
+
+A loaded index is ready to answer: the vectors are mapped from the file rather than copied
+(where the system can map files), and the join graph is read, not inferred again.
 """
 
 from __future__ import annotations
@@ -15,11 +18,14 @@ import hashlib
 import io
 import json
 import logging
+import mmap
 import os
 import re
 import shutil
+import struct
 import sys
 import tempfile
+import threading
 import time
 import uuid
 import zipfile
@@ -29,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from jar_core._gc import gc_paused
 from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import IndexLoadError, IndexSaveError, JarError, StaleIndexError
 from jar_core.progress import progress as _progress
@@ -109,7 +116,15 @@ class SchemaIndex:
             if not np.isfinite(arr).all():
                 raise IndexLoadError(f"index array {name} holds non-finite values (NaN or infinity)")
         self._features: Any = None
+        #: Join graphs by ``cross_database`` flag, ready to use.
         self._join_graphs: dict[bool, Any] = {}
+        #: The inputs digest (:func:`jar_core.joins.store.inputs_digest`) each graph was inferred
+        #: from, where it was not inferred from :attr:`schema` here (read from a saved index).
+        self._graph_inputs: dict[bool, str] = {}
+        #: Graphs read from a saved index loaded with a schema of its own: used once that schema's
+        #: statistics are known to be those the graph was inferred from (``(graph, digest)``).
+        self._saved_graphs: dict[bool, tuple[Any, str]] = {}
+        self._inputs_digest: str | None = None
         #: Whether the saved index this was loaded from holds sample values (``True`` when built).
         self.stored_samples = True
 
@@ -156,15 +171,43 @@ class SchemaIndex:
         return vi
 
     def join_graph(self, *, cross_database: bool = False) -> Any:
-        """The schema's :class:`~jar_core.joins.JoinGraph` (inferred on first use, then kept)."""
+        """The schema's :class:`~jar_core.joins.JoinGraph`: read from the saved index, else
+        inferred on first use; then kept (and saved with the index)."""
         graph = self._join_graphs.get(cross_database)
+        if graph is None and self._saved_join_graph(cross_database):
+            graph = self._join_graphs[cross_database]
         if graph is None:
             from jar_core.joins import build_join_graph
 
             graph = self._join_graphs[cross_database] = build_join_graph(
                 self.schema, self.col_offsets, cross_database=cross_database
             )
+            self._graph_inputs.pop(cross_database, None)
         return graph
+
+    def has_join_graph(self, *, cross_database: bool = False) -> bool:
+        """Whether :meth:`join_graph` is ready without inferring it (kept, or read from the saved index)."""
+        return cross_database in self._join_graphs or self._saved_join_graph(cross_database)
+
+    def _saved_join_graph(self, cross_database: bool) -> bool:
+        """Adopt the graph read from the saved index if this schema's statistics are those it was
+        inferred from (a schema given to :meth:`load` may hold newer sample values)."""
+        saved = self._saved_graphs.pop(cross_database, None)
+        if saved is None:
+            return False
+        graph, digest = saved
+        if digest != self._schema_inputs_digest():
+            log.info("saved join graph not used: the schema's sample values or uniqueness differ from the saved ones")
+            return False
+        self._join_graphs[cross_database] = graph
+        return True
+
+    def _schema_inputs_digest(self) -> str:
+        if self._inputs_digest is None:
+            from jar_core.joins.store import inputs_digest
+
+            self._inputs_digest = inputs_digest(self.schema)
+        return self._inputs_digest
 
     # -- persistence ----------------------------------------------------------------
     def save(self, path: str | os.PathLike[str], *, store_samples: bool = True) -> Path:
@@ -181,6 +224,7 @@ class SchemaIndex:
             IndexSaveError: the files cannot be written (an ``OSError`` too).
         """
         target = Path(path)
+        joins = self._joins_to_save()
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             _sweep(target)
@@ -189,7 +233,7 @@ class SchemaIndex:
         except OSError as e:
             raise IndexSaveError(f"cannot save the index at {target}: {e.strerror or e}") from e
         try:
-            self._write(tmp, store_samples)
+            self._write(tmp, store_samples, joins)
             _publish(tmp, target)
         except OSError as e:
             if isinstance(e, IndexSaveError):
@@ -199,18 +243,35 @@ class SchemaIndex:
             shutil.rmtree(tmp, ignore_errors=True)  # after an exchange it holds the old index
         return target
 
-    def _write(self, folder: Path, store_samples: bool) -> None:
-        buf = io.BytesIO()
-        np.savez(buf, table_vectors=self.table_vectors, column_vectors=self.column_vectors,
-                 name_vectors=self.name_vectors)
+    def _joins_to_save(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The arrays and the meta entry of the join graphs to save: every graph at hand, and
+        the default one (within databases) inferred now if it is not, so that a loaded index is
+        ready to answer."""
+        from jar_core.joins.store import graph_arrays, graph_name, rules_version
+
+        for cross in list(self._saved_graphs):
+            self._saved_join_graph(cross)
+        self.join_graph(cross_database=False)
+        arrays: dict[str, np.ndarray] = {}
+        graphs: dict[str, Any] = {}
+        for cross, graph in sorted(self._join_graphs.items()):
+            arrays.update(graph_arrays(graph, cross))
+            inputs = self._graph_inputs.get(cross) or self._schema_inputs_digest()
+            graphs[graph_name(cross)] = {"cross_database": cross, "edges": len(graph), "inputs": inputs}
+        return arrays, {"rules": rules_version(), "graphs": graphs}
+
+    def _write(self, folder: Path, store_samples: bool, joins: tuple[dict[str, np.ndarray], dict[str, Any]]) -> None:
+        vectors = _npz_bytes({"table_vectors": self.table_vectors, "column_vectors": self.column_vectors,
+                              "name_vectors": self.name_vectors})
         schema = self.schema.to_dict()
         if not store_samples:
             for t in schema["tables"]:
                 for c in t["columns"]:
                     c.pop("sample", None)
         files = {
-            "vectors.npz": buf.getvalue(),
+            "vectors.npz": vectors,
             "schema.json": json.dumps(schema, ensure_ascii=False).encode("utf-8"),
+            _JOINS_FILE: _npz_bytes(joins[0]),
         }
         meta = {
             "format_version": FORMAT_VERSION,
@@ -220,6 +281,7 @@ class SchemaIndex:
             "columns": int(self.col_offsets[-1]),
             "dim": int(self.table_vectors.shape[1]),
             "samples": bool(store_samples),
+            "joins": joins[1],
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "sha256": {n: hashlib.sha256(data).hexdigest() for n, data in files.items()},
         }
@@ -241,6 +303,10 @@ class SchemaIndex:
         read again. With ``schema`` given the saved schema is not parsed (its checksum and
         fingerprint vouch for it) and ``schema`` is the index's schema.
 
+        The saved join graphs are used when the join rules are those that inferred them (else
+        they are inferred again on first use) and, with ``schema`` given, when its sample values
+        and uniqueness ratios are the saved ones (checked on first use).
+
         Raises :class:`IndexLoadError` if it is missing, truncated, corrupt or malformed, and
         :class:`StaleIndexError` if ``schema`` or ``model_name`` is given and differs from the
         one the index was built for.
@@ -249,7 +315,8 @@ class SchemaIndex:
         for attempt in range(_LOAD_ATTEMPTS):
             files, ident = _read_index_files(p)
             try:
-                return cls._from_files(p, files, schema=schema, model_name=model_name)
+                with gc_paused():  # millions of small objects: no collections while they are made
+                    return cls._from_files(p, files, schema=schema, model_name=model_name)
             except StaleIndexError:
                 raise
             except IndexLoadError:
@@ -265,18 +332,33 @@ class SchemaIndex:
         meta = _parse_meta(p, files["meta.json"])
         if model_name is not None and meta["model"] != model_name:
             raise StaleIndexError(f"index at {p} was built with model {meta['model']!r}, not {model_name!r}; rebuild it")
-        for fname in _DATA_FILES:
-            data = files[fname]
+        if files["vectors.npz"] is None:
+            raise IndexLoadError(f"index at {p} is corrupt or truncated: vectors.npz is missing")
+        # The vectors' checksum is computed beside the schema's parsing (hashing lets the other
+        # thread run); every check still comes before the index is returned, and in file order.
+        vectors_digest = _sha256_beside(files["vectors.npz"])
+
+        def check_vectors() -> None:
+            if vectors_digest() != meta["sha256"]["vectors.npz"]:
+                raise IndexLoadError(f"index at {p} is corrupt or truncated: vectors.npz does not match its checksum")
+
+        schema_given = schema
+        try:
+            data = files["schema.json"]
             if data is None:
-                raise IndexLoadError(f"index at {p} is corrupt or truncated: {fname} is missing")
-            if hashlib.sha256(data).hexdigest() != meta["sha256"][fname]:
-                raise IndexLoadError(f"index at {p} is corrupt or truncated: {fname} does not match its checksum")
-        if schema is not None and schema.fingerprint() != meta["schema_fingerprint"]:
-            raise StaleIndexError(f"index at {p} was built for another schema; rebuild it")
-        if schema is None:
-            schema = _parse_schema(p, files["schema.json"])  # type: ignore[arg-type]
-            if schema.fingerprint() != meta["schema_fingerprint"]:
-                raise IndexLoadError(f"index at {p} is corrupt: schema.json does not match its fingerprint")
+                raise IndexLoadError(f"index at {p} is corrupt or truncated: schema.json is missing")
+            if hashlib.sha256(data).hexdigest() != meta["sha256"]["schema.json"]:
+                raise IndexLoadError(f"index at {p} is corrupt or truncated: schema.json does not match its checksum")
+            if schema is not None and schema.fingerprint() != meta["schema_fingerprint"]:
+                raise StaleIndexError(f"index at {p} was built for another schema; rebuild it")
+            if schema is None:
+                schema = _parse_schema(p, data)
+                if schema.fingerprint() != meta["schema_fingerprint"]:
+                    raise IndexLoadError(f"index at {p} is corrupt: schema.json does not match its fingerprint")
+        except (IndexLoadError, StaleIndexError):
+            check_vectors()  # a corrupt vectors.npz is reported first, as it always was
+            raise
+        check_vectors()
         arrays = _parse_vectors(p, files["vectors.npz"])  # type: ignore[arg-type]
         if arrays["table_vectors"].shape[1:] != (meta["dim"],):
             raise IndexLoadError(
@@ -287,12 +369,15 @@ class SchemaIndex:
         except IndexLoadError as e:
             raise IndexLoadError(f"index at {p} is corrupt: {e}") from e
         index.stored_samples = meta.get("samples") is not False
+        _read_joins(p, index, meta, files.get(_JOINS_FILE), trusted_schema=schema_given is None)
         return index
 
 
 # -- reading and writing index directories -------------------------------------------------
 
 _DATA_FILES = ("vectors.npz", "schema.json")
+#: The join graphs: optional (an index saved before them has none; they are inferred on first use).
+_JOINS_FILE = "joins.npz"
 _ARRAYS = ("table_vectors", "column_vectors", "name_vectors")
 _TMP, _OLD = ".tmp-", ".old-"
 #: A load retries this many times when a save replaces the directory while it is read.
@@ -330,7 +415,7 @@ def _read_index_files(p: Path) -> tuple[dict[str, bytes | None], tuple[int, int]
     except OSError as e:
         raise IndexLoadError(f"cannot read the index at {p}: {e.strerror or e}") from e
     try:
-        files = {name: _read(p, name, dfd) for name in ("meta.json", *_DATA_FILES)}
+        files = {name: _read(p, name, dfd, mapped=name == "vectors.npz") for name in ("meta.json", *_DATA_FILES, _JOINS_FILE)}
     finally:
         if dfd is not None:
             os.close(dfd)
@@ -339,7 +424,13 @@ def _read_index_files(p: Path) -> tuple[dict[str, bytes | None], tuple[int, int]
     return files, (st.st_dev, st.st_ino)
 
 
-def _read(p: Path, name: str, dfd: int | None) -> bytes | None:
+def _read(p: Path, name: str, dfd: int | None, mapped: bool = False) -> Any:
+    """The bytes of file ``name`` (``None`` when missing); ``mapped``: a read-only memory map of
+    it where the system can map it (the vectors: only the pages used are read, none copied).
+
+    A map stays valid when a save replaces the directory: saves write new files and never
+    change one in place.
+    """
     try:
         fd = os.open(name, os.O_RDONLY | getattr(os, "O_BINARY", 0), dir_fd=dfd) if dfd is not None else \
             os.open(p / name, os.O_RDONLY | getattr(os, "O_BINARY", 0))
@@ -347,11 +438,38 @@ def _read(p: Path, name: str, dfd: int | None) -> bytes | None:
         return None
     except OSError as e:
         raise IndexLoadError(f"cannot read {name} of the index at {p}: {e.strerror or e}") from e
+    if mapped and _MAP_FILES:
+        try:
+            return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)  # keeps its own handle of the file
+        except (OSError, ValueError):  # an empty file, a file system that cannot map: read it
+            pass
     with os.fdopen(fd, "rb") as f:
         try:
             return f.read()
         except OSError as e:
             raise IndexLoadError(f"cannot read {name} of the index at {p}: {e.strerror or e}") from e
+
+
+#: Files at least this large are hashed in a thread of their own while the load goes on.
+_HASH_BESIDE_BYTES = 32 << 20
+
+
+def _sha256_beside(data: Any) -> Any:
+    """A function returning the SHA-256 (hex) of ``data``, computed meanwhile in a thread when
+    ``data`` is large (hashlib releases the GIL: the schema is parsed at the same time)."""
+    if len(data) < _HASH_BESIDE_BYTES:
+        digest = hashlib.sha256(data).hexdigest()
+        return lambda: digest
+    out: list[str] = []
+    thread = threading.Thread(target=lambda: out.append(hashlib.sha256(data).hexdigest()),
+                              name="jar-index-checksum", daemon=True)
+    thread.start()
+
+    def result() -> str:
+        thread.join()
+        return out[0] if out else hashlib.sha256(data).hexdigest()
+
+    return result
 
 
 def _parse_meta(p: Path, data: bytes | None) -> dict[str, Any]:
@@ -384,16 +502,141 @@ def _parse_schema(p: Path, data: bytes) -> Schema:
         raise IndexLoadError(f"index at {p} is corrupt: schema.json is not a valid schema ({e})") from e
 
 
-def _parse_vectors(p: Path, data: bytes) -> dict[str, np.ndarray]:
+def _parse_vectors(p: Path, data: Any) -> dict[str, np.ndarray]:
     try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            arrays = {k: z[k] for k in _ARRAYS}
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
+        z = _npz_arrays(data)
+        arrays = {k: z[k] for k in _ARRAYS}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, struct.error) as e:
         raise IndexLoadError(f"index at {p} is corrupt: vectors.npz unreadable ({e})") from e
     for name, arr in arrays.items():
         if arr.dtype != np.float32:
             raise IndexLoadError(f"index at {p} is corrupt: {name} has dtype {arr.dtype}, expected float32")
     return arrays
+
+
+#: Map the vectors rather than read them (POSIX: a mapped file can still be renamed and removed,
+#: which the atomic save does to the index it replaces).
+_MAP_FILES = os.name == "posix"
+#: Array data in the ``.npz`` files this module writes starts at a multiple of this many bytes,
+#: so the arrays can be used where they lie in the file (mapped) without a copy.
+_ALIGN = 64
+_ZIP_PAD_FIELD = 0xD935  # the extra field of zip aligners: padding, ignored by readers
+
+
+def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+    """An uncompressed ``.npz`` (``np.load`` reads it) whose arrays' data is aligned to :data:`_ALIGN`."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
+        for key, arr in arrays.items():
+            body = io.BytesIO()
+            np.lib.format.write_array(body, np.ascontiguousarray(arr), allow_pickle=False)
+            data = body.getbuffer()  # the .npy header pads the array data to a multiple of 64
+            name = f"{key}.npy"
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_STORED
+            zip64 = len(data) * 1.05 > zipfile.ZIP64_LIMIT  # as ZipFile decides it (a 20-byte extra field)
+            fixed = 30 + len(name.encode("utf-8")) + 4 + (20 if zip64 else 0)
+            pad = -(buf.tell() + fixed) % _ALIGN
+            info.extra = struct.pack("<HH", _ZIP_PAD_FIELD, pad) + bytes(pad)
+            zf.writestr(info, data)
+            del data
+    return buf.getvalue()
+
+
+def _npz_arrays(data: Any) -> dict[str, np.ndarray]:
+    """The arrays of the ``.npz`` in ``data`` (bytes or a memory map) as read-only views of it.
+
+    The SHA-256 of the file, checked before, stands for the members' CRC-32. A member that is
+    compressed or stored in Fortran order falls back on ``np.load`` (a copy); one whose data is
+    misaligned (an ``.npz`` written by ``np.savez``: an index saved by an older version) is copied.
+    """
+    view = memoryview(data)
+    with zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data) as zf:
+        infos = zf.infolist()
+    out: dict[str, np.ndarray] = {}
+    for info in infos:
+        if not info.filename.endswith(".npy"):
+            continue
+        key = info.filename[:-4]
+        if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 0x1:
+            return _npz_load(data)
+        head = bytes(view[info.header_offset : info.header_offset + 30])
+        if len(head) < 30 or head[:4] != b"PK\x03\x04":
+            raise zipfile.BadZipFile(f"bad local header of {info.filename}")
+        n_name, n_extra = struct.unpack("<HH", head[26:30])
+        start = info.header_offset + 30 + n_name + n_extra
+        end = start + info.file_size
+        if end > len(view):
+            raise ValueError(f"{info.filename} is truncated")
+        f = io.BytesIO(bytes(view[start : min(end, start + 16 + 65536)]))
+        version = np.lib.format.read_magic(f)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(f)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
+        else:
+            return _npz_load(data)
+        if fortran or dtype.hasobject:
+            return _npz_load(data)
+        count = 1
+        for d in shape:
+            count *= int(d)
+        offset = start + f.tell()
+        if offset + count * dtype.itemsize > end:
+            raise ValueError(f"{info.filename} is truncated")
+        arr = np.frombuffer(data, dtype=dtype, count=count, offset=offset) if count else np.zeros(0, dtype)
+        arr = arr.reshape(shape)
+        out[key] = arr if arr.flags.aligned else arr.copy()
+    return out
+
+
+def _npz_load(data: Any) -> dict[str, np.ndarray]:
+    with np.load(io.BytesIO(bytes(data)), allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+def _read_joins(p: Path, index: SchemaIndex, meta: dict[str, Any], data: Any, *, trusted_schema: bool) -> None:
+    """Give ``index`` the join graphs saved with it, if they are vouched for and of these rules.
+
+    An index saved before join graphs were saved, or with graphs of other rules, gets none: they
+    are inferred on first use. A graph whose file does not match its checksum or is malformed
+    makes the index corrupt, as any other file does. With ``trusted_schema`` (the schema was read
+    from the index) the graphs are used as they are; else once the schema's statistics are known
+    to be the saved ones (:meth:`SchemaIndex.join_graph`).
+    """
+    from jar_core.joins.store import graph_from_arrays, rules_version
+
+    entry = meta.get("joins")
+    digest = meta["sha256"].get(_JOINS_FILE)
+    if not isinstance(entry, dict) or not isinstance(digest, str):
+        return
+    if entry.get("rules") != rules_version():
+        log.info("join graphs of the index at %s were inferred by other join rules (%s, now %s); inferring them again",
+                 p, entry.get("rules"), rules_version())
+        return
+    if data is None:
+        raise IndexLoadError(f"index at {p} is corrupt or truncated: {_JOINS_FILE} is missing")
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise IndexLoadError(f"index at {p} is corrupt or truncated: {_JOINS_FILE} does not match its checksum")
+    try:
+        arrays = _npz_arrays(data)
+        graphs = entry["graphs"]
+        if not isinstance(graphs, dict):
+            raise ValueError("meta.json lists no graphs")
+        for g in graphs.values():
+            cross, inputs = g["cross_database"], g["inputs"]
+            if not isinstance(cross, bool) or not isinstance(inputs, str):
+                raise ValueError(f"meta.json describes a graph as {g!r}")
+            graph = graph_from_arrays(arrays, cross, index.col_table)
+            if g.get("edges") != len(graph):
+                raise ValueError(f"meta.json says {g.get('edges')!r} joins, the file holds {len(graph)}")
+            if trusted_schema:
+                index._join_graphs[cross] = graph
+                index._graph_inputs[cross] = inputs
+            else:
+                index._saved_graphs[cross] = (graph, inputs)
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile, struct.error) as e:
+        raise IndexLoadError(f"index at {p} is corrupt: {_JOINS_FILE} unreadable ({e})") from e
 
 
 def _pid_alive(pid: int) -> bool:

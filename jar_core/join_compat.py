@@ -18,6 +18,7 @@ Everything is computed with matrix operations over the candidates' columns.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -81,6 +82,20 @@ def _incidence(rows: list[list[str]]) -> tuple[sparse.csr_matrix, np.ndarray]:
     return m, np.diff(np.array(indptr))
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _part_words(text: str) -> tuple[str, ...]:
+    """Singular words of one humanized name (database, table or column names repeat: cached)."""
+    return tuple(_singular(w) for w in _WORD.findall(text))
+
+
+def _fk_partners(pairs: set[tuple[int, int]], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(indptr, indices)``: column ``a``'s declared partners are ``indices[indptr[a]:indptr[a + 1]]``."""
+    arr = np.array(sorted(pairs), dtype=np.int64).reshape(-1, 2)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(arr[:, 0], minlength=n), out=indptr[1:])
+    return indptr, arr[:, 1].copy()
+
+
 def _value_key(v: object) -> str:
     if isinstance(v, float) and v.is_integer():
         v = int(v)
@@ -101,33 +116,53 @@ class ColumnFeatures:
     name_vectors: np.ndarray
     fk_pairs: set[tuple[int, int]]  # global column positions (a, b), both orders
     fk_columns: np.ndarray  # bool: the referencing column of a declared foreign key
+    #: ``fk_pairs`` by column, for lookups per query: the partners of column ``a`` are
+    #: ``fk_indices[fk_indptr[a]:fk_indptr[a + 1]]`` (derived from ``fk_pairs`` when not given).
+    fk_indptr: np.ndarray | None = None
+    fk_indices: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.fk_indptr is None or self.fk_indices is None:
+            self.fk_indptr, self.fk_indices = _fk_partners(self.fk_pairs, len(self.type_class))
 
     @classmethod
     def from_index(cls, index: "SchemaIndex") -> "ColumnFeatures":
+        from jar_core._gc import gc_paused
+
+        with gc_paused():  # a few small lists per column
+            return cls._from_index(index)
+
+    @classmethod
+    def _from_index(cls, index: "SchemaIndex") -> "ColumnFeatures":
         schema: Schema = index.schema
         offsets = index.col_offsets
         classes: dict[str, int] = {}
         type_class, uniq, known, words, values = [], [], [], [], []
-        from jar_core.index import column_name_text
+        from jar_core.index import humanize
 
         for t in schema.tables:
-            for i, c in enumerate(t.columns):
+            # the words of column_name_text(t, i), "<db> <table> <column>", part by part
+            head = _part_words(humanize(t.database)) + _part_words(humanize(t.name))
+            for c in t.columns:
                 type_class.append(classes.setdefault(c.family.join_class, len(classes)))
                 known.append(c.unique_ratio is not None)
                 uniq.append(c.unique_ratio if c.unique_ratio is not None else key_likeness(t, c))
-                words.append([_singular(w) for w in _WORD.findall(column_name_text(t, i))])
-                values.append([_value_key(v) for v in c.sample if v is not None and _value_key(v) != ""])
+                words.append(list(head + _part_words(humanize(c.name))))
+                values.append([x for x in (_value_key(v) for v in c.sample if v is not None) if x != ""])
         w_m, n_w = _incidence(words)
         v_m, n_v = _incidence(values)
         fk_pairs: set[tuple[int, int]] = set()
         fk_columns = np.zeros(int(offsets[-1]), dtype=bool)
         for ti, t in enumerate(schema.tables):
+            if not t.foreign_keys:
+                continue
+            names = [c.name for c in t.columns]
             for fk in t.foreign_keys:
                 rt = schema.position(fk.ref_table)
-                rtab = schema.tables[rt]
+                rnames = [c.name for c in schema.tables[rt].columns]
                 for a, b in zip(fk.columns, fk.ref_columns):
-                    ga = int(offsets[ti]) + [c.name for c in t.columns].index(a)
-                    gb = int(offsets[rt]) + [c.name for c in rtab.columns].index(b)
+                    ga = int(offsets[ti]) + names.index(a)
+                    gb = int(offsets[rt]) + rnames.index(b)
                     fk_pairs.add((ga, gb))
                     fk_pairs.add((gb, ga))
                     fk_columns[ga] = True
@@ -164,6 +199,24 @@ def pair_scores(f: ColumnFeatures, cols: np.ndarray) -> np.ndarray:
     score = uniq * np.where(has_values, 0.5 * overlap + 0.5 * names, names)
     score = np.where(same & (uniq > 0), score, 0.0)
     return score.astype(np.float32)
+
+
+def declared_matrix(f: ColumnFeatures, cols: np.ndarray) -> np.ndarray:
+    """``m[i, j]``: columns ``cols[i]`` and ``cols[j]`` (distinct global positions) are a declared
+    foreign key, in either direction; read from the columns' partner lists, not from every key."""
+    m = np.zeros((len(cols), len(cols)), dtype=bool)
+    starts = f.fk_indptr[cols]
+    counts = f.fk_indptr[cols + 1] - starts
+    total = int(counts.sum())
+    if total == 0:
+        return m
+    src = np.repeat(np.arange(len(cols)), counts)
+    partners = f.fk_indices[np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(starts, counts)]
+    sorter = np.argsort(cols, kind="stable")
+    j = np.minimum(np.searchsorted(cols, partners, sorter=sorter), len(cols) - 1)
+    hit = cols[sorter[j]] == partners
+    m[src[hit], sorter[j[hit]]] = True
+    return m
 
 
 def join_compatibility(
@@ -204,11 +257,8 @@ def paper_join_compatibility(
     owner = np.repeat(np.arange(n), sizes)
     score = pair_scores(f, cols)
     declared_cols = np.zeros_like(score, dtype=bool)
-    if f.fk_pairs:
-        pos = {int(g): k for k, g in enumerate(cols)}
-        for a, b in f.fk_pairs:
-            if a in pos and b in pos:
-                declared_cols[pos[a], pos[b]] = True
+    if len(f.fk_indices):
+        declared_cols = declared_matrix(f, cols)
         # a column whose reference is declared joins that reference only: no inferred joins
         # from it (two surrogate keys 1..n overlap in values without being related)
         fk_side = f.fk_columns[cols]

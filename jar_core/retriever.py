@@ -287,15 +287,20 @@ class TableRetriever:
 
         ``path`` is a cache: when it cannot be written, a warning says so and the index built in
         memory is used. With ``store_samples=False`` a cached index holding sample values is
-        rewritten without them.
+        rewritten without them. A cached index without the join graph this retriever uses (saved
+        before graphs were, by other join rules, or from other sample values) is rewritten with it.
         """
         try:
             self._index = SchemaIndex.load(path, schema=self.schema, model_name=self.embedder.name)
-            if store_samples or not self._index.stored_samples:
+            if (store_samples or not self._index.stored_samples) and (
+                self.joins != "rules" or self._index.has_join_graph(cross_database=self.cross_database_joins)
+            ):
                 return self.index
         except IndexLoadError as e:
             log.info("rebuilding index at %s: %s", path, e)
             self._index = None
+        if self.joins == "rules":  # saved with the index: the next load is ready to answer
+            self.index.join_graph(cross_database=self.cross_database_joins)
         try:
             self.save_index(path, store_samples=store_samples)
         except (IndexSaveError, IndexLoadError) as e:  # IndexLoadError: the path is not an index

@@ -25,13 +25,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from jar_core._gc import gc_paused
 from jar_core.joins.declared import declared as declared_rule
 from jar_core.joins.inclusion import inclusion, inclusion_ratio, MIN_VALUES
 from jar_core.joins.naming import RULES, naming
 from jar_core.joins.profile import ColumnProfile
 from jar_core.schema import Schema
 
-__all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALUE_SUPPORT", "TIE_MARGIN"]
+__all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALUE_SUPPORT", "TIE_MARGIN",
+           "JOIN_RULES_VERSION"]
+
+#: Version of the join rules, saved with the join graphs of an index: a graph saved under another
+#: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
+#: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
+JOIN_RULES_VERSION = 1
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion")
@@ -40,6 +47,10 @@ MIN_DISJOINT = 5
 TIE_MARGIN = 1e-6
 FAMILY = 0.03
 TYPE_MISMATCH = 0.6
+#: Within databases the rules run on blocks of whole databases of about this many columns, not
+#: on the whole schema at once: the same joins (none crosses two databases), without comparing
+#: every ``id`` of a lake of 50,000 tables with every other.
+BLOCK_COLUMNS = 4096
 
 
 @dataclass
@@ -76,7 +87,61 @@ def build_join_graph(
     profile: ColumnProfile | None = None,
 ) -> JoinGraph:
     """Infer the join graph of ``schema`` (see the module docstring for the rules)."""
+    with gc_paused():  # the profiles are millions of small lists
+        return _build_join_graph(schema, col_offsets, cross_database, profile)
+
+
+def _build_join_graph(
+    schema: Schema, col_offsets: np.ndarray | None, cross_database: bool, profile: ColumnProfile | None,
+) -> JoinGraph:
     p = profile or ColumnProfile.from_schema(schema, col_offsets)
+    blocks = None if cross_database else _database_blocks(p.database, BLOCK_COLUMNS)
+    if blocks is None:
+        f, k, conf, ev = _inferred(p, cross_database)
+    else:
+        parts = []
+        for rows in blocks:
+            bf, bk, bconf, bev = _inferred(p.rows(rows), False)
+            parts.append((rows[bf], rows[bk], bconf, bev))
+        f, k = (np.concatenate([x[i] for x in parts]).astype(np.int64) for i in (0, 1))
+        conf = np.concatenate([x[2] for x in parts]).astype(np.float64)
+        ev = np.concatenate([x[3] for x in parts]).astype(np.int64)
+
+    df, dk = declared_rule(p)
+    f = np.concatenate([df, f])
+    k = np.concatenate([dk, k])
+    conf = np.concatenate([np.ones(len(df)), conf])
+    ev = np.concatenate([np.zeros(len(df), dtype=np.int64), ev])
+    f, k, conf, ev = _best_per_pair(f, k, conf, ev)
+    order = np.lexsort((k, f, -conf))
+    f, k, conf, ev = f[order], k[order], conf[order], ev[order]
+    return JoinGraph(
+        a=f, b=k, confidence=conf.astype(np.float32), evidence=ev, table_a=p.table[f], table_b=p.table[k],
+    )
+
+
+def _database_blocks(database: np.ndarray, limit: int) -> list[np.ndarray] | None:
+    """Column positions in blocks of whole databases (about ``limit`` columns each, a larger
+    database alone), each sorted; ``None`` when the whole schema is one block."""
+    if len(database) <= limit:
+        return None
+    order = np.argsort(database, kind="stable")
+    starts = np.concatenate([[0], np.flatnonzero(np.diff(database[order])) + 1, [len(order)]])
+    blocks: list[np.ndarray] = []
+    first, size = 0, 0  # the block's first database, its columns so far
+    for d in range(len(starts) - 1):
+        n = int(starts[d + 1] - starts[d])
+        if size and size + n > limit:
+            blocks.append(np.sort(order[starts[first] : starts[d]]))
+            first, size = d, 0
+        size += n
+    blocks.append(np.sort(order[starts[first] :]))
+    return blocks if len(blocks) > 1 else None
+
+
+def _inferred(p: ColumnProfile, cross_database: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The inferred (not declared) joins ``(f, k, confidence, evidence)`` among ``p``'s columns,
+    one per column pair (positions in ``p``)."""
     keyish = p.keyish()
     nf, nk, nconf, nrule = naming(p, keyish)
     nev = nrule + 1  # EVIDENCE[0] is "declared"
@@ -120,19 +185,7 @@ def build_join_graph(
     np.maximum.at(best, f[~sib], rank[~sib])
     keep = sib | (rank >= best[f] - TIE_MARGIN)
     f, k, conf, ev = f[keep], k[keep], conf[keep], ev[keep]
-    f, k, conf, ev = _best_per_pair(f, k, conf, ev)
-
-    df, dk = declared_rule(p)
-    f = np.concatenate([df, f])
-    k = np.concatenate([dk, k])
-    conf = np.concatenate([np.ones(len(df)), conf])
-    ev = np.concatenate([np.zeros(len(df), dtype=np.int64), ev])
-    f, k, conf, ev = _best_per_pair(f, k, conf, ev)
-    order = np.lexsort((k, f, -conf))
-    f, k, conf, ev = f[order], k[order], conf[order], ev[order]
-    return JoinGraph(
-        a=f, b=k, confidence=conf.astype(np.float32), evidence=ev, table_a=p.table[f], table_b=p.table[k],
-    )
+    return _best_per_pair(f, k, conf, ev)
 
 
 def _same_family(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:

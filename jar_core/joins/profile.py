@@ -10,6 +10,7 @@ numeric: declared types are often wrong).
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -42,7 +43,12 @@ def singular(w: str) -> str:
 
 def words(name: str) -> list[str]:
     """``"SupportRepId"`` -> ``["support", "rep", "id"]``; ``"FCLT_ROOMS"`` -> ``["fclt", "room"]``."""
-    return [singular(w) for w in _WORD.findall(_CAMEL.sub(" ", name).lower())]
+    return list(_words(name))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _words(name: str) -> tuple[str, ...]:
+    return tuple(singular(w) for w in _WORD.findall(_CAMEL.sub(" ", name).lower()))
 
 
 def value_key(v: Any) -> str:
@@ -145,6 +151,30 @@ def _names_table(stem: str, tnames: list[str], twords: list[str]) -> bool:
     return len(stem) >= 3 and any(w.startswith(stem) for w in twords)
 
 
+def _name_facts(
+    name: str, prefix: str | None, tnames: list[str], twords: list[str],
+) -> tuple[str | None, bool, list[list[str]], list[str], bool]:
+    """``(key word, flag, stems per variant, full names, named as its table's key)`` of column
+    ``name`` in a table with names ``tnames`` / words ``twords`` and column prefix ``prefix``."""
+    toks = words(name)
+    variants = [(toks, False)]
+    if prefix and len(toks) > 1 and toks[0] == prefix:
+        variants.append((toks[1:], True))
+    elif len(toks) > 2 and len(twords) > 1 and toks[0] == twords[0]:
+        variants.append((toks[1:], False))  # the table's module prefix: FAC_BUILDING.FAC_BUILDING_KEY
+    v_stems, v_full, kw = [], [], None
+    for vt, stripped in variants:
+        stem, k = _split(vt, glued=stripped)
+        kw = kw or k
+        v_stems.append(stem)
+        v_full.append("".join(stem) + (k or ""))
+    flag = bool(toks) and (toks[0] in FLAG_WORDS or toks[-1] in FLAG_WORDS)
+    named_own = any(_names_table("".join(s), tnames, twords) for s in v_stems if s) or (
+        kw is not None and all(not s for s in v_stems)  # ``id``, ``key``, ``code``
+    )
+    return kw, flag, v_stems, list(dict.fromkeys(v_full)), named_own
+
+
 @dataclass
 class ColumnProfile:
     """Per-column join facts over the whole schema (see the module docstring)."""
@@ -182,44 +212,39 @@ class ColumnProfile:
         value_rows: list[list[str]] = []
         twords_l: list[list[list[str]]] = []
         flags: list[bool] = []
+        # what a name tells depends on the names alone: worked out once per (column, table, prefix)
+        # and per table name, shared (never changed) by the columns that repeat them
+        by_table: dict[str, tuple[list[str], list[list[str]], list[str]]] = {}
+        by_name: dict[tuple[str, str, str | None], tuple[str | None, bool, list[list[str]], list[str], bool]] = {}
         for ti, t in enumerate(schema.tables):
             prefix = _table_prefix(t)
-            tnames = table_names(t)
-            twl = table_words(t)
-            twords = words(t.name)
+            named = by_table.get(t.name)
+            if named is None:
+                named = by_table[t.name] = (table_names(t), table_words(t), words(t.name))
+            tnames, twl, twords = named
             pk = t.primary_key
+            db = dbs.setdefault(t.database, len(dbs))
             for c in t.columns:
                 table.append(ti)
-                database.append(dbs.setdefault(t.database, len(dbs)))
-                vals = [value_key(v) for v in c.sample if v is not None and value_key(v) != ""]
+                database.append(db)
+                vals = [x for x in (value_key(v) for v in c.sample if v is not None) if x != ""]
                 value_rows.append(vals)
                 seen = sample_class(c.sample)
                 declared_class = c.family.join_class
                 cls_name = seen if seen is not None else declared_class
                 tclass.append(classes.setdefault(cls_name, len(classes)))
                 from_s.append(seen is not None)
-                toks = words(c.name)
-                variants = [(toks, False)]
-                if prefix and len(toks) > 1 and toks[0] == prefix:
-                    variants.append((toks[1:], True))
-                elif len(toks) > 2 and len(twords) > 1 and toks[0] == twords[0]:
-                    variants.append((toks[1:], False))  # the table's module prefix: FAC_BUILDING.FAC_BUILDING_KEY
-                v_stems, v_full, kw = [], [], None
-                for vt, stripped in variants:
-                    stem, k = _split(vt, glued=stripped)
-                    kw = kw or k
-                    v_stems.append(stem)
-                    v_full.append("".join(stem) + (k or ""))
+                facts = by_name.get((c.name, t.name, prefix))
+                if facts is None:
+                    facts = by_name[(c.name, t.name, prefix)] = _name_facts(c.name, prefix, tnames, twords)
+                kw, flag, v_stems, v_full, named_own = facts
                 key_word.append(kw)
-                flags.append(bool(toks) and (toks[0] in FLAG_WORDS or toks[-1] in FLAG_WORDS))
+                flags.append(flag)
                 stems.append(v_stems)
-                full.append(list(dict.fromkeys(v_full)))
+                full.append(v_full)
                 tnames_l.append(tnames)
                 twords_l.append(twl)
                 is_pk = pk == (c.name,)
-                named_own = any(_names_table("".join(s), tnames, twords) for s in v_stems if s) or (
-                    kw is not None and all(not s for s in v_stems)  # ``id``, ``key``, ``code``
-                )
                 not_unique = c.unique_ratio is not None and c.unique_ratio < 0.95
                 own.append(is_pk or (not pk and named_own and not not_unique and (kw is not None or c.unique_ratio == 1.0)))
                 uniq.append(np.nan if c.unique_ratio is None else float(c.unique_ratio))
@@ -264,6 +289,27 @@ class ColumnProfile:
     @property
     def n(self) -> int:
         return int(self.table.shape[0])
+
+    def rows(self, rows: np.ndarray) -> "ColumnProfile":
+        """The profile of the columns at positions ``rows`` (sorted), numbered ``0..len(rows)-1``.
+
+        Tables and databases keep their codes, values their vocabulary; declared keys are kept
+        where both columns are among ``rows``.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        pos = {int(g): i for i, g in enumerate(rows)}
+        lst = rows.tolist()
+        return ColumnProfile(
+            table=self.table[rows], database=self.database[rows], type_class=self.type_class[rows],
+            from_samples=self.from_samples[rows], other_class=self.other_class,
+            key_word=[self.key_word[i] for i in lst], flag=self.flag[rows], stems=[self.stems[i] for i in lst],
+            own_key=self.own_key[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
+            table_has_pk=self.table_has_pk[rows], fk_from=self.fk_from[rows], values=self.values[rows],
+            n_values=self.n_values[rows], full_names=[self.full_names[i] for i in lst],
+            table_names=[self.table_names[i] for i in lst], table_words=[self.table_words[i] for i in lst],
+            declared=[(pos[a], pos[b]) for a, b in self.declared if a in pos and b in pos],
+            class_codes=self.class_codes,
+        )
 
     def keyish(self) -> np.ndarray:
         """Columns that can be the referenced side of a join: a key, as far as anything tells.

@@ -1,0 +1,93 @@
+"""Join graphs saved with an index: arrays, the rules version they were inferred under, and a
+digest of the column statistics they were inferred from.
+
+A saved graph is used only when it was inferred by the same rules (:func:`rules_version`) from the
+same inputs: the schema's structure is vouched for by the index's fingerprint, the statistics the
+fingerprint leaves out (uniqueness ratios and sample values) by :func:`inputs_digest`.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from jar_core.joins import graph as _graph
+from jar_core.joins.graph import EVIDENCE, JoinGraph
+from jar_core.schema import Schema
+
+__all__ = ["rules_version", "inputs_digest", "graph_arrays", "graph_from_arrays", "graph_name"]
+
+_FIELDS = ("a", "b", "confidence", "evidence")
+
+
+@functools.lru_cache(maxsize=None)
+def rules_version() -> str:
+    """:data:`~jar_core.joins.graph.JOIN_RULES_VERSION` and a digest of the rule modules' source.
+
+    The digest makes a graph saved by other rule code (a constant changed without a version
+    bump) stale as well; where the source cannot be read the version alone counts.
+    """
+    h = hashlib.sha256()
+    try:
+        for f in sorted(Path(__file__).resolve().parent.glob("*.py")):
+            h.update(f.name.encode("utf-8") + b"\0" + f.read_bytes() + b"\0")
+    except OSError:  # pragma: no cover - an installation without readable sources
+        return str(_graph.JOIN_RULES_VERSION)
+    return f"{_graph.JOIN_RULES_VERSION}-{h.hexdigest()[:16]}"
+
+
+def _default(v: Any) -> Any:
+    return v.hex() if isinstance(v, (bytes, bytearray)) else str(v)  # as Schema.to_dict writes them
+
+
+def inputs_digest(schema: Schema) -> str:
+    """A SHA-256 of what the join rules read and :meth:`Schema.fingerprint` leaves out: every
+    column's uniqueness ratio and sample values, in schema order, as the index saves them."""
+    payload = [[c.unique_ratio, c.sample] for t in schema.tables for c in t.columns]
+    blob = json.dumps(payload, ensure_ascii=False, default=_default).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(blob).hexdigest()
+
+
+def graph_name(cross_database: bool) -> str:
+    """The name a graph's arrays are saved under."""
+    return "across" if cross_database else "within"
+
+
+def graph_arrays(graph: JoinGraph, cross_database: bool) -> dict[str, np.ndarray]:
+    """The arrays that save ``graph`` (``table_a`` / ``table_b`` follow from the columns)."""
+    name = graph_name(cross_database)
+    return {
+        f"{name}_a": np.ascontiguousarray(graph.a, dtype=np.int64),
+        f"{name}_b": np.ascontiguousarray(graph.b, dtype=np.int64),
+        f"{name}_confidence": np.ascontiguousarray(graph.confidence, dtype=np.float32),
+        f"{name}_evidence": np.ascontiguousarray(graph.evidence, dtype=np.int64),
+    }
+
+
+def graph_from_arrays(arrays: Mapping[str, np.ndarray], cross_database: bool, col_table: np.ndarray) -> JoinGraph:
+    """The graph saved by :func:`graph_arrays`; ``ValueError`` if the arrays are not a valid graph
+    of an index whose columns belong to the tables ``col_table``."""
+    name = graph_name(cross_database)
+    try:
+        a, b, conf, ev = (arrays[f"{name}_{x}"] for x in _FIELDS)
+    except KeyError as e:
+        raise ValueError(f"array {e.args[0]} is missing") from None
+    n = a.shape[0] if a.ndim == 1 else -1
+    for x, arr, dtype in (("a", a, np.int64), ("b", b, np.int64), ("confidence", conf, np.float32),
+                          ("evidence", ev, np.int64)):
+        if arr.dtype != dtype or arr.ndim != 1 or arr.shape[0] != n:
+            raise ValueError(f"array {name}_{x} has dtype {arr.dtype} and shape {arr.shape}, expected {np.dtype(dtype)} "
+                             f"and ({max(n, 0)},)")
+    if n:
+        n_cols = len(col_table)
+        if min(int(a.min()), int(b.min())) < 0 or max(int(a.max()), int(b.max())) >= n_cols:
+            raise ValueError(f"graph {name} joins columns outside the index's {n_cols}")
+        if int(ev.min()) < 0 or int(ev.max()) >= len(EVIDENCE):
+            raise ValueError(f"graph {name} names evidence outside 0..{len(EVIDENCE) - 1}")
+        if not np.isfinite(conf).all():
+            raise ValueError(f"graph {name} holds non-finite confidences")
+    return JoinGraph(a=a, b=b, confidence=conf, evidence=ev, table_a=col_table[a], table_b=col_table[b])
