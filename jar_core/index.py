@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import hashlib
+from functools import lru_cache
 import io
 import json
 import logging
@@ -54,6 +55,7 @@ FORMAT_VERSION = 1
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
+@lru_cache(maxsize=1 << 18)
 def humanize(name: str) -> str:
     """``"song_release_year"`` / ``"songReleaseYear"`` -> ``"song release year"``."""
     return " ".join(_CAMEL.sub(" ", name).replace("_", " ").split()).lower()

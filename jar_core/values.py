@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,6 +44,16 @@ _NUMBER = re.compile(r"^[+-]?[\d.,:/ -]+$")
 _STOP = frozenset("""a an the of in on at to for from by with and or not no is are was were be been what which who whom
 whose how many much list show give find all any each every their there this that these those than then
 name names number count total average me do does did has have had""".split())
+
+
+_DATE_NAME = re.compile(r"(^|_)(date|time|year)($|_)", re.I)
+
+
+@lru_cache(maxsize=65536)
+def _is_date_column(raw_type: str, name: str) -> bool:
+    from jar_core.schema import normalize_type
+
+    return normalize_type(raw_type) is TypeFamily.DATETIME or _DATE_NAME.search(name) is not None
 
 
 def _norm(text: str) -> str:
@@ -84,22 +95,24 @@ class ValueIndex:
     def from_schema(cls, schema: "Schema") -> "ValueIndex":
         idx = cls()
         dates = []
+        raw: dict[str, list[tuple[int, int]]] = {}
         for ti, t in enumerate(schema.tables):
             for ci, c in enumerate(t.columns):
-                if c.family is TypeFamily.DATETIME or re.search(r"(^|_)(date|time|year)($|_)", c.name.lower()):
-                    if ti not in idx.date_columns:
-                        idx.date_columns[ti] = ci
-                        dates.append(ti)
+                if ti not in idx.date_columns and _is_date_column(c.type, c.name):
+                    idx.date_columns[ti] = ci
+                    dates.append(ti)
+                if not c.sample:
+                    continue
                 for v in c.sample:
-                    if not isinstance(v, str):
-                        continue
-                    key = _norm(v)
-                    if not (MIN_CHARS <= len(key) <= MAX_CHARS) or _NUMBER.match(key) or key in _STOP:
-                        continue
-                    cols = idx.exact.setdefault(key, [])
-                    if (ti, ci) not in cols:
-                        cols.append((ti, ci))
-                    idx.original.setdefault(key, v.strip())
+                    if isinstance(v, str):
+                        raw.setdefault(v, []).append((ti, ci))
+        for v, cols in raw.items():  # each distinct raw value normalized once
+            key = _norm(v)
+            if not (MIN_CHARS <= len(key) <= MAX_CHARS) or key in _STOP or _NUMBER.match(key):
+                continue
+            have = idx.exact.get(key)
+            idx.exact[key] = cols if have is None else list(dict.fromkeys(have + cols))
+            idx.original.setdefault(key, v.strip())
         for key in idx.exact:
             if len(key) >= 5:
                 for d in _deletions(key):
