@@ -228,6 +228,27 @@ class JoinAwareRetriever(BaseRetriever):
             for d in result_documents(result, dialect=self.dialect, sample_rows=samples)
         ]
 
+    def as_tool(
+        self,
+        args_schema: Any = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        arg_types: dict[str, type] | None = None,
+    ) -> Any:
+        """This retriever as an agent tool: a :class:`~langchain_jar.tools.JoinAwareTablesTool`
+        (arguments ``question``, ``k``, ``include``; content: the DDL and the join path; artifact:
+        the Documents and the join plan).
+
+        With ``args_schema`` or ``arg_types`` it is LangChain's generic ``Runnable.as_tool`` instead.
+        """
+        if args_schema is not None or arg_types is not None:
+            return super().as_tool(args_schema, name=name, description=description, arg_types=arg_types)
+        from langchain_jar.tools import JoinAwareTablesTool
+
+        fields = {key: value for key, value in (("name", name), ("description", description)) if value is not None}
+        return JoinAwareTablesTool(retriever=self, **fields)
+
     def batch(self, inputs: list[Any], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any) -> list[Any]:
         """``invoke`` for each input (concurrently, as any LangChain runnable), after embedding all
         the questions (and, with the heuristic decomposer, their sub-queries) in one batch."""
