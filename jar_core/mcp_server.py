@@ -100,7 +100,8 @@ def build_server(
 
     def find(question: str, k: Optional[int]) -> Any:
         res = retriever.retrieve(question, k=default_k if k is None else k)
-        return _tool_result(render.result_text(res), render.result_json(res))
+        text = render.result_text(res, candidates=retriever.n_candidates)  # what `retrieve` prints
+        return _tool_result(text, render.result_json(res))
 
     def describe(table: str) -> Any:
         info = render.describe_table(retriever, table)

@@ -257,9 +257,14 @@ def _find_table(retriever: "TableRetriever", name: str) -> Any:
     schema = retriever.schema
     t = schema.find(name)  # raises UnknownDatabaseError when ambiguous
     if t is None:
-        known = [x.id for x in schema.tables] + [x.name for x in schema.tables]
-        close = list(dict.fromkeys(difflib.get_close_matches(name, known, n=5, cutoff=0.6)))
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        by_key = {x.id: x.id for x in schema.tables}
+        counts: dict[str, int] = {}
+        for x in schema.tables:
+            counts[x.name] = counts.get(x.name, 0) + 1
+        by_key.update({x.name: x.id for x in schema.tables if counts[x.name] == 1})
+        close = difflib.get_close_matches(name, list(by_key), n=8, cutoff=0.6)
+        ids = list(dict.fromkeys(by_key[c] for c in close))[:5]
+        hint = f"; did you mean {', '.join(ids)}?" if ids else ""
         raise UnknownDatabaseError(f"no table {name!r} in the schema ({len(schema)} tables){hint}")
     return t
 

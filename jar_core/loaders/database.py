@@ -683,6 +683,11 @@ def _duckdb_table_names(conn: Connection, schema: str | None) -> list[str]:
     return [r[0] for r in rows]
 
 
+#: The keys of one schema of the current DuckDB database.
+_DUCKDB_CONSTRAINTS = (
+    "SELECT * FROM duckdb_constraints() WHERE database_name = current_database() "
+    "AND schema_name = :schema AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY')"
+)
 _DUCKDB_REFERENCES = re.compile(r'REFERENCES\s+((?:"[^"]+"|[^\s(]+))\s*\(([^)]*)\)', re.IGNORECASE)
 
 
@@ -725,13 +730,7 @@ def _duckdb_catalog(
     pks: dict[str, Any] = {}
     fks: dict[str, list[dict[str, Any]]] = {}
     try:
-        result = conn.execute(
-            text(
-                "SELECT * FROM duckdb_constraints() WHERE database_name = current_database() "
-                "AND schema_name = :schema AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY')"
-            ),
-            params,
-        )
+        result = conn.execute(text(_DUCKDB_CONSTRAINTS), params)
         for row in result.mappings():
             table = row["table_name"]
             if table not in wanted:
