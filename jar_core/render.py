@@ -226,7 +226,7 @@ def to_dot(res: RetrievalResult) -> str:
     lines = [
         "graph joins {",
         f'  label="{_dot_text(res.question)}";',
-        "  labelloc=t; rankdir=LR;",
+        '  labelloc=t; rankdir=LR; fontname="Helvetica";',
         '  node [shape=box, style=rounded, fontname="Helvetica"];',
         '  edge [fontname="Helvetica", fontsize=10];',
     ]
@@ -281,8 +281,7 @@ def describe_table(retriever: "TableRetriever", name: str, *, dialect: str | Non
     """
     t = _find_table(retriever, name)
     schema = retriever.schema
-    qualify = len(schema.databases) > 1
-    ddl = create_table_ddl(t, dialect or schema.dialect, qualify=qualify)
+    ddl = create_table_ddl(t, dialect or schema.dialect)  # qualified when the table has a SQL schema
     fks = [
         {"columns": list(fk.columns), "ref_table": fk.ref_table, "ref_columns": list(fk.ref_columns)}
         for fk in t.foreign_keys

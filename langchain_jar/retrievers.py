@@ -132,7 +132,7 @@ class JoinAwareRetriever(BaseRetriever):
         loader_options = dict(loader_options or {})
         return cls._build(
             lambda **core: TableRetriever.from_database(url_or_engine, loader_options=loader_options, **core),
-            options, engine=url_or_engine, sql_schema=loader_options.get("schema"),
+            options, engine=url_or_engine, sql_schema=_one_schema(loader_options.get("schema")),
         )
 
     @classmethod
@@ -305,6 +305,12 @@ class JoinAwareRetriever(BaseRetriever):
 
                 self._engine = _create_engine(self.engine)  # read-only
             return self._engine
+
+
+def _one_schema(schema: Any) -> str | None:
+    """The SQL schema of the sample-row queries: tables read from named schemas carry theirs
+    (``Table.sql_schema``), so only a single name matters here."""
+    return schema if isinstance(schema, str) else None
 
 
 def _redacted(engine: Any) -> str:

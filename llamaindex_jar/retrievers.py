@@ -224,7 +224,8 @@ class JoinAwareRetriever(BaseRetriever):
         loader_options = dict(loader_options or {})
         adapter.setdefault("engine", url_or_engine)
         retriever = cls(TableRetriever.from_database(url_or_engine, loader_options=loader_options, **core), **adapter)
-        retriever._db_schema = loader_options.get("schema")
+        schema = loader_options.get("schema")
+        retriever._db_schema = schema if isinstance(schema, str) else None  # tables carry their own too
         return retriever
 
     @classmethod

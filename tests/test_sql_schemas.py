@@ -140,3 +140,26 @@ def test_schema_qualified_ddl_prints_qualified_sql() -> None:
     )
     assert res.join_clause("mysql").startswith("FROM `sales`.`customers` JOIN `sales`.`orders`")
     assert create_table_ddl(schema["sales.orders"], "mysql").startswith("CREATE TABLE `sales`.`orders`")
+
+
+def test_adapters_read_sample_rows_from_each_tables_schema(engine) -> None:
+    pytest.importorskip("langchain_core")
+    from langchain_jar import JoinAwareRetriever
+
+    retriever = JoinAwareRetriever.from_database(
+        engine, loader_options={"schema": ["main", "music"]}, sample_rows=2, embedder=BagOfWordsEmbedder(),
+        include=["main.playlist", "music.playlist"], k=2,
+    )
+    docs = {d.metadata["table_id"]: d.page_content for d in retriever.invoke("playlists")}
+    assert "7\tdecoy" in docs["main.playlist"] and 'CREATE TABLE "main"."playlist"' in docs["main.playlist"]
+    assert "1\tWorkout" in docs["music.playlist"] and 'CREATE TABLE "music"."playlist"' in docs["music.playlist"]
+
+    pytest.importorskip("llama_index.core")
+    from llamaindex_jar import JoinAwareRetriever as LlamaRetriever
+
+    llama = LlamaRetriever.from_database(
+        engine, loader_options={"schema": ["main", "music"]}, sample_rows=2, embedder=BagOfWordsEmbedder(),
+        include=["main.playlist", "music.playlist"], k=2,
+    )
+    nodes = {n.node.metadata["table_id"]: n.node.text for n in llama.retrieve("playlists")}
+    assert "7\tdecoy" in nodes["main.playlist"] and "1\tWorkout" in nodes["music.playlist"]
