@@ -212,16 +212,29 @@ def _print_retrieval(res: Any, fmt: str, *, explain: bool, strategy: Any, candid
 
 def _strategy(args: argparse.Namespace) -> Any:
     """The strategy of ``--strategy`` / ``--weights`` (``None``: the retriever's default, greedy)."""
-    from jar_core.strategies import get_strategy
+    from jar_core import strategies
 
     if args.weights is not None:
         weights = _weights(args.weights)
-        if args.strategy not in (None, "greedy"):
+        name = args.strategy or _DEFAULT_STRATEGY
+        if name not in _WEIGHTED_STRATEGIES:
             raise InvalidArgumentError(
-                f"--weights sets the weights of the greedy search; it does not apply to --strategy {args.strategy}"
+                f"--weights sets the weights of the greedy searches ({', '.join(_WEIGHTED_STRATEGIES)}); "
+                f"it does not apply to --strategy {name}"
             )
-        return get_strategy("greedy", **dict(zip(("l_cov", "l_join", "l_coarse"), weights)))
-    return get_strategy(args.strategy) if args.strategy else None
+        return strategies.get_strategy(name, **dict(zip(("l_cov", "l_join", "l_coarse"), weights)))
+    return strategies.get_strategy(args.strategy) if args.strategy else None
+
+
+def _strategy_names() -> tuple[str, ...]:
+    from jar_core import strategies
+
+    return tuple(getattr(strategies, "STRATEGIES", ("greedy", "dense", "mip", "crush")))
+
+
+#: The strategy a retriever uses when none is given, and the strategies whose weights --weights sets.
+_DEFAULT_STRATEGY = "join-aware" if "join-aware" in _strategy_names() else "greedy"
+_WEIGHTED_STRATEGIES = tuple(n for n in ("join-aware", "greedy") if n in _strategy_names())
 
 
 def _weights(text: str) -> tuple[float, float, float]:

@@ -57,9 +57,15 @@ def explain_legend(strategy: Any = None) -> str:
     ``strategy``: the search strategy (its weights make the formula of ``score``) or its name.
     """
     name = strategy if isinstance(strategy, str) else getattr(strategy, "name", "greedy")
-    if name == "greedy":
+    join = "its join confidence with the tables chosen before it"
+    if hasattr(strategy, "l_cov") or name == "greedy":
         w = [getattr(strategy, attr, default) for attr, default in (("l_cov", 2.0), ("l_join", 1.0), ("l_coarse", 4.0))]
         formula = f"{w[0]:g}*coverage + {w[1]:g}*join + {w[2]:g}*coarse"
+        if getattr(strategy, "join_mode", "sum") == "max":  # the connection gain: the best join, not their sum
+            join = "its best join confidence with a table chosen before it"
+        family = getattr(strategy, "l_family", 0.0)
+        if family:
+            formula += f" (+ {family:g} for a table of a chosen table's family)"
     elif name == "dense":
         formula = "coarse"
     elif name == "crush":
@@ -68,8 +74,7 @@ def explain_legend(strategy: Any = None) -> str:
         formula = f"the {name} objective's gain"
     return (
         "Columns: coarse = similarity of the table to the question; coverage = how much it adds to "
-        "covering the sub-queries; join = its join confidence with the tables chosen before it; "
-        f"score (utility in the trace) = {formula}."
+        f"covering the sub-queries; join = {join}; score (utility in the trace) = {formula}."
     )
 
 
@@ -91,16 +96,26 @@ def result_text(
         line += f" (every table: fewer than --candidates {candidates})"
     elif candidates is not None:
         line += " (the tables most similar to the question)"
+    if getattr(res, "k", None) == "auto":
+        line += f"; k=auto chose {len(res.tables)} tables"
     out.append(line)
     if explain:
         out.append(explain_legend(strategy or res.strategy))
     out.append("")
+    with_reason = any(hasattr(t, "reason") for t in res.tables)  # why each table is there, where known
     rows = [
-        (t.step, t.id + (" (pinned)" if t.pinned else "") + (" (bridge)" if _is_bridge(t) else "")
-         + ("" if t.joined else "  [no join]"), t.score, t.coarse, t.coverage, t.join)
+        (t.step, t.id + (" (pinned)" if t.pinned else "") + ("" if t.joined else "  [no join]"),
+         t.score, t.coarse, t.coverage, t.join, *([getattr(t, "reason", "") or "-"] if with_reason else []))
         for t in res.tables
     ]
-    out.append(_cells(rows, ("step", "table", "score", "coarse", "coverage", "join")))
+    out.append(_cells(rows, ("step", "table", "score", "coarse", "coverage", "join", *(["why"] if with_reason else []))))
+    matches = getattr(res, "value_matches", None)
+    if matches:
+        out.append("")
+        out.append("Values found: " + "; ".join(
+            f"'{m['span']}' = {m['table']}.{m['column']}" + ("" if m.get("exact", True) else f" ({m['value']}, approximate)")
+            for m in matches
+        ))
     out.append("")
     if res.joins:
         out.append("Joins:")

@@ -198,7 +198,9 @@ class JoinAwareRetriever(BaseRetriever):
 
     @similarity_top_k.setter
     def similarity_top_k(self, value: int) -> None:
-        self.k = check_k(value)
+        from jar_core import retriever as core
+
+        self.k = getattr(core, "check_k_or_auto", core.check_k)(value)
 
     def description_of(self, table_id: str, name: str) -> str | None:
         """Your description of a table (by id, then by name), if you gave one."""
