@@ -193,12 +193,21 @@ def _json_run(capsys, *args):
     return json.loads(capsys.readouterr().out)
 
 
-def test_weights_apply_to_the_default_greedy_search(capsys):
-    default = [t["id"] for t in _json_run(capsys, "-k", "3")["tables"]]
-    coarse_only = [t["id"] for t in _json_run(capsys, "-k", "3", "--weights", "0,0,1")["tables"]]
-    dense = [t["id"] for t in _json_run(capsys, "-k", "3", "--strategy", "dense")["tables"]]
-    assert coarse_only == dense != default  # 0,0,1 ranks by relevance alone, as dense does
-    assert [t["id"] for t in _json_run(capsys, "-k", "3", "--weights", "2,1,4")["tables"]] == default
+def test_weights_apply_to_the_default_strategy(capsys):
+    from jar_core import cli, strategies
+
+    default = _json_run(capsys, "-k", "3")
+    assert default["strategy"] == cli._DEFAULT_STRATEGY
+    own = strategies.get_strategy(cli._DEFAULT_STRATEGY)
+    weights = ",".join(f"{w:g}" for w in (own.l_cov, own.l_join, own.l_coarse))
+    same = _json_run(capsys, "-k", "3", "--weights", weights)
+    assert [t["id"] for t in same["tables"]] == [t["id"] for t in default["tables"]]
+    coarse_only = _json_run(capsys, "-k", "3", "--weights", "0,0,1")
+    assert coarse_only["strategy"] == cli._DEFAULT_STRATEGY  # the weights do not switch the strategy
+    assert [t["id"] for t in coarse_only["tables"]] != [t["id"] for t in default["tables"]]  # and they are used
+    greedy = _json_run(capsys, "-k", "3", "--strategy", "greedy", "--weights", "0,0,1")
+    dense = _json_run(capsys, "-k", "3", "--strategy", "dense")
+    assert [t["id"] for t in greedy["tables"]] == [t["id"] for t in dense["tables"]]  # relevance alone, as dense
 
 
 @pytest.mark.parametrize("weights", ["banana", "1,2", "1,2,3,4", "-1,1,1", "nan,1,1", "inf,1,1"])
@@ -225,7 +234,7 @@ def test_sample_rows_with_a_database(capsys):
 
 
 def test_explain_has_a_legend_and_the_candidates_line_says_why(capsys):
-    assert main(["retrieve", "-k", "3", "-q", "--explain"]) == 0
+    assert main(["retrieve", "-k", "3", "-q", "--explain", "--strategy", "greedy"]) == 0
     out = capsys.readouterr().out
     assert "Strategy: greedy over 13 candidates (every table: fewer than --candidates 20)" in out
     legend = [line for line in out.splitlines() if line.startswith("Columns: ")]
@@ -234,10 +243,13 @@ def test_explain_has_a_legend_and_the_candidates_line_says_why(capsys):
         "sub-queries; join = its join confidence with the tables chosen before it; score (utility in the trace) = "
         "2*coverage + 1*join + 4*coarse."
     ]
-    assert main(["retrieve", "-k", "3", "-q", "--explain", "--candidates", "5", "--weights", "1,0.5,3"]) == 0
+    assert main(["retrieve", "-k", "3", "-q", "--explain", "--candidates", "5", "--weights", "1,0.5,3",
+                 "--strategy", "greedy"]) == 0
     out = capsys.readouterr().out
     assert "Strategy: greedy over 5 candidates (the tables most similar to the question)" in out
     assert "= 1*coverage + 0.5*join + 3*coarse." in out
+    assert main(["retrieve", "-k", "3", "-q", "--explain"]) == 0  # the default strategy has its legend too
+    assert sum(line.startswith("Columns: coarse = ") for line in capsys.readouterr().out.splitlines()) == 1
     assert main(["retrieve", "-k", "3", "-q"]) == 0
     assert "Columns:" not in capsys.readouterr().out
 
@@ -246,7 +258,7 @@ def test_json_has_the_join_path_and_explain_adds_the_trace(capsys):
     assert main(["retrieve", "-k", "3", "-q"]) == 0
     text = capsys.readouterr().out
     out = _json_run(capsys, "-k", "3")
-    assert out["join_path"].startswith('FROM "books" JOIN')
+    assert out["join_path"].startswith("FROM ") and " JOIN " in out["join_path"]
     assert "  " + out["join_path"] in text
     assert _json_run(capsys, "-k", "3", "--format", "json") == out
     explained = _json_run(capsys, "-k", "3", "--explain")
@@ -255,12 +267,12 @@ def test_json_has_the_join_path_and_explain_adds_the_trace(capsys):
 
 
 def test_format_mermaid_and_dot(capsys):
-    assert main(["retrieve", "-k", "3", "-q", "--format", "mermaid"]) == 0
+    assert main(["retrieve", "-k", "3", "-q", "--format", "mermaid", "--strategy", "greedy"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("flowchart LR\n")
     assert 't1["1. demo.books<br/>book_id (PK)"]' in out
     assert 't1 ---|"books.book_id = book_categories.book_id"| t2' in out
-    assert main(["retrieve", "-k", "3", "-q", "--format", "dot"]) == 0
+    assert main(["retrieve", "-k", "3", "-q", "--format", "dot", "--strategy", "greedy"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("graph joins {") and 't1 -- t2 [label="books.book_id = book_categories.book_id"];' in out
 

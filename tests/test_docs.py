@@ -43,6 +43,9 @@ def test_documented_metadata_is_what_the_code_gives(page, demo_retriever):
     result = demo_retriever.retrieve("Which books were written by authors born in Ireland?", k=4)
     md = next(d.metadata for d in result_documents(result) if d.metadata["table"] == "book_authors")
     ex = _metadata_examples(page)
+    print(f"the code gives (paste into docs/{page} if the defaults changed): subqueries {md['subqueries']}, "
+          f"score {md['score']}, coarse/coverage/join {md['coarse']}, {md['coverage']}, {md['join']}, "
+          f"join_keys[0] {md['join_keys'][0]}")
     assert ast.literal_eval(ex["subqueries"].strip("`")) == md["subqueries"]
     assert float(ex["score"].strip("`")) == pytest.approx(md["score"], abs=1e-6)
     coarse, coverage, join = (float(x.strip("` ")) for x in ex["coarse"].split(","))
