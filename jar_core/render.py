@@ -94,6 +94,8 @@ def result_text(
     line = f"Strategy: {res.strategy} over {res.candidates} candidates"
     if candidates is not None and res.candidates < candidates:
         line += f" (every table: fewer than --candidates {candidates})"
+    elif candidates is not None and res.candidates > candidates:
+        line += f" (the {candidates} tables most similar to the question, and tables joinable to them)"
     elif candidates is not None:
         line += " (the tables most similar to the question)"
     if getattr(res, "k", None) == "auto":
