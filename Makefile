@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install bench fuzz stress clean
+.PHONY: demo test test-integration install bench fuzz stress clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,12 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# Tests against a real PostgreSQL server that the test run starts (127.0.0.1, a temporary
+# directory) and stops: needs Debian's postgresql server binaries (initdb, pg_ctl), which this
+# target does not install (apt-get install postgresql); without them the tests are skipped.
+test-integration: $(STAMP)
+	$(PY) -m pytest -q -rs -m integration
 
 bench: $(STAMP)
 	$(VENV)/bin/jar-retrieval bench

@@ -1,4 +1,4 @@
-"""The ``jar-retrieval`` command: ``retrieve``, ``index``, ``bench`` and ``eval``.
+"""The ``jar-retrieval`` command: ``retrieve``, ``index``, ``serve`` (MCP), ``bench`` and ``eval``.
 
 Every error the library raises on bad input becomes one line on stderr and exit status 1
 (usage errors: status 2); warnings are one line each. Names and questions are printed with
@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import os
 import re
 import sys
@@ -34,8 +35,12 @@ def _add_source(p: argparse.ArgumentParser) -> None:
     ex.add_argument("--index", metavar="DIR", help="an index saved by 'jar-retrieval index'")
     src.add_argument("--dialect", help="SQL dialect of --ddl (sqlglot name: mysql, postgres, oracle...)")
     src.add_argument("--db-id", metavar="ID", help="with --benchmark: search one database of it")
-    src.add_argument("--sample-rows", type=int, default=1000, metavar="N",
-                     help="with --db: rows read per table for statistics (default 1000)")
+    src.add_argument("--schema", action="append", metavar="NAME",
+                     help="with --db: the SQL schema to read (PostgreSQL schema, MySQL database...; repeatable; "
+                     "default: the connection's default schema). Its tables are named NAME.table and the SQL "
+                     "printed is qualified with it")
+    src.add_argument("--sample-rows", type=int, default=None, metavar="N",
+                     help="with --db (or the demo database): rows read per table for statistics (default 1000)")
     add_embedding_options(src)
 
 
@@ -70,8 +75,16 @@ def _retriever(args: argparse.Namespace, **options: Any) -> Any:
         raise InvalidArgumentError("--db-id needs --benchmark")
     if args.dialect and not args.ddl:
         raise InvalidArgumentError("--dialect applies to --ddl only")
-    if args.sample_rows < 1:
-        raise InvalidArgumentError(f"--sample-rows must be >= 1, got {args.sample_rows}")
+    if args.schema and not args.db:
+        raise InvalidArgumentError("--schema applies to --db (the SQL schema of a live database)")
+    if args.sample_rows is not None:
+        other = "--index" if args.index else "--ddl" if args.ddl else "--benchmark" if args.benchmark else None
+        if other:
+            raise InvalidArgumentError(
+                f"--sample-rows applies to --db (rows read from a live database), not to {other}"
+            )
+        if args.sample_rows < 1:
+            raise InvalidArgumentError(f"--sample-rows must be >= 1, got {args.sample_rows}")
     if "embedder" not in options:
         options["embedder"] = embedder_from_args(args)
     if args.index:
@@ -88,7 +101,8 @@ def _retriever(args: argparse.Namespace, **options: Any) -> Any:
         from jar_core.demo import demo_url
 
         url = demo_url()
-    return TableRetriever(load_database(url, sample_rows=args.sample_rows), **options)
+    sample_rows = 1000 if args.sample_rows is None else args.sample_rows
+    return TableRetriever(load_database(url, sample_rows=sample_rows, schema=args.schema or None), **options)
 
 
 def _cache_path(retriever: Any) -> Path:
@@ -115,64 +129,6 @@ def _json_safe(text: str) -> str:
 
 def _print(text: str, *, file: Any = None, one_line: bool = False) -> None:
     print(_safe(text, one_line=one_line), file=file or sys.stdout)
-
-
-def _table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
-    cells = [[str(h) for h in header]] + [[f"{c:.3f}" if isinstance(c, float) else str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    lines = []
-    for n, r in enumerate(cells):
-        lines.append("  ".join(c.rjust(w) if n and _numeric(c) else c.ljust(w) for c, w in zip(r, widths)).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def _numeric(s: str) -> bool:
-    return bool(re.fullmatch(r"-?[\d.]+|-?inf", s))
-
-
-def _print_result(res: Any, explain: bool) -> None:
-    out = [f"Question: {res.question}"]
-    subs = ", ".join(res.subqueries) if res.subqueries else "(none)"
-    out.append(f"Sub-queries ({res.decomposer}): {subs}")
-    out.append(f"Strategy: {res.strategy} over {res.candidates} candidates"
-               + (f"; k=auto chose {len(res.tables)} tables" if res.k == "auto" else ""))
-    out.append("")
-    rows = [
-        (t.step, t.id + (" (pinned)" if t.pinned else "") + ("" if t.joined else "  [no join]"),
-         t.score, t.coarse, t.coverage, t.join, t.reason or "-")
-        for t in res.tables
-    ]
-    out.append(_table(rows, ("step", "table", "score", "coarse", "coverage", "join", "why")))
-    if res.value_matches:
-        out.append("")
-        out.append("Values found: " + "; ".join(
-            f"'{m['span']}' = {m['table']}.{m['column']}" + ("" if m["exact"] else f" ({m['value']}, approximate)")
-            for m in res.value_matches
-        ))
-    out.append("")
-    if res.joins:
-        out.append("Joins:")
-        for j in res.joins:
-            out.append(f"  {j.left} = {j.right}  ({'declared' if j.declared else f'inferred: {j.evidence}, {j.score:.2f}'})")
-    else:
-        out.append("Joins: none")
-    hint = res.join_clause()
-    if hint:
-        out.append("")
-        out.append("Join path:")
-        out.extend("  " + line for line in hint.splitlines())
-    if explain and res.trace:
-        out.append("")
-        out.append("Step trace (best candidates per step; * = chosen):")
-        for step, entries in enumerate(res.trace, start=1):
-            rows = [
-                (step if n == 0 else "", ("* " if e.chosen else "  ") + e.table.id, e.coarse, e.coverage, e.join, e.total)
-                for n, e in enumerate(entries)
-            ]
-            out.append(_table(rows, ("step", "candidate", "coarse", "coverage", "join", "utility")))
-    _print("\n".join(out))
 
 
 def _k_value(text: str) -> int | str:
@@ -220,27 +176,75 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         if not _is_demo(args):
             raise InvalidArgumentError("a question is required (jar-retrieval retrieve \"QUESTION\" ...)")
         question = DEMO_QUESTION
+    fmt = _output_format(args)
     options: dict[str, Any] = {"candidates": args.candidates, "progress": _progress_enabled(args), **join_options(args)}
-    if args.strategy:
-        options["strategy"] = _strategy(args)
+    strategy = _strategy(args)
+    if strategy is not None:
+        options["strategy"] = strategy
     retriever = _retriever(args, **options)
     if not args.index and not args.no_cache:
         retriever.load_or_build_index(_cache_path(retriever), store_samples=not args.no_samples)
     res = retriever.retrieve(question, k=args.k, include=args.include or (), exclude=args.exclude or ())
-    if args.json:
-        payload = res.to_dict()
-        print(_json_safe(json.dumps(payload, indent=2, ensure_ascii=False)))
-    else:
-        _print_result(res, args.explain)
+    _print_retrieval(res, fmt, explain=args.explain, strategy=retriever.strategy, candidates=args.candidates)
     return 0
 
 
-def _strategy(args: argparse.Namespace) -> Any:
-    from jar_core.strategies import get_strategy
+def _output_format(args: argparse.Namespace) -> str:
+    """The ``--format`` of ``retrieve`` (``--json`` is ``--format json``), checked against ``--explain``."""
+    fmt = args.format or ("json" if args.json else "text")
+    if args.json and fmt != "json":
+        raise InvalidArgumentError(f"--json and --format {fmt} disagree; pass one")
+    if args.explain and fmt not in ("text", "json"):
+        raise InvalidArgumentError(f"--explain applies to --format text and json, not {fmt}")
+    return fmt
 
-    if args.strategy == "greedy" and args.weights:
-        return get_strategy("greedy", **dict(zip(("l_cov", "l_join", "l_coarse"), _weights(args.weights))))
-    return get_strategy(args.strategy)
+
+def _print_retrieval(res: Any, fmt: str, *, explain: bool, strategy: Any, candidates: int) -> None:
+    from jar_core import render
+
+    if fmt == "json":
+        payload = render.result_json(res)
+        if explain:
+            payload["trace"] = [
+                [{"table": e.table.id, "coarse": round(e.coarse, 6), "coverage": round(e.coverage, 6),
+                  "join": round(e.join, 6), "utility": round(e.total, 6), "chosen": e.chosen} for e in step]
+                for step in res.trace
+            ]
+            payload["legend"] = render.explain_legend(strategy)
+        print(_json_safe(json.dumps(payload, indent=2, ensure_ascii=False)))
+    elif fmt == "mermaid":
+        _print(res.to_mermaid())
+    elif fmt == "dot":
+        _print(res.to_dot())
+    else:
+        _print(render.result_text(res, explain=explain, strategy=strategy, candidates=candidates))
+
+
+def _strategy(args: argparse.Namespace) -> Any:
+    """The strategy of ``--strategy`` / ``--weights`` (``None``: the retriever's default, greedy)."""
+    from jar_core import strategies
+
+    if args.weights is not None:
+        weights = _weights(args.weights)
+        name = args.strategy or _DEFAULT_STRATEGY
+        if name not in _WEIGHTED_STRATEGIES:
+            raise InvalidArgumentError(
+                f"--weights sets the weights of the greedy searches ({', '.join(_WEIGHTED_STRATEGIES)}); "
+                f"it does not apply to --strategy {name}"
+            )
+        return strategies.get_strategy(name, **dict(zip(("l_cov", "l_join", "l_coarse"), weights)))
+    return strategies.get_strategy(args.strategy) if args.strategy else None
+
+
+def _strategy_names() -> tuple[str, ...]:
+    from jar_core import strategies
+
+    return tuple(getattr(strategies, "STRATEGIES", ("greedy", "dense", "mip", "crush")))
+
+
+#: The strategy a retriever uses when none is given, and the strategies whose weights --weights sets.
+_DEFAULT_STRATEGY = "join-aware" if "join-aware" in _strategy_names() else "greedy"
+_WEIGHTED_STRATEGIES = tuple(n for n in ("join-aware", "greedy") if n in _strategy_names())
 
 
 def _weights(text: str) -> tuple[float, float, float]:
@@ -248,8 +252,10 @@ def _weights(text: str) -> tuple[float, float, float]:
         parts = tuple(float(x) for x in text.split(","))
     except ValueError:
         parts = ()
-    if len(parts) != 3:
-        raise InvalidArgumentError(f"--weights takes l_cov,l_join,l_coarse (three numbers), got {text!r}")
+    if len(parts) != 3 or not all(math.isfinite(x) and x >= 0 for x in parts):
+        raise InvalidArgumentError(
+            f"--weights takes l_cov,l_join,l_coarse (three numbers >= 0, e.g. 2,1,4), got {text!r}"
+        )
     return parts  # type: ignore[return-value]
 
 
@@ -267,6 +273,44 @@ def _cmd_index(args: argparse.Namespace) -> int:
         f"{retriever.index.model_name} in {time.perf_counter() - t0:.1f}s -> {path}"
     )
     return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from jar_core.mcp_server import check_mcp, serve_stdio
+    from jar_core.retriever import check_k
+
+    check_k(args.k)
+    check_k(args.candidates, "--candidates")
+    check_mcp()  # before the model and the index, not after
+    t0 = time.perf_counter()
+    retriever = _retriever(args, candidates=args.candidates, **join_options(args))
+    if not args.index and not args.no_cache:
+        retriever.load_or_build_index(_cache_path(retriever), store_samples=not args.no_samples)
+    retriever.index  # noqa: B018 - built (or loaded) now, not on the first call
+    retriever.embedder.embed_queries(["load the model now"])
+    dbs = retriever.schema.databases
+    _print(
+        f"{PROG} serve: {len(retriever.schema)} tables ({', '.join(dbs[:5])}{' ...' if len(dbs) > 5 else ''}); "
+        f"model {retriever.index.model_name} loaded and index ready in {time.perf_counter() - t0:.1f}s; "
+        "serving MCP on stdio",
+        file=sys.stderr, one_line=True,
+    )
+    serve_stdio(retriever, k=args.k, source=_source_label(args), name=args.name)
+    return 0
+
+
+def _source_label(args: argparse.Namespace) -> str:
+    from jar_core.loaders.database import redact_url
+
+    if args.db:
+        return redact_url(args.db)
+    if args.ddl:
+        return f"DDL file {args.ddl}"
+    if args.index:
+        return f"index {args.index}"
+    if args.benchmark:
+        return f"benchmark {args.benchmark}" + (f" (database {args.db_id})" if args.db_id else "")
+    return "the bundled demo database"
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -295,15 +339,21 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("question", nargs="?", help="the question (default with no source: the demo question)")
     r.add_argument("-k", type=_k_value, default=5,
                    help="number of tables, or 'auto' (as few as cover the question and join up, at most 10; default 5)")
-    r.add_argument("--candidates", type=int, default=20, metavar="N", help="candidate set size (default 20)")
+    r.add_argument("--candidates", type=int, default=20, metavar="N",
+                   help="candidate set: the N tables most similar to the question, which the search re-ranks "
+                   "(default 20; every table when the source has fewer)")
     r.add_argument("--include", action="append", metavar="TABLE", help="pin a table (repeatable)")
     r.add_argument("--exclude", action="append", metavar="TABLE", help="never return a table (repeatable)")
     r.add_argument("--strategy", choices=("join-aware", "greedy", "dense", "mip", "crush"),
                    help="search strategy (default join-aware; greedy is the paper's)")
-    r.add_argument("--weights", metavar="COV,JOIN,COARSE", help="greedy weights (default 2,1,4)")
+    r.add_argument("--weights", metavar="COV,JOIN,COARSE",
+                   help="weights of the join-aware or greedy search (defaults 3,1,4 and 2,1,4)")
     _join_arguments(r)
-    r.add_argument("--explain", action="store_true", help="print the step trace")
-    r.add_argument("--json", action="store_true", help="print the result as JSON")
+    r.add_argument("--explain", action="store_true", help="print a legend of the columns and the step trace")
+    r.add_argument("--format", choices=("text", "json", "mermaid", "dot"),
+                   help="text (default), json (with the join path), or a picture of the joins: "
+                   "mermaid (a Mermaid flowchart) or dot (Graphviz)")
+    r.add_argument("--json", action="store_true", help="print the result as JSON (= --format json)")
     r.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
     r.add_argument("--no-samples", action="store_true",
                    help="keep the columns' sample values (rows of the source) out of the index cache")
@@ -318,6 +368,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep the columns' sample values (rows of the source) out of the index")
     _add_source(i)
     i.set_defaults(func=_cmd_index)
+
+    s = sub.add_parser(
+        "serve", help="serve retrieval to agents over the Model Context Protocol (stdio)",
+        description="An MCP server on stdio with the tools find_tables (question, optional k), "
+        "describe_table (name) and list_databases. The model and the index stay loaded between calls. "
+        "Needs the mcp package: pip install 'jar-retrieval[mcp]'.",
+    )
+    s.add_argument("-k", type=int, default=5, help="tables per question when the client gives no k (default 5)")
+    s.add_argument("--candidates", type=int, default=20, metavar="N", help="candidate set size (default 20)")
+    s.add_argument("--name", default="jar-retrieval", help="the server's name shown to clients")
+    _join_arguments(s)
+    s.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
+    s.add_argument("--no-samples", action="store_true",
+                   help="keep the columns' sample values (rows of the source) out of the index cache")
+    _add_source(s)
+    s.set_defaults(func=_cmd_serve, quiet=True)
 
     b = sub.add_parser("bench", help="measure selection and retrieval speed on the demo database")
     b.add_argument("--repeat", type=int, default=200, help="repetitions per measurement")

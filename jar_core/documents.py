@@ -16,7 +16,10 @@ from jar_core.sql import create_table_ddl
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy.engine import Engine
 
-__all__ = ["TableDocument", "result_documents", "format_sample_rows", "fetch_sample_rows", "check_sample_rows"]
+__all__ = [
+    "TableDocument", "result_documents", "format_sample_rows", "fetch_sample_rows", "check_sample_rows",
+    "format_tables_text",
+]
 
 
 @dataclass(frozen=True)
@@ -50,8 +53,9 @@ def fetch_sample_rows(
     """Up to ``n`` rows of each table, keyed by table id: the ``sample_rows`` of :func:`result_documents`.
 
     One bounded ``SELECT <columns> FROM <table> LIMIT n`` per table over a single read-only
-    connection of the SQLAlchemy ``engine`` (identifiers quoted by its dialect; ``schema`` is the
-    SQL schema; see :func:`~jar_core.loaders.database.read_only_connection`).
+    connection of the SQLAlchemy ``engine`` (identifiers quoted by its dialect; a table's
+    :attr:`~jar_core.schema.Table.sql_schema`, else ``schema``, is its SQL schema; see
+    :func:`~jar_core.loaders.database.read_only_connection`).
     Strings longer than ``max_chars`` are cut (ending in ``…``), binary values become
     ``<N bytes>``. A failed query raises :class:`SourceError` naming the table.
     """
@@ -69,7 +73,8 @@ def fetch_sample_rows(
         with read_only_connection(engine) as conn:
             for current in tables:
                 names = [c.name for c in current.columns]
-                stmt = select(*table(current.name, *map(column, names), schema=schema).c).limit(n)
+                sql_schema = current.sql_schema or schema
+                stmt = select(*table(current.name, *map(column, names), schema=sql_schema).c).limit(n)
                 rows = conn.execute(stmt).fetchall()
                 out[current.id] = (names, [tuple(_short(v, max_chars) for v in row) for row in rows])
     except SQLAlchemyError as err:
@@ -141,3 +146,13 @@ def _metadata(t: RetrievedTable, result: RetrievalResult, keys: list[dict[str, A
         "subqueries": list(result.subqueries),
         "decomposer": result.decomposer,
     }
+
+
+def format_tables_text(result: RetrievalResult, *, dialect: str | None = None) -> str:
+    """The selected tables' ``CREATE TABLE`` DDL separated by blank lines, then the join path:
+    the prompt text of the agent tools (LangChain's ``format_tables`` gives the same)."""
+    text = "\n\n".join(d.text for d in result_documents(result, dialect=dialect))
+    path = result.join_clause(dialect)
+    if path and text:
+        text += f"\n\n-- Join path connecting these tables:\n{path}"
+    return text

@@ -6,6 +6,7 @@ only; the search still sees the dense coarse relevance ``r``. The default weight
 """
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,8 +31,14 @@ class LexicalIndex:
 
         self._bm25s = bm25s
         texts = [table_text(t) for t in index.schema.tables]
-        self._model = bm25s.BM25()
-        self._model.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+        quiet = logging.getLogger("bm25s")
+        level = quiet.level
+        quiet.setLevel(logging.WARNING)  # its debug lines ("Building index from IDs") are not ours to print
+        try:
+            self._model = bm25s.BM25()
+            self._model.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+        finally:
+            quiet.setLevel(level)
         self.n = len(texts)
 
     def scores(self, question: str) -> np.ndarray:

@@ -176,6 +176,19 @@ class RetrievalResult:
 
         return join_clause(self, dialect or self.dialect)
 
+    def to_mermaid(self) -> str:
+        """A Mermaid flowchart of the selected tables, their join columns, declared (solid) and
+        inferred (dotted) joins and bridge tables (dashed): :func:`jar_core.render.to_mermaid`."""
+        from jar_core.render import to_mermaid
+
+        return to_mermaid(self)
+
+    def to_dot(self) -> str:
+        """The same picture in Graphviz DOT: :func:`jar_core.render.to_dot`."""
+        from jar_core.render import to_dot
+
+        return to_dot(self)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,

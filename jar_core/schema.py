@@ -238,7 +238,13 @@ class ForeignKey:
 
 @dataclass
 class Table:
-    """A table of one database. :attr:`id` (``"db.table"``) identifies it across databases."""
+    """A table of one database. :attr:`id` (``"db.table"``) identifies it across databases.
+
+    ``sql_schema`` is the SQL schema the table lives in when SQL must name it (a PostgreSQL
+    schema other than the connection's default, a MySQL database given with ``schema=``...):
+    the DDL, join clauses and sample-row queries then qualify the table with it
+    (``"music"."track"``), so that the SQL runs as printed. ``None``: the table is named alone.
+    """
 
     database: str
     name: str
@@ -247,13 +253,14 @@ class Table:
     nl_name: str | None = None
     comment: str | None = None
     row_count: int | None = None
+    sql_schema: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise SchemaError(f"a table name must be a non-empty string, got {self.name!r}")
         if not isinstance(self.database, str):
             raise SchemaError(f"table {self.name!r}: database must be a string")
-        for attr in ("nl_name", "comment"):
+        for attr in ("nl_name", "comment", "sql_schema"):
             if getattr(self, attr) is not None and not isinstance(getattr(self, attr), str):
                 raise SchemaError(f"table {self.name!r}: {attr} must be a string")
             _check_text(getattr(self, attr), f"table {attr}")
@@ -292,7 +299,7 @@ class Table:
             "columns": [c.to_dict() for c in self.columns],
             "foreign_keys": [fk.to_dict() for fk in self.foreign_keys],
         }
-        for k in ("nl_name", "comment", "row_count"):
+        for k in ("nl_name", "comment", "row_count", "sql_schema"):
             if getattr(self, k) is not None:
                 d[k] = getattr(self, k)
         return d
@@ -307,6 +314,7 @@ class Table:
             nl_name=d.get("nl_name"),
             comment=d.get("comment"),
             row_count=d.get("row_count"),
+            sql_schema=d.get("sql_schema"),
         )
 
 
@@ -452,15 +460,16 @@ class Schema:
     def _compute_fingerprint(self) -> str:
         payload = []
         for t in self.tables:
-            payload.append(
-                [
-                    t.database,
-                    t.name,
-                    t.nl_name,
-                    [[c.name, c.type, c.nl_name, c.primary_key] for c in t.columns],
-                    sorted([list(fk.columns), fk.ref_table, list(fk.ref_columns)] for fk in t.foreign_keys),
-                ]
-            )
+            entry = [
+                t.database,
+                t.name,
+                t.nl_name,
+                [[c.name, c.type, c.nl_name, c.primary_key] for c in t.columns],
+                sorted([list(fk.columns), fk.ref_table, list(fk.ref_columns)] for fk in t.foreign_keys),
+            ]
+            if t.sql_schema is not None:  # absent before SQL schemas were recorded: old fingerprints stand
+                entry.append(["sql_schema", t.sql_schema])
+            payload.append(entry)
         blob = json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8")
         return hashlib.sha256(blob).hexdigest()
 

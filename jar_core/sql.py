@@ -13,7 +13,7 @@ from jar_core.schema import Table
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.result import RetrievalResult
 
-__all__ = ["create_table_ddl", "join_clause", "quote_identifier"]
+__all__ = ["create_table_ddl", "join_clause", "quote_identifier", "table_qualifier", "qualified_name"]
 
 
 def _ident(name: str) -> exp.Identifier:
@@ -34,8 +34,29 @@ def _data_type(raw: str, dialect: str | None) -> exp.DataType:
     return exp.DataType.build(raw.split("(")[0].split()[0] if raw.strip() else "TEXT", udt=True)
 
 
+def table_qualifier(table: Table, qualify: bool = False) -> str | None:
+    """What SQL puts before the table's name: its :attr:`~Table.sql_schema` when it has one, else its
+    database when ``qualify`` (a selection that spans several databases), else nothing."""
+    if table.sql_schema:
+        return table.sql_schema
+    return table.database if qualify else None
+
+
+def qualified_name(table: Table, dialect: str | None = None, qualify: bool = False) -> str:
+    """The table's name as SQL writes it: ``"music"."track"`` (a table of SQL schema ``music``), ``"track"``."""
+    return _table_ref(table, qualify).sql(dialect=dialect)
+
+
 def _table_ref(table: Table, qualify: bool) -> exp.Table:
-    return exp.Table(this=_ident(table.name), db=_ident(table.database) if qualify else None)
+    db = table_qualifier(table, qualify)
+    return exp.Table(this=_ident(table.name), db=_ident(db) if db else None)
+
+
+def _ref_qualifier(table: Table, ref_db: str, qualify: bool) -> str | None:
+    """The qualifier of a table that ``table`` references (its id's database part is ``ref_db``)."""
+    if ref_db == table.database:
+        return table_qualifier(table, qualify)
+    return ref_db if (qualify or table.sql_schema) and ref_db else None
 
 
 def create_table_ddl(table: Table, dialect: str | None = None, *, qualify: bool = False) -> str:
@@ -51,7 +72,8 @@ def create_table_ddl(table: Table, dialect: str | None = None, *, qualify: bool 
         cols.append(exp.PrimaryKey(expressions=[_ident(c) for c in table.primary_key]))
     for fk in table.foreign_keys:
         ref_db, _, ref_name = fk.ref_table.rpartition(".")
-        ref = exp.Table(this=_ident(ref_name), db=_ident(ref_db) if qualify and ref_db else None)
+        ref_q = _ref_qualifier(table, ref_db, qualify)
+        ref = exp.Table(this=_ident(ref_name), db=_ident(ref_q) if ref_q else None)
         cols.append(
             exp.ForeignKey(
                 expressions=[_ident(c) for c in fk.columns],
@@ -73,7 +95,8 @@ def create_table_ddl(table: Table, dialect: str | None = None, *, qualify: bool 
 def join_clause(result: "RetrievalResult", dialect: str | None = None) -> str:
     """``FROM t1 JOIN t2 ON t1.a = t2.b ...`` over the result's join tree, from the first table.
 
-    Tables are qualified with their database only when the selection spans several databases.
+    Tables are qualified with their SQL schema when they have one (:attr:`Table.sql_schema`), else
+    with their database when the selection spans several databases.
     Tables with no join are appended as a ``-- no join found for: ...`` comment, and joins that
     the schema does not declare as a ``-- inferred joins ...`` comment with their evidence and
     confidence, so a prompt never presents a guess as a fact.
@@ -88,7 +111,8 @@ def join_clause(result: "RetrievalResult", dialect: str | None = None) -> str:
         adj[e.right_table.id].append((e.left_table.id, e.right_column, e.left_column))
 
     def col(t: Table, c: str) -> exp.Column:
-        return exp.Column(this=_ident(c), table=_ident(t.name), db=_ident(t.database) if qualify else None)
+        db = table_qualifier(t, qualify)
+        return exp.Column(this=_ident(c), table=_ident(t.name), db=_ident(db) if db else None)
 
     parts: list[str] = []
     seen: set[str] = set()

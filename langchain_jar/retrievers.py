@@ -132,7 +132,7 @@ class JoinAwareRetriever(BaseRetriever):
         loader_options = dict(loader_options or {})
         return cls._build(
             lambda **core: TableRetriever.from_database(url_or_engine, loader_options=loader_options, **core),
-            options, engine=url_or_engine, sql_schema=loader_options.get("schema"),
+            options, engine=url_or_engine, sql_schema=_one_schema(loader_options.get("schema")),
         )
 
     @classmethod
@@ -228,6 +228,27 @@ class JoinAwareRetriever(BaseRetriever):
             for d in result_documents(result, dialect=self.dialect, sample_rows=samples)
         ]
 
+    def as_tool(
+        self,
+        args_schema: Any = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        arg_types: dict[str, type] | None = None,
+    ) -> Any:
+        """This retriever as an agent tool: a :class:`~langchain_jar.tools.JoinAwareTablesTool`
+        (arguments ``question``, ``k``, ``include``; content: the DDL and the join path; artifact:
+        the Documents and the join plan).
+
+        With ``args_schema`` or ``arg_types`` it is LangChain's generic ``Runnable.as_tool`` instead.
+        """
+        if args_schema is not None or arg_types is not None:
+            return super().as_tool(args_schema, name=name, description=description, arg_types=arg_types)
+        from langchain_jar.tools import JoinAwareTablesTool
+
+        fields = {key: value for key, value in (("name", name), ("description", description)) if value is not None}
+        return JoinAwareTablesTool(retriever=self, **fields)
+
     def batch(self, inputs: list[Any], config: Any = None, *, return_exceptions: bool = False, **kwargs: Any) -> list[Any]:
         """``invoke`` for each input (concurrently, as any LangChain runnable), after embedding all
         the questions (and, with the heuristic decomposer, their sub-queries) in one batch."""
@@ -284,6 +305,12 @@ class JoinAwareRetriever(BaseRetriever):
 
                 self._engine = _create_engine(self.engine)  # read-only
             return self._engine
+
+
+def _one_schema(schema: Any) -> str | None:
+    """The SQL schema of the sample-row queries: tables read from named schemas carry theirs
+    (``Table.sql_schema``), so only a single name matters here."""
+    return schema if isinstance(schema, str) else None
 
 
 def _redacted(engine: Any) -> str:

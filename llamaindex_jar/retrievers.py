@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
+import logging
 import os
 import uuid
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
@@ -18,7 +21,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType, TextN
 
 from jar_core.decomposition import Decomposition
 from jar_core.documents import check_sample_rows, fetch_sample_rows, result_documents
-from jar_core.errors import InvalidArgumentError
+from jar_core.errors import IndexLoadError, InvalidArgumentError
 from jar_core.result import RetrievalResult
 from jar_core.retriever import TableRetriever, check_k_or_auto, check_question, check_table_names, convert_option
 from llamaindex_jar.decomposers import LLMDecomposer
@@ -33,11 +36,17 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["JoinAwareRetriever"]
 
+log = logging.getLogger(__name__)
+
 #: Options of :class:`JoinAwareRetriever` itself; the constructors pass the others to the core.
 _ADAPTER_OPTIONS = frozenset(
     {"k", "similarity_top_k", "include", "exclude", "database", "sample_rows", "engine", "sql_database",
-     "dialect", "callback_manager", "verbose"}
+     "dialect", "table_descriptions", "callback_manager", "verbose"}
 )
+#: The file :meth:`JoinAwareRetriever.persist` writes beside the index.
+PERSIST_FILE = "jar_retriever.json"
+#: The folder of the index inside a persist directory.
+PERSIST_INDEX = "index"
 #: Longest sample value shown in a node's text (longer ones are cut).
 _MAX_VALUE_CHARS = 80
 
@@ -50,9 +59,35 @@ def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, A
     return adapter, options
 
 
-def _context(metadata: dict[str, Any], n_tables: int, with_path: bool) -> str:
-    """The join hint of one table, as ``SQLTableSchema.context_str`` text."""
-    parts = []
+def _descriptions(value: Any) -> dict[str, str]:
+    """``table_descriptions`` (a mapping, or ``SQLTableSchema`` objects) as ``{table name or id: text}``."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        items = list(value.items())
+    else:
+        items = []
+        for obj in value:
+            name = getattr(obj, "table_name", None)
+            if not isinstance(name, str):
+                raise InvalidArgumentError(
+                    "table_descriptions takes a mapping {table: description} or SQLTableSchema objects, "
+                    f"got {type(obj).__name__}"
+                )
+            items.append((name, getattr(obj, "context_str", None)))
+    out = {}
+    for name, text in items:
+        if not isinstance(name, str) or not (text is None or isinstance(text, str)):
+            raise InvalidArgumentError(f"table_descriptions: expected table name -> text, got {name!r}: {text!r}")
+        if text and text.strip():
+            out[name] = text.strip()
+    return out
+
+
+def _context(metadata: dict[str, Any], n_tables: int, with_path: bool, description: str | None = None) -> str:
+    """The table's description (the user's, when given) followed by its join hint, as
+    ``SQLTableSchema.context_str`` text."""
+    parts = [description] if description else []
     if metadata["join_keys"]:
         on = "; ".join(
             f"{j['left']} = {j['right']}" + ("" if j.get("declared") else f" (inferred, confidence {j['score']:.2f})")
@@ -90,6 +125,10 @@ class JoinAwareRetriever(BaseRetriever):
             ``from_sql_database``).
         sql_database: the default of :meth:`as_object_retriever` (set by ``from_sql_database``).
         dialect: SQL dialect of the DDL and join path (default: the source's).
+        table_descriptions: your descriptions of tables, ``{"city_stats": "Population per city"}``
+            or the ``SQLTableSchema(table_name=..., context_str=...)`` objects you would give an
+            ``ObjectIndex``: a node's ``context`` (what ``SQLTableRetrieverQueryEngine`` shows as
+            the table description) is the description followed by the join hint.
         callback_manager, verbose: as for any LlamaIndex retriever.
 
     Example:
@@ -112,6 +151,7 @@ class JoinAwareRetriever(BaseRetriever):
         engine: "Engine | str | None" = None,
         sql_database: "SQLDatabase | None" = None,
         dialect: str | None = None,
+        table_descriptions: "Mapping[str, str] | Iterable[SQLTableSchema] | None" = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
@@ -138,8 +178,33 @@ class JoinAwareRetriever(BaseRetriever):
         self._engine: Any = engine if engine is not None else (sql_database.engine if sql_database else None)
         self._db_schema: str | None = getattr(sql_database, "_schema", None)
         self.dialect = dialect
+        self.table_descriptions = self._check_descriptions(_descriptions(table_descriptions))
         self._samples: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}
         super().__init__(callback_manager=callback_manager, verbose=verbose)
+
+    def _check_descriptions(self, descriptions: dict[str, str]) -> dict[str, str]:
+        """Descriptions of tables the schema has (others are logged and dropped: an ``ObjectIndex``
+        may also describe views, which are not retrieved)."""
+        schema = self.table_retriever.schema
+        unknown = [name for name in descriptions if schema.find(name) is None]
+        if unknown:
+            log.warning("table_descriptions name tables that are not in the schema (ignored): %s", ", ".join(unknown))
+        return {name: text for name, text in descriptions.items() if name not in unknown}
+
+    @property
+    def similarity_top_k(self) -> int:
+        """The number of tables per question (alias of :attr:`k`, LlamaIndex's usual name)."""
+        return self.k
+
+    @similarity_top_k.setter
+    def similarity_top_k(self, value: int) -> None:
+        from jar_core import retriever as core
+
+        self.k = getattr(core, "check_k_or_auto", core.check_k)(value)
+
+    def description_of(self, table_id: str, name: str) -> str | None:
+        """Your description of a table (by id, then by name), if you gave one."""
+        return self.table_descriptions.get(table_id) or self.table_descriptions.get(name)
 
     # -- constructors ---------------------------------------------------------------
     @classmethod
@@ -161,7 +226,8 @@ class JoinAwareRetriever(BaseRetriever):
         loader_options = dict(loader_options or {})
         adapter.setdefault("engine", url_or_engine)
         retriever = cls(TableRetriever.from_database(url_or_engine, loader_options=loader_options, **core), **adapter)
-        retriever._db_schema = loader_options.get("schema")
+        schema = loader_options.get("schema")
+        retriever._db_schema = schema if isinstance(schema, str) else None  # tables carry their own too
         return retriever
 
     @classmethod
@@ -261,7 +327,9 @@ class JoinAwareRetriever(BaseRetriever):
         for i, doc in enumerate(docs):
             md = dict(doc.metadata)
             md["name"] = md["table"]
-            md["context"] = _context(doc.metadata, len(docs), with_path=i == 0)
+            description = self.description_of(md["table_id"], md["table"])
+            md["description"] = description
+            md["context"] = _context(doc.metadata, len(docs), with_path=i == 0, description=description)
             node = TextNode(
                 id_=str(uuid.uuid5(uuid.NAMESPACE_URL, f"jar-retrieval:{md['table_id']}")),
                 text=doc.text,
@@ -276,31 +344,45 @@ class JoinAwareRetriever(BaseRetriever):
         return self.to_nodes(self.retrieve_result(query_bundle))
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        question = self._question(query_bundle)
+        result = await self.aretrieve_result(query_bundle)
+        return await asyncio.to_thread(self.to_nodes, result)
+
+    async def aretrieve_result(self, query: QueryType, k: int | None = None) -> RetrievalResult:
+        """:meth:`retrieve_result` without blocking the event loop (for workflow steps and agents):
+        an LLM decomposer is awaited, the embedding and search run in a worker thread."""
+        question = self._question(query)
         core = self.table_retriever
         adecompose = getattr(core.decomposer, "adecompose", None)
         if adecompose is not None:  # e.g. the LLM decomposer awaits llm.acomplete
             dec = await adecompose(question, core.schema)
         else:
             dec = await asyncio.to_thread(core.decompose, question)
-        return await asyncio.to_thread(lambda: self.to_nodes(self._search(question, None, dec)))
+        return await asyncio.to_thread(self._search, question, k, dec)
 
     # -- SQLTableRetrieverQueryEngine ---------------------------------------------------
     def as_object_retriever(
         self,
         sql_database: "SQLDatabase | None" = None,
         node_postprocessors: "list[BaseNodePostprocessor] | None" = None,
+        table_schema_objs: "Iterable[SQLTableSchema] | Mapping[str, str] | None" = None,
     ) -> "ObjectRetriever[SQLTableSchema]":
         """``ObjectRetriever(self, SQLTableNodeMapping(sql_database))``, ready for ``table_retriever=``.
 
         The query engine then describes each retrieved table with
-        ``sql_database.get_single_table_info(name)`` followed by its join hint (``context``).
-        ``sql_database`` defaults to the one given to :meth:`from_sql_database`; every table of
-        the corpus must be one of its usable tables.
+        ``sql_database.get_single_table_info(name)`` followed by its ``context``: your
+        description of the table (``table_descriptions``, or the ``context_str`` of the
+        ``table_schema_objs`` given here) and the join hint. ``sql_database`` defaults to the one
+        given to :meth:`from_sql_database`; every table of the corpus must be one of its usable
+        tables.
         """
         from llama_index.core.objects import ObjectRetriever, SQLTableNodeMapping
 
         sql_database = sql_database or self.sql_database
+        retriever = self
+        if table_schema_objs is not None:
+            retriever = copy.copy(self)
+            retriever.table_descriptions = {**self.table_descriptions,
+                                            **self._check_descriptions(_descriptions(table_schema_objs))}
         if sql_database is None:
             raise InvalidArgumentError("as_object_retriever needs a SQLDatabase (or build with from_sql_database)")
         usable = set(sql_database.get_usable_table_names())
@@ -311,7 +393,88 @@ class JoinAwareRetriever(BaseRetriever):
                 f"{len(missing)} table(s) of the retriever are not usable tables of the SQLDatabase: "
                 f"{', '.join(missing[:5])}{more}"
             )
-        return ObjectRetriever(self, SQLTableNodeMapping(sql_database), node_postprocessors=node_postprocessors)
+        return ObjectRetriever(retriever, SQLTableNodeMapping(sql_database), node_postprocessors=node_postprocessors)
+
+    # -- agents ---------------------------------------------------------------------
+    def as_tool(self, name: str = "find_tables", description: str | None = None) -> Any:
+        """A LlamaIndex ``FunctionTool`` for agents: ``find_tables(question, k=None)`` returns the
+        selected tables' ``CREATE TABLE`` DDL and the join path connecting them (the text the
+        LangChain adapter's tool gives); its ``raw_output`` is that text too."""
+        from llamaindex_jar.tools import find_tables_tool
+
+        return find_tables_tool(self, name=name, description=description)
+
+    # -- persistence ----------------------------------------------------------------
+    def persist(self, persist_dir: str | os.PathLike[str], *, store_samples: bool = True) -> Path:
+        """Save the index and this retriever's settings in ``persist_dir`` (for :meth:`from_persist_dir`).
+
+        Writes ``persist_dir/index`` (the saved index: schema and embeddings, atomically, see
+        ``TableRetriever.save_index``; ``store_samples=False`` keeps the columns' sample values out)
+        and ``persist_dir/jar_retriever.json`` (``k``, ``include``, ``exclude``, ``database``,
+        ``dialect``, ``table_descriptions`` and the core's strategy, candidates and join options).
+        The database connection and ``sample_rows`` are not saved: pass ``engine=`` and
+        ``sample_rows=`` to :meth:`from_persist_dir` again.
+        """
+        folder = Path(persist_dir)
+        folder.mkdir(parents=True, exist_ok=True)
+        self.table_retriever.save_index(folder / PERSIST_INDEX, store_samples=store_samples)
+        core = self.table_retriever
+        strategy: dict[str, Any] = {"name": core.strategy.name}
+        if core.strategy.name == "greedy":
+            strategy.update({w: getattr(core.strategy, w) for w in ("l_cov", "l_join", "l_coarse")})
+        config = {
+            "format": 1,
+            "k": self.k,
+            "include": self.include,
+            "exclude": self.exclude,
+            "database": self.database,
+            "dialect": self.dialect,
+            "table_descriptions": self.table_descriptions,
+            "core": {
+                "strategy": strategy,
+                "candidates": core.n_candidates,
+                "joins": core.joins,
+                "min_join_score": core.min_join_score,
+                "cross_database_joins": core.cross_database_joins,
+            },
+        }
+        tmp = folder / (PERSIST_FILE + ".tmp")
+        tmp.write_text(json.dumps(config, indent=2, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, folder / PERSIST_FILE)
+        return folder
+
+    @classmethod
+    def from_persist_dir(cls, persist_dir: str | os.PathLike[str], **options: Any) -> "JoinAwareRetriever":
+        """A retriever saved with :meth:`persist`: its index (no database needed) and settings.
+
+        ``options`` override the saved settings and take what :meth:`from_index` takes
+        (``embed_model`` for an index built with your model, ``llm``, ``engine`` and ``sample_rows``...).
+        A folder without ``jar_retriever.json`` but with an index is read as that index.
+        """
+        from jar_core.strategies import get_strategy
+
+        folder = Path(persist_dir)
+        config_file = folder / PERSIST_FILE
+        if not config_file.is_file():
+            if (folder / PERSIST_INDEX).is_dir():
+                return cls.from_index(folder / PERSIST_INDEX, **options)
+            raise IndexLoadError(f"{folder} holds no persisted retriever ({PERSIST_FILE} is missing)")
+        try:
+            config = json.loads(config_file.read_text(encoding="utf-8"))
+            saved = {key: config[key] for key in ("k", "include", "exclude", "database", "dialect", "table_descriptions")
+                     if config.get(key) not in (None, [], {})}
+            core = dict(config.get("core") or {})
+            strategy = dict(core.pop("strategy", None) or {})
+        except (ValueError, TypeError, AttributeError) as e:
+            raise IndexLoadError(f"{config_file} is not a persisted retriever: {e}") from e
+        if "strategy" not in options and strategy.get("name"):
+            name = strategy.pop("name")
+            options["strategy"] = get_strategy(name, **strategy) if name == "greedy" else name
+        if "similarity_top_k" in options:
+            saved.pop("k", None)
+        for key, value in {**core, **saved}.items():
+            options.setdefault(key, value)
+        return cls.from_index(folder / PERSIST_INDEX, **options)
 
     # -- sample rows ----------------------------------------------------------------
     def _sample_rows(self, result: RetrievalResult) -> dict[str, tuple[list[str], list[tuple[Any, ...]]]] | None:

@@ -1,13 +1,14 @@
 """The jar-retrieval command: through a subprocess (text and --json) and in-process for bad input."""
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
 
 import pytest
 
-from jar_core.cli import main
+from jar_core.cli import build_parser, main
 from jar_core.demo import DEMO_QUESTION
 
 
@@ -183,3 +184,118 @@ def test_index_no_samples_keeps_sample_values_out(tmp_path, capsys):
     assert '"sample"' in (tmp_path / "with" / "schema.json").read_text()
     assert '"sample"' not in (tmp_path / "without" / "schema.json").read_text()
     assert main(["retrieve", DEMO_QUESTION, "--index", str(tmp_path / "without"), "-k", "3", "--json"]) == 0
+
+
+# -- issue 10: --weights, --sample-rows, --explain legend, candidates, --format, --schema ------
+
+
+def _json_run(capsys, *args):
+    assert main(["retrieve", *args, "-q", "--json"]) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def test_weights_apply_to_the_default_strategy(capsys):
+    from jar_core import cli, strategies
+
+    default = _json_run(capsys, "-k", "3")
+    assert default["strategy"] == cli._DEFAULT_STRATEGY
+    own = strategies.get_strategy(cli._DEFAULT_STRATEGY)
+    weights = ",".join(f"{w:g}" for w in (own.l_cov, own.l_join, own.l_coarse))
+    same = _json_run(capsys, "-k", "3", "--weights", weights)
+    assert [t["id"] for t in same["tables"]] == [t["id"] for t in default["tables"]]
+    coarse_only = _json_run(capsys, "-k", "3", "--weights", "0,0,1")
+    assert coarse_only["strategy"] == cli._DEFAULT_STRATEGY  # the weights do not switch the strategy
+    assert [t["id"] for t in coarse_only["tables"]] != [t["id"] for t in default["tables"]]  # and they are used
+    greedy = _json_run(capsys, "-k", "3", "--strategy", "greedy", "--weights", "0,0,1")
+    dense = _json_run(capsys, "-k", "3", "--strategy", "dense")
+    assert [t["id"] for t in greedy["tables"]] == [t["id"] for t in dense["tables"]]  # relevance alone, as dense
+
+
+@pytest.mark.parametrize("weights", ["banana", "1,2", "1,2,3,4", "-1,1,1", "nan,1,1", "inf,1,1"])
+def test_bad_weights_are_an_error(weights, capsys):
+    assert main(["retrieve", "q", f"--weights={weights}"]) == 1
+    _one_line_error(capsys, "--weights takes l_cov,l_join,l_coarse")
+
+
+def test_weights_with_another_strategy_are_an_error(capsys):
+    assert main(["retrieve", "q", "--weights", "1,1,1", "--strategy", "dense"]) == 1
+    _one_line_error(capsys, "does not apply to --strategy dense")
+
+
+@pytest.mark.parametrize("source", ["--index", "--ddl", "--benchmark"])
+def test_sample_rows_without_a_database_is_an_error(source, tmp_path, capsys):
+    assert main(["retrieve", "q", source, str(tmp_path), "--sample-rows", "10"]) == 1
+    _one_line_error(capsys, f"--sample-rows applies to --db (rows read from a live database), not to {source}")
+
+
+def test_sample_rows_with_a_database(capsys):
+    assert main(["retrieve", "q", "--sample-rows", "0"]) == 1
+    _one_line_error(capsys, "--sample-rows must be >= 1")
+    assert len(_json_run(capsys, "-k", "2", "--sample-rows", "5", "--no-cache")["tables"]) == 2
+
+
+def test_explain_has_a_legend_and_the_candidates_line_says_why(capsys):
+    assert main(["retrieve", "-k", "3", "-q", "--explain", "--strategy", "greedy"]) == 0
+    out = capsys.readouterr().out
+    assert "Strategy: greedy over 13 candidates (every table: fewer than --candidates 20)" in out
+    legend = [line for line in out.splitlines() if line.startswith("Columns: ")]
+    assert legend == [
+        "Columns: coarse = similarity of the table to the question; coverage = how much it adds to covering the "
+        "sub-queries; join = its join confidence with the tables chosen before it; score (utility in the trace) = "
+        "2*coverage + 1*join + 4*coarse."
+    ]
+    assert main(["retrieve", "-k", "3", "-q", "--explain", "--candidates", "5", "--weights", "1,0.5,3",
+                 "--strategy", "greedy"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"Strategy: greedy over (5 candidates \(the tables most similar to the question\)|"
+                     r"\d+ candidates \(the 5 tables most similar to the question, and tables joinable to them\))", out)
+    assert "= 1*coverage + 0.5*join + 3*coarse." in out
+    assert main(["retrieve", "-k", "3", "-q", "--explain"]) == 0  # the default strategy has its legend too
+    assert sum(line.startswith("Columns: coarse = ") for line in capsys.readouterr().out.splitlines()) == 1
+    assert main(["retrieve", "-k", "3", "-q"]) == 0
+    assert "Columns:" not in capsys.readouterr().out
+
+
+def test_json_has_the_join_path_and_explain_adds_the_trace(capsys):
+    assert main(["retrieve", "-k", "3", "-q"]) == 0
+    text = capsys.readouterr().out
+    out = _json_run(capsys, "-k", "3")
+    assert out["join_path"].startswith("FROM ") and " JOIN " in out["join_path"]
+    assert "  " + out["join_path"] in text
+    assert _json_run(capsys, "-k", "3", "--format", "json") == out
+    explained = _json_run(capsys, "-k", "3", "--explain")
+    assert len(explained["trace"]) == 3 and explained["trace"][0][0]["chosen"] is True
+    assert explained["legend"].startswith("Columns: coarse = ")
+
+
+def test_format_mermaid_and_dot(capsys):
+    assert main(["retrieve", "-k", "3", "-q", "--format", "mermaid", "--strategy", "greedy"]) == 0
+    out = capsys.readouterr().out
+    order = [t["id"] for t in _json_run(capsys, "-k", "3", "--strategy", "greedy")["tables"]]
+    assert out.startswith("flowchart LR\n")
+    assert f't1["1. {order[0]}<br/>' in out and f't3["3. {order[2]}<br/>' in out
+    assert 'demo.books<br/>book_id (PK)' in out
+    assert re.search(r't\d ---\|"(books.book_id = book_categories.book_id|book_categories.book_id = books.book_id)"\| t\d', out)
+    assert out.count(" ---|") == 2 and " -.-|" not in out  # two declared keys, no inferred join
+    assert main(["retrieve", "-k", "3", "-q", "--format", "dot", "--strategy", "greedy"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("graph joins {") and out.rstrip().endswith("}")
+    assert re.search(r't\d -- t\d \[label="(books.book_id = book_categories.book_id|book_categories.book_id = books.book_id)"\];', out)
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--json", "--format", "dot"], "--json and --format dot disagree"),
+        (["--explain", "--format", "mermaid"], "--explain applies to --format text and json"),
+        (["--schema", "music"], "--schema applies to --db"),
+    ],
+)
+def test_conflicting_output_options(args, message, capsys):
+    assert main(["retrieve", "q", *args]) == 1
+    _one_line_error(capsys, message)
+
+
+def test_help_explains_candidates():
+    help_text = build_parser()._subparsers._group_actions[0].choices["retrieve"].format_help()
+    assert "every table when the source has fewer" in " ".join(help_text.split())

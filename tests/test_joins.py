@@ -263,3 +263,19 @@ def test_min_join_score_drops_weak_joins():
         _retriever(min_join_score=1.5)
     with pytest.raises(Exception, match="joins must be"):
         _retriever(joins="guess")
+
+
+def test_ordinals_and_english_words_are_no_references():
+    # credit_order: two values over 60 rows (an ordinal); page_count: "count" is not "country"
+    book_authors = Table("d", "book_authors", [Column("book_id", "int"),
+                                               Column("credit_order", "int", unique_ratio=2 / 60, sample=ints(1, 2))],
+                         row_count=60)
+    s = Schema([
+        T("orders", Column("order_id", "int", primary_key=True)),
+        T("countries", Column("country_id", "int", primary_key=True)),
+        T("books", Column("book_id", "int", primary_key=True), "page_count"),
+        book_authors,
+    ])
+    got = edges(s)
+    assert not any("credit_order" in e or "page_count" in e for e in got), got
+    assert "book_authors.book_id = books.book_id" in got

@@ -381,8 +381,8 @@ def test_from_sql_database(sql_database, demo_retriever) -> None:
 
 
 def test_import_jar_core_imports_no_framework() -> None:
-    code = ("import sys, jar_core, jar_core.llm_decomposition; "
-            "assert not [m for m in sys.modules if m.startswith(('langchain', 'llama_index'))]")
+    code = ("import sys, jar_core, jar_core.llm_decomposition, jar_core.render, jar_core.mcp_server, jar_core.cli; "
+            "assert not [m for m in sys.modules if m.startswith(('langchain', 'llama_index', 'mcp', 'duckdb'))]")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

@@ -93,6 +93,7 @@ def test_nodes_carry_the_core_documents(retriever, demo_retriever):
         md = dict(n.node.metadata)
         assert md.pop("name") == md["table"]
         md.pop("context")
+        assert md.pop("description") is None  # no table_descriptions given
         assert md == doc.metadata
         assert n.node.text == doc.text and n.node.text.startswith("CREATE TABLE")
         assert n.score == pytest.approx(doc.score)
@@ -322,3 +323,116 @@ def test_llm_decomposer_fallback(demo_schema, demo_retriever, embedder, llm, rea
     assert names(nodes) == names(JoinAwareRetriever.from_table_retriever(demo_retriever, k=4).retrieve(DEMO_QUESTION))
     # async: acomplete goes through the same fallback
     assert asyncio.run(r.aretrieve(DEMO_QUESTION))[0].node.metadata["decomposer"].startswith("heuristic (fallback")
+
+
+# -- issue 10: your table descriptions, similarity_top_k, agent tools, persistence -------------
+
+
+DESCRIPTIONS = {
+    "books": "Every title the shop sells, one row per edition.",
+    "book_categories": "Which category each book is filed under.",
+}
+
+
+def test_your_table_descriptions_are_kept_and_the_join_hint_appended(demo_retriever, sql_database,
+                                                                     no_default_embed_model):
+    objs = [SQLTableSchema(table_name=name, context_str=text) for name, text in DESCRIPTIONS.items()]
+    r = JoinAwareRetriever.from_table_retriever(demo_retriever, k=3, sql_database=sql_database)
+    llm = RecordingLLM()
+    engine = SQLTableRetrieverQueryEngine(sql_database, r.as_object_retriever(table_schema_objs=objs), llm=llm,
+                                          sql_only=True)
+    engine.query(DEMO_QUESTION)
+    prompt = next(p for p in llm.prompts if "SQLQuery:" in p and DEMO_QUESTION in p)
+    contexts = {n.node.metadata["table"]: n.node.metadata["context"]
+                for n in JoinAwareRetriever.from_table_retriever(demo_retriever, k=3, table_descriptions=DESCRIPTIONS)
+                .retrieve(DEMO_QUESTION)}
+    assert set(contexts) == {"books", "book_categories", "categories"}
+    for table, context in contexts.items():
+        assert f"The table description is: {context}" in prompt
+    assert contexts["books"].startswith("Every title the shop sells, one row per edition. Joins the other retrieved tables on")
+    assert contexts["book_categories"].startswith("Which category each book is filed under. Joins the other")
+    # categories has no description of yours: the join hint alone, as before
+    assert contexts["categories"].startswith("Joins the other retrieved tables on")
+    assert r.table_descriptions == {}  # as_object_retriever(table_schema_objs=...) did not change r
+
+    r2 = JoinAwareRetriever.from_table_retriever(demo_retriever, k=3, table_descriptions=DESCRIPTIONS)
+    node = next(n.node for n in r2.retrieve(DEMO_QUESTION) if n.node.metadata["table"] == "books")
+    assert node.metadata["description"] == DESCRIPTIONS["books"]
+    assert node.metadata["context"].startswith(DESCRIPTIONS["books"] + " Joins the other retrieved tables")
+    assert node.get_content(MetadataMode.LLM).startswith(f"context: {DESCRIPTIONS['books']}")
+
+
+def test_descriptions_of_unknown_tables_are_logged_and_bad_ones_refused(demo_retriever, caplog):
+    with caplog.at_level(logging.WARNING):
+        r = JoinAwareRetriever(demo_retriever, table_descriptions={"books": "x", "a_view": "y"})
+    assert r.table_descriptions == {"books": "x"} and "a_view" in caplog.text
+    with pytest.raises(InvalidArgumentError):
+        JoinAwareRetriever(demo_retriever, table_descriptions=["books"])
+
+
+def test_similarity_top_k_is_the_k_alias(demo_retriever):
+    r = JoinAwareRetriever.from_table_retriever(demo_retriever, similarity_top_k=2)
+    assert r.k == r.similarity_top_k == 2 and len(r.retrieve(DEMO_QUESTION)) == 2
+    r.similarity_top_k = 3
+    assert len(r.retrieve(DEMO_QUESTION)) == 3
+    with pytest.raises(InvalidArgumentError):
+        r.similarity_top_k = 0
+
+
+def test_function_tool_and_retriever_tool(demo_retriever):
+    from llama_index.core.tools import RetrieverTool
+
+    r = JoinAwareRetriever.from_table_retriever(demo_retriever, similarity_top_k=3)
+    tool = r.as_tool()
+    assert tool.metadata.name == "find_tables" and "join path" in tool.metadata.description
+    params = tool.metadata.get_parameters_dict()
+    assert params["required"] == ["question"] and params["properties"]["question"]["description"]
+    out = tool.call(question=DEMO_QUESTION)
+    path = r.retrieve_result(DEMO_QUESTION).join_clause()
+    assert out.content.count("CREATE TABLE") == 3 and out.content.endswith(path)
+    assert asyncio.run(tool.acall(question=DEMO_QUESTION, k=2)).content.count("CREATE TABLE") == 2
+    text = RetrieverTool.from_defaults(retriever=r, name="tables").call(DEMO_QUESTION).content
+    assert path in text and text.count("CREATE TABLE") == 3  # nodes show the join hint to LLMs
+
+
+def test_persist_and_from_persist_dir(demo_retriever, tmp_path):
+    from jar_core.errors import IndexLoadError
+    from jar_core.strategies import GreedyStrategy
+
+    core = TableRetriever(demo_retriever.schema, embedder=demo_retriever.embedder, index=demo_retriever.index,
+                          strategy=GreedyStrategy(1.0, 2.0, 3.0), candidates=10, min_join_score=0.6)
+    r = JoinAwareRetriever.from_table_retriever(core, similarity_top_k=3, exclude=["reviews"],
+                                                table_descriptions=DESCRIPTIONS)
+    assert r.persist(tmp_path / "store") == tmp_path / "store"
+    assert sorted(p.name for p in (tmp_path / "store").iterdir()) == ["index", "jar_retriever.json"]
+    loaded = JoinAwareRetriever.from_persist_dir(tmp_path / "store", embedder=demo_retriever.embedder)
+    assert (loaded.k, loaded.exclude, loaded.table_descriptions) == (3, ["reviews"], DESCRIPTIONS)
+    c = loaded.table_retriever
+    assert (c.strategy.l_cov, c.strategy.l_join, c.strategy.l_coarse) == (1.0, 2.0, 3.0)
+    assert (c.n_candidates, c.min_join_score) == (10, 0.6)
+    assert names(loaded.retrieve(DEMO_QUESTION)) == names(r.retrieve(DEMO_QUESTION))
+    again = JoinAwareRetriever.from_persist_dir(tmp_path / "store", embedder=demo_retriever.embedder,
+                                                similarity_top_k=2, exclude=[])
+    assert again.k == 2 and again.exclude == []
+    with pytest.raises(IndexLoadError, match="jar_retriever.json is missing"):
+        JoinAwareRetriever.from_persist_dir(tmp_path / "nothing")
+
+
+def test_agent_and_workflow_example_runs(embedder, monkeypatch):
+    import importlib.util
+    from pathlib import Path
+
+    import jar_core.embedding as emb
+
+    monkeypatch.setattr(emb, "_DEFAULT", embedder)
+    path = Path(__file__).resolve().parents[1] / "examples" / "llamaindex_agent.py"
+    spec = importlib.util.spec_from_file_location("example_llamaindex_agent", path)
+    example = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = example
+    spec.loader.exec_module(example)
+    r = JoinAwareRetriever.from_database(demo_url(), similarity_top_k=3)
+    gold = example.run_sql(example.DEMO_GOLD_SQL)
+    out = asyncio.run(example.run_agent(r))
+    assert out["rows"] == gold and "Dune" in out["answer"] and "-- Join path connecting these tables:" in out["tables_text"]
+    flow = asyncio.run(example.run_workflow(r))
+    assert flow["rows"] == gold and set(flow["tables"]) == {"books", "book_categories", "categories"}

@@ -15,7 +15,8 @@ sibling        0.70  ``city.CountryCode`` = ``countrylanguage.CountryCode`` (two
 ``k`` must be its table's key (declared, or named after its table: ``id``, ``<table>_id``,
 ``c_custkey`` in ``customer``), except for *sibling*, where both columns carry the same
 key-like name and neither is known to be unique. A referencing name without a key word
-(``flights.Airline``, ``ship.lost_in_battle``) counts 0.85 times, a natural key word
+(``flights.Airline``, ``ship.lost_in_battle``) counts 0.85 times and is never an abbreviation
+(``page_count`` is not ``country``), a natural key word
 (``number``, ``no``) 0.9 times; the same key word on both sides adds 0.02; a flag
 (``is_current_term``) references nothing. Names are read without the
 database: the database (or a file path) never makes two columns look alike.
@@ -85,8 +86,8 @@ def naming(p: ColumnProfile, keyish: np.ndarray) -> tuple[np.ndarray, np.ndarray
             g += [flat[j:] for j in range(1, len(flat) - 3)]
         ent_f.append(e)
         role_f.append(r)
-        abbr_f.append(list(dict.fromkeys(e + r)))
-        glue_f.append(g)
+        abbr_f.append(list(dict.fromkeys(e + r)) if has_kw[i] else [])  # ``addr_sk``, never ``page_count``
+        glue_f.append(g if has_kw[i] else [])
     # aliases a key column answers to: its own entity words, and its table's names if it is the key
     ent_k, part_k, abbr_k = [], [], []
     for i in range(n):

@@ -185,7 +185,7 @@ class ColumnProfile:
     from_samples: np.ndarray  # bool: type class read off the sample values
     other_class: int
     key_word: list[str | None]  # the key word the name ends with
-    flag: np.ndarray  # bool: a flag's name (``is_current``, ``*_flag``)
+    flag: np.ndarray  # bool: a flag (``is_current``, ``*_flag``, or one or two distinct values and no key word)
     stems: list[list[str]]  # entity words before the key word, per name variant (with/without prefix)
     own_key: np.ndarray  # bool: the column is its table's key (declared, or named after its table)
     unique: np.ndarray  # float: distinct/rows, NaN when unknown
@@ -239,7 +239,9 @@ class ColumnProfile:
                     facts = by_name[(c.name, t.name, prefix)] = _name_facts(c.name, prefix, tnames, twords)
                 kw, flag, v_stems, v_full, named_own = facts
                 key_word.append(kw)
-                flags.append(flag)
+                # an ordinal or a category with one or two values (credit_order: 1, 2) is no reference
+                few = c.unique_ratio is not None and t.row_count is not None and c.unique_ratio * t.row_count < 3
+                flags.append(flag or (kw is None and few and t.row_count >= 3))
                 stems.append(v_stems)
                 full.append(v_full)
                 tnames_l.append(tnames)

@@ -1,9 +1,13 @@
 """Load a :class:`~jar_core.schema.Schema` from a live database through SQLAlchemy.
 
-Only SQLAlchemy's dialect-neutral API is used: :func:`sqlalchemy.inspect` for tables, columns,
+SQLAlchemy's dialect-neutral API is used: :func:`sqlalchemy.inspect` for tables, columns,
 keys and comments, and one bounded ``SELECT ... LIMIT n`` per table (SQLAlchemy Core, so every
 identifier is quoted by the dialect) for the optional column statistics, read as a stream and
-cut off at a byte budget. Nothing is written and no query scans a whole table; connections are
+cut off at a byte budget. DuckDB (``duckdb:///file.duckdb`` with duckdb-engine, whose
+reflection goes through an emulated ``pg_catalog`` that lacks what SQLAlchemy asks for) is read
+from DuckDB's own catalog instead: ``duckdb_tables()``, ``duckdb_columns()`` and
+``duckdb_constraints()``. Keys that cannot be read are a warning, not an error: the load goes on
+without them (joins are then inferred from names and values). Nothing is written and no query scans a whole table; connections are
 read-only where the driver allows it (SQLite ``mode=ro``, PostgreSQL
 ``default_transaction_read_only``, MySQL read-only transactions). URLs are shown with their
 password and secret query values (``password=``, ``sslpassword=``, ``passwd=``...) hidden.
@@ -19,13 +23,14 @@ import math
 import re
 import sys
 import urllib.parse
+import warnings
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
 from sqlalchemy import column as sa_column
-from sqlalchemy import create_engine, event, inspect, select
+from sqlalchemy import create_engine, event, inspect, select, text
 from sqlalchemy import table as sa_table
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.engine.interfaces import Dialect
@@ -77,6 +82,9 @@ _DRIVER_PACKAGES = {
 #: SQLAlchemy dialect name -> sqlglot dialect name (stored as :attr:`Schema.dialect`).
 _SQLGLOT_DIALECTS = {"postgresql": "postgres", "mssql": "tsql", "mariadb": "mysql"}
 
+#: File name suffixes of DuckDB databases (dropped from the file name to make the database id).
+_DUCKDB_SUFFIXES = (".duckdb", ".ddb", ".db")
+
 _SKIP = object()  # marks a value that has no place in a JSON sample (bytes, NaN)
 
 
@@ -88,7 +96,7 @@ def load_database(
     sample_values: int = 20,
     sample_bytes: int = DEFAULT_SAMPLE_BYTES,
     statistics: bool = True,
-    schema: str | None = None,
+    schema: str | Sequence[str] | None = None,
     include_tables: Sequence[str] | None = None,
 ) -> Schema:
     """Reflect the tables of a database (views excluded) into a :class:`Schema`.
@@ -98,8 +106,9 @@ def load_database(
             or an :class:`~sqlalchemy.engine.Engine` (left open; an engine created here is
             disposed before returning).
         database: the id prefix of the tables (``"<database>.<table>"``). Default: ``schema``
-            if given, else the file stem of a SQLite database, else the URL's database name,
-            else ``"main"``.
+            if given, else the file stem of a SQLite or DuckDB database, else for PostgreSQL the
+            connection's default schema (usually ``public``), else the URL's database name, else
+            ``"main"``. Not allowed with several schemas (each is then its own database).
         sample_rows: with ``statistics``, at most this many rows are read per table.
         sample_values: at most this many distinct non-null values are kept per column
             (capped by :data:`~jar_core.schema.MAX_SAMPLE_VALUES`); strings are cut to
@@ -110,8 +119,13 @@ def load_database(
             and :attr:`Column.sample` (first-seen order, JSON-friendly) from the first
             ``sample_rows`` rows. :attr:`Table.row_count` is set only when the table has fewer
             rows than that and all were read (it is then exact); no ``COUNT(*)`` is run.
-        schema: the SQLAlchemy schema (PostgreSQL schema, MySQL database...) to read.
-        include_tables: read only these tables (exact names, case-insensitive fallback).
+        schema: the SQL schema (PostgreSQL schema, MySQL database, DuckDB schema...) to read, or
+            a list of them; default: the connection's default schema. The tables of a schema
+            given here are identified as ``"<schema>.<table>"`` (unless ``database`` says
+            otherwise) and are qualified with it in SQL (:attr:`Table.sql_schema`): the DDL,
+            join clauses and sample-row queries name ``"music"."track"``, not ``"track"``.
+        include_tables: read only these tables (exact names, case-insensitive fallback; with
+            several schemas ``"schema.table"``, or a bare name for that table in every schema).
 
     Raises:
         DatabaseConnectionError: malformed URL, missing SQLite file (nothing is created),
@@ -130,19 +144,23 @@ def load_database(
         raise InvalidArgumentError(f"sample_values must be a non-negative integer, got {sample_values!r}")
     if statistics and (isinstance(sample_bytes, bool) or not isinstance(sample_bytes, int) or sample_bytes < 1):
         raise InvalidArgumentError(f"sample_bytes must be a positive integer, got {sample_bytes!r}")
+    schemas = _schema_list(schema)
+    if database is not None and len(schemas) > 1:
+        raise InvalidArgumentError(
+            "database= names the tables of one schema; with several schemas each one is its own database"
+        )
     if isinstance(url_or_engine, Engine):
         _check_sqlite_file(url_or_engine.url)
         engine, owned = url_or_engine, False
     else:
         engine, owned = _create_engine(url_or_engine), True
     try:
-        db_name = database or _default_database(engine.url, schema)
         return _load(
             engine,
             owned=owned,
             label=_label(engine.url),
-            database=db_name,
-            schema=schema,
+            database=database,
+            schemas=schemas,
             include_tables=include_tables,
             sample_rows=sample_rows if statistics else 0,
             sample_values=sample_values,
@@ -280,8 +298,17 @@ def _create_engine(raw: str | URL, *, read_only: bool = True) -> Engine:
     secrets = _secrets(url)
     label = _label(url)
     _check_sqlite_file(url)
+    kwargs: dict[str, Any] = {}
+    if url.get_backend_name() == "duckdb":
+        duckdb_file = _duckdb_file(url)
+        if duckdb_file is not None and not duckdb_file.exists():
+            raise DatabaseConnectionError(
+                f"cannot open {label}: the DuckDB file {str(duckdb_file)!r} does not exist"
+            )
+        if read_only and duckdb_file is not None:  # a read-only DuckDB connection also lets others read
+            kwargs["connect_args"] = {"read_only": True}
     try:
-        engine = create_engine(_read_only_url(url) if read_only else url)
+        engine = create_engine(_read_only_url(url) if read_only else url, **kwargs)
     except NoSuchModuleError as err:
         raise DatabaseConnectionError(
             f"unknown database dialect or driver in {label}: {_one_line(err, secrets)}"
@@ -409,13 +436,49 @@ def _check_sqlite_file(url: URL) -> None:
         )
 
 
-def _default_database(url: URL, schema: str | None) -> str:
+def _duckdb_file(url: URL) -> Path | None:
+    """The file of a file-based DuckDB URL, ``None`` for in-memory and MotherDuck (``md:``) databases."""
+    if url.get_backend_name() != "duckdb":
+        return None
+    db = url.database or ""
+    if not db or db.startswith(":memory:") or db.startswith(("md:", "motherduck:")):
+        return None
+    return Path(db)
+
+
+def _schema_list(schema: str | Sequence[str] | None) -> list[str | None]:
+    """``schema`` of :func:`load_database` as a list: ``[None]`` for the connection's default schema."""
+    if schema is None:
+        return [None]
+    items = [schema] if isinstance(schema, str) else list(schema)
+    if not items:
+        return [None]
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            raise InvalidArgumentError(f"a schema name must be a non-empty string, got {item!r}")
+    return list(dict.fromkeys(items))
+
+
+def _default_database(url: URL, schema: str | None) -> str | None:
+    """The id prefix of the tables of ``schema``; ``None``: the connection's default schema (PostgreSQL)."""
     if schema:
         return schema
     sqlite_file = _sqlite_file(url)
     if sqlite_file is not None:
         return sqlite_file.stem or "main"
-    if url.get_backend_name() != "sqlite" and url.database:
+    backend = url.get_backend_name()
+    if backend == "duckdb":
+        db = (url.database or "").removeprefix("md:")
+        if not db or db.startswith(":memory:"):
+            return "memory"
+        name = Path(db).name
+        for suffix in _DUCKDB_SUFFIXES:
+            if name.lower().endswith(suffix) and len(name) > len(suffix):
+                return name[: -len(suffix)]
+        return name
+    if backend == "postgresql":
+        return None  # its default schema, read once connected
+    if backend != "sqlite" and url.database:
         return url.database
     return "main"
 
@@ -428,57 +491,131 @@ def _load(
     *,
     owned: bool,
     label: str,
-    database: str,
-    schema: str | None,
+    database: str | None,
+    schemas: Sequence[str | None],
     include_tables: Sequence[str] | None,
     sample_rows: int,
     sample_values: int,
     sample_bytes: int,
 ) -> Schema:
-    where = f"{label}" + (f" (schema {schema!r})" if schema else "")
     secrets = _secrets(engine.url)
+    where_all = label + (f" (schema {', '.join(map(repr, schemas))})" if schemas != [None] else "")
+    tables: list[Table] = []
     try:
         with read_only_connection(engine, owned=owned) as conn:
-            tables = _read_tables(
-                conn, where=where, secrets=secrets, database=database, schema=schema,
-                include_tables=include_tables, sample_rows=sample_rows, sample_values=sample_values,
-                sample_bytes=sample_bytes,
-            )
+            duck = conn.dialect.name == "duckdb"
+            insp = None if duck else inspect(conn)
+            listed: list[tuple[str | None, list[str]]] = []
+            for schema in schemas:
+                where = label + (f" (schema {schema!r})" if schema else "")
+                try:
+                    names = _duckdb_table_names(conn, schema) if duck else insp.get_table_names(schema=schema)  # type: ignore[union-attr]
+                except SQLAlchemyError as err:
+                    raise DatabaseConnectionError(f"cannot read {where}: {_one_line(err, secrets)}") from err
+                if not names and include_tables is None:
+                    if len(schemas) == 1:
+                        raise SchemaError(f"database {where} has no tables")
+                    logger.warning("schema %r of %s has no tables", schema, label)
+                listed.append((schema, list(names)))
+            if include_tables is not None:
+                listed = _select_in_schemas(listed, include_tables, where_all)
+            for schema, names in listed:
+                if not names:
+                    continue
+                where = label + (f" (schema {schema!r})" if schema else "")
+                db_name = database or _default_database(engine.url, schema)
+                if db_name is None:  # PostgreSQL without a schema: its default schema
+                    db_name = (None if duck else insp.default_schema_name) or "public"  # type: ignore[union-attr]
+                tables.extend(
+                    _read_tables(
+                        conn, insp, names, where=where, secrets=secrets, database=db_name, schema=schema,
+                        sample_rows=sample_rows, sample_values=sample_values, sample_bytes=sample_bytes,
+                    )
+                )
     except SQLAlchemyError as err:
-        raise DatabaseConnectionError(f"cannot connect to {where}: {_one_line(err, secrets)}") from err
+        raise DatabaseConnectionError(f"cannot connect to {where_all}: {_one_line(err, secrets)}") from err
+    if not tables:
+        raise SchemaError(f"database {where_all} has no tables")
     dialect = _SQLGLOT_DIALECTS.get(engine.dialect.name, engine.dialect.name)
     return Schema(tables, dialect=dialect)
 
 
+def _select_in_schemas(
+    listed: list[tuple[str | None, list[str]]], wanted: Sequence[str], where: str
+) -> list[tuple[str | None, list[str]]]:
+    """``include_tables`` resolved per schema: ``"schema.table"`` in that schema, a bare name in each one."""
+    if len(listed) == 1:
+        schema, names = listed[0]
+        if schema is not None:  # "music.track" names a table of the one schema too
+            prefix = schema + "."
+            exact = set(names)
+            wanted = [
+                w[len(prefix):] if isinstance(w, str) and w not in exact and w.lower().startswith(prefix.lower()) else w
+                for w in wanted
+            ]
+        return [(schema, _select_tables(names, wanted, where))]
+    picked: dict[str | None, list[str]] = {schema: [] for schema, _ in listed}
+    by_schema = dict(listed)
+    lower = {str(s).lower(): s for s in by_schema}
+    missing = []
+    for w in wanted:
+        w = str(w)
+        head, dot, tail = w.partition(".")
+        if dot and head.lower() in lower:
+            schema = lower[head.lower()]
+            found = _find_name(by_schema[schema], tail)
+            if found is None:
+                missing.append(w)
+            else:
+                picked[schema].append(found)
+            continue
+        hits = [(schema, _find_name(names, w)) for schema, names in listed]
+        hits = [(schema, name) for schema, name in hits if name is not None]
+        if not hits:
+            missing.append(w)
+        for schema, name in hits:
+            picked[schema].append(name)  # type: ignore[arg-type]
+    if missing:
+        raise UnknownDatabaseError(f"{where} has no table {', '.join(map(repr, missing))}")
+    return [(schema, list(dict.fromkeys(picked[schema]))) for schema, _ in listed]
+
+
+def _find_name(names: Sequence[str], wanted: str) -> str | None:
+    if wanted in names:
+        return wanted
+    low = wanted.lower()
+    return next((n for n in names if n.lower() == low), None)
+
+
 def _read_tables(
     conn: Connection,
+    insp: Any,
+    names: Sequence[str],
     *,
     where: str,
     secrets: Sequence[str],
     database: str,
     schema: str | None,
-    include_tables: Sequence[str] | None,
     sample_rows: int,
     sample_values: int,
     sample_bytes: int,
 ) -> list[Table]:
-    insp = inspect(conn)
-    try:
-        names = insp.get_table_names(schema=schema)
-    except SQLAlchemyError as err:
-        raise DatabaseConnectionError(f"cannot read {where}: {_one_line(err, secrets)}") from err
-    if not names:
-        raise SchemaError(f"database {where} has no tables")
-    if include_tables is not None:
-        names = _select_tables(names, include_tables, where)
-    try:
-        columns = _by_name(insp.get_multi_columns(schema=schema, filter_names=names))
-        pks = _by_name(_optional(insp.get_multi_pk_constraint, schema, names))
-        fks = _by_name(_optional(insp.get_multi_foreign_keys, schema, names))
-        comments = _by_name(_optional(insp.get_multi_table_comment, schema, names))
-    except SQLAlchemyError as err:
-        raise SourceError(f"cannot read the schema of {where}: {_one_line(err, secrets)}") from err
-    own_schema = schema if schema is not None else insp.default_schema_name
+    if insp is None:  # DuckDB: its own catalog
+        columns, pks, fks, comments, own_schema = _duckdb_catalog(conn, schema, names, where, secrets)
+    else:
+        try:
+            columns = _by_name(insp.get_multi_columns(schema=schema, filter_names=names))
+        except SQLAlchemyError as err:
+            raise SourceError(f"cannot read the schema of {where}: {_one_line(err, secrets)}") from err
+        pks = _keys(conn, insp.get_multi_pk_constraint, schema, names, "primary keys", where, secrets)
+        fks = _keys(conn, insp.get_multi_foreign_keys, schema, names, "foreign keys", where, secrets)
+        try:
+            comments = _by_name(_optional(insp.get_multi_table_comment, schema, names))
+        except SQLAlchemyError as err:
+            logger.info("no table comments for %s: %s", where, _one_line(err, secrets))
+            conn.rollback()
+            comments = {}
+        own_schema = schema if schema is not None else insp.default_schema_name
 
     tables: list[Table] = []
     for name in names:
@@ -493,7 +630,7 @@ def _read_tables(
             columns=[
                 Column(
                     name=c["name"],
-                    type=_type_text(c["type"], conn.dialect),
+                    type=c["type"] if isinstance(c["type"], str) else _type_text(c["type"], conn.dialect),
                     comment=c.get("comment") or None,
                     primary_key=c["name"] in pk,
                 )
@@ -501,11 +638,138 @@ def _read_tables(
             ],
             foreign_keys=[_foreign_key(fk, database, own_schema) for fk in fks.get(name) or ()],
             comment=(comments.get(name) or {}).get("text") or None,
+            sql_schema=schema,
         )
         if sample_rows:
             _add_statistics(conn, table, schema, sample_rows, sample_values, sample_bytes, where)
         tables.append(table)
     return tables
+
+
+def _keys(
+    conn: Connection, method: Any, schema: str | None, names: Sequence[str], what: str, where: str,
+    secrets: Sequence[str],
+) -> dict[str, Any]:
+    """Reflected keys by table name; a dialect that cannot reflect them gives none and a warning."""
+    try:
+        return _by_name(_optional(method, schema, names))
+    except SQLAlchemyError as err:
+        if conn.in_transaction():
+            conn.rollback()  # a failed statement aborts a PostgreSQL transaction
+        warnings.warn(
+            f"the {what} of {where} could not be read ({_one_line(err, secrets)}); going on without them "
+            "(joins are inferred from names and values)",
+            stacklevel=2,
+        )
+        return {}
+
+
+# -- DuckDB -------------------------------------------------------------------------
+
+
+def _duckdb_schema(conn: Connection, schema: str | None) -> str:
+    return schema if schema is not None else str(conn.execute(text("SELECT current_schema()")).scalar())
+
+
+def _duckdb_table_names(conn: Connection, schema: str | None) -> list[str]:
+    """Base tables of one schema of the current DuckDB database (views and temporary tables excluded)."""
+    rows = conn.execute(
+        text(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+            "AND schema_name = :schema AND NOT internal AND NOT temporary ORDER BY table_name"
+        ),
+        {"schema": _duckdb_schema(conn, schema)},
+    )
+    return [r[0] for r in rows]
+
+
+#: The keys of one schema of the current DuckDB database.
+_DUCKDB_CONSTRAINTS = (
+    "SELECT * FROM duckdb_constraints() WHERE database_name = current_database() "
+    "AND schema_name = :schema AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY')"
+)
+_DUCKDB_REFERENCES = re.compile(r'REFERENCES\s+((?:"[^"]+"|[^\s(]+))\s*\(([^)]*)\)', re.IGNORECASE)
+
+
+def _duckdb_catalog(
+    conn: Connection, schema: str | None, names: Sequence[str], where: str, secrets: Sequence[str]
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], str]:
+    """Columns, primary keys, foreign keys and comments of DuckDB tables, from DuckDB's catalog functions.
+
+    Keys come from ``duckdb_constraints()``, else from SQLAlchemy's reflection; when neither
+    gives them a warning says so and the tables are read without keys.
+    """
+    own = _duckdb_schema(conn, schema)
+    wanted = set(names)
+    params = {"schema": own}
+    try:
+        columns: dict[str, list[dict[str, Any]]] = {}
+        for table, column, dtype, comment in conn.execute(
+            text(
+                "SELECT table_name, column_name, data_type, comment FROM duckdb_columns() "
+                "WHERE database_name = current_database() AND schema_name = :schema "
+                "ORDER BY table_name, column_index"
+            ),
+            params,
+        ):
+            if table in wanted:
+                columns.setdefault(table, []).append({"name": column, "type": dtype or "", "comment": comment})
+        comments = {
+            table: {"text": comment}
+            for table, comment in conn.execute(
+                text(
+                    "SELECT table_name, comment FROM duckdb_tables() WHERE database_name = current_database() "
+                    "AND schema_name = :schema"
+                ),
+                params,
+            )
+            if table in wanted
+        }
+    except SQLAlchemyError as err:
+        raise SourceError(f"cannot read the schema of {where}: {_one_line(err, secrets)}") from err
+    pks: dict[str, Any] = {}
+    fks: dict[str, list[dict[str, Any]]] = {}
+    try:
+        result = conn.execute(text(_DUCKDB_CONSTRAINTS), params)
+        for row in result.mappings():
+            table = row["table_name"]
+            if table not in wanted:
+                continue
+            cols = list(row.get("constraint_column_names") or ())
+            if row["constraint_type"] == "PRIMARY KEY":
+                pks[table] = {"constrained_columns": cols}
+                continue
+            ref_table, ref_cols = row.get("referenced_table"), list(row.get("referenced_column_names") or ())
+            if not ref_table:  # DuckDB before referenced_table: read the constraint's text
+                m = _DUCKDB_REFERENCES.search(str(row.get("constraint_text") or ""))
+                if m is None:
+                    continue
+                ref_table = m.group(1).strip('"')
+                ref_cols = [c.strip().strip('"') for c in m.group(2).split(",") if c.strip()]
+            fks.setdefault(table, []).append(
+                {"constrained_columns": cols, "referred_table": ref_table, "referred_columns": ref_cols,
+                 "referred_schema": None}
+            )
+    except SQLAlchemyError as err:  # an older DuckDB: SQLAlchemy's reflection, if it gives them
+        if conn.in_transaction():
+            conn.rollback()
+        insp = inspect(conn)
+        try:
+            pks = _by_name(_optional(insp.get_multi_pk_constraint, schema, names))
+            fks = _by_name(_optional(insp.get_multi_foreign_keys, schema, names))
+        except SQLAlchemyError as err2:
+            if conn.in_transaction():
+                conn.rollback()
+            pks, fks = {}, {}
+            warnings.warn(
+                f"the primary and foreign keys of {where} could not be read (duckdb_constraints(): "
+                f"{_one_line(err, secrets)}; SQLAlchemy: {_one_line(err2, secrets)}); going on without them "
+                "(joins are inferred from names and values)",
+                stacklevel=2,
+            )
+    if not pks and not fks:
+        logger.info("%s declares no primary or foreign keys: joins are inferred from names and values", where)
+    return columns, pks, fks, comments, own
 
 
 def _select_tables(names: Sequence[str], wanted: Sequence[str], where: str) -> list[str]:

@@ -45,7 +45,8 @@ def load_ddl(source: str | os.PathLike[str], *, dialect: str | None = None, data
         dialect: any dialect sqlglot reads (``"mysql"``, ``"postgres"``, ``"tsql"``,
             ``"oracle"``...); ``None`` is sqlglot's default dialect.
         database: the database of tables whose name is not schema-qualified. ``sales.orders``
-            is table ``orders`` of database ``sales``; an unqualified ``REFERENCES t`` resolves
+            is table ``orders`` of database ``sales``, named ``"sales"."orders"`` in the SQL
+            printed for it (:attr:`Table.sql_schema`); an unqualified ``REFERENCES t`` resolves
             to the referencing table's database, then to ``database``; a reference without
             columns targets the primary key of the referenced table.
 
@@ -321,6 +322,7 @@ class _TableDef:
     primary_key: list[str] = field(default_factory=list)
     foreign_keys: list[_RawForeignKey] = field(default_factory=list)
     comment: str | None = None
+    sql_schema: str | None = None  # the schema the DDL names the table with (``sales.orders``)
 
     def column(self, name: str) -> Column | None:
         """The column called ``name`` (exact match first, then case-insensitive)."""
@@ -366,7 +368,7 @@ class _Builder:
                 f"table {f'{database}.{name}'!r} has no columns: {self.origin}, statement {number} "
                 f"({snippet!r}) defines none"
             )
-        tdef = _TableDef(database=database, name=name)
+        tdef = _TableDef(database=database, name=name, sql_schema=table_node.db or None)
         for item in items:
             self._add_item(tdef, item)
         defined = [_name(i.this) for i in items if isinstance(i, exp.ColumnDef)]
@@ -474,6 +476,7 @@ class _Builder:
                 columns=t.columns,
                 foreign_keys=[self._resolve(t, fk) for fk in t.foreign_keys],
                 comment=t.comment,
+                sql_schema=t.sql_schema,
             )
             for t in self.tables.values()
         ]

@@ -1,0 +1,161 @@
+"""jar-retrieval as a Model Context Protocol server (``jar-retrieval serve``; ``pip install "jar-retrieval[mcp]"``).
+
+Three tools over one :class:`~jar_core.retriever.TableRetriever`, whose model and index stay
+loaded between calls:
+
+* ``find_tables(question, k=None)``: the tables that answer the question and how they join.
+  The text content is what ``jar-retrieval retrieve`` prints; the structured content is the
+  JSON of ``retrieve --format json`` (tables, joins with their kind and confidence, join path).
+* ``describe_table(name)``: one table's ``CREATE TABLE`` DDL, keys and joins to other tables.
+* ``list_databases()``: the databases (or schemas) served, with their tables.
+
+Works with the ``mcp`` package 2.x (``MCPServer``) and 1.x (``FastMCP``). The server speaks
+over stdio: stdout carries the protocol, everything else goes to stderr.
+"""
+# No ``from __future__ import annotations``: the SDK reads the tools' signatures (their argument
+# schemas) from real annotation objects, some of them names local to build_server.
+from typing import TYPE_CHECKING, Any, Optional
+
+from jar_core.errors import InvalidArgumentError, JarError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jar_core.retriever import TableRetriever
+
+__all__ = ["build_server", "serve_stdio", "check_mcp", "INSTRUCTIONS"]
+
+#: Most tables listed per database by ``list_databases``.
+MAX_LISTED_TABLES = 500
+
+INSTRUCTIONS = (
+    "Finds the few tables of a large database that answer a question and how they join. Call "
+    "find_tables with the user's question first; it returns the tables, the join keys between them "
+    "and a ready FROM ... JOIN ... ON ... clause. Call describe_table for the columns and keys of any "
+    "table (also one that find_tables did not return). Joins marked inferred are not declared in the "
+    "schema: check them."
+)
+
+FIND_TABLES = (
+    "The tables that together answer a question about the database, in selection order, with the join "
+    "keys between them (declared foreign keys, or inferred joins with their evidence and confidence) and a "
+    "join path (a FROM ... JOIN ... ON ... clause over all of them). Call it with the user's question before "
+    "writing SQL; then describe_table gives each table's columns."
+)
+DESCRIBE_TABLE = (
+    "One table's CREATE TABLE statement (columns, types, primary and foreign keys), the tables that "
+    "reference it and its joins to other tables. Takes a table name, or schema.table when names repeat."
+)
+LIST_DATABASES = "The databases (or schemas) served, with the number and names of their tables."
+
+
+def check_mcp() -> None:
+    """Raise :class:`InvalidArgumentError` with the install command when ``mcp`` is missing."""
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise InvalidArgumentError(
+            "the MCP server needs the mcp package: pip install 'jar-retrieval[mcp]'"
+        ) from None
+
+
+def _server_class() -> Any:
+    try:
+        from mcp.server.mcpserver import MCPServer  # mcp >= 2
+
+        return MCPServer
+    except ImportError:
+        from mcp.server.fastmcp import FastMCP  # mcp 1.x
+
+        return FastMCP
+
+
+def _tool_result(text: str, data: dict[str, Any] | None = None, *, error: bool = False) -> Any:
+    """A ``CallToolResult`` with ``text`` as its content and ``data`` as its structured content."""
+    from mcp.types import CallToolResult
+
+    wire: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": error}
+    if data is not None:
+        wire["structuredContent"] = data
+    return CallToolResult.model_validate(wire)
+
+
+def build_server(
+    retriever: "TableRetriever", *, k: int = 5, source: str = "", name: str = "jar-retrieval"
+) -> Any:
+    """An MCP server (``MCPServer`` / ``FastMCP``) with the tools ``find_tables``, ``describe_table``
+    and ``list_databases`` over ``retriever``. ``k``: tables per question when the client gives none;
+    ``source``: how ``list_databases`` names what is served (a URL is shown with its password hidden).
+    """
+    import anyio
+    from mcp.types import CallToolResult
+    from pydantic import Field
+    from typing_extensions import Annotated
+
+    from jar_core import render
+    from jar_core.retriever import check_k
+
+    default_k = check_k(k)
+    server_cls = _server_class()
+    server = server_cls(name, instructions=INSTRUCTIONS)
+    annotations = _read_only_annotations()
+
+    def find(question: str, k: Optional[int]) -> Any:
+        res = retriever.retrieve(question, k=default_k if k is None else k)
+        text = render.result_text(res, candidates=retriever.n_candidates)  # what `retrieve` prints
+        return _tool_result(text, render.result_json(res))
+
+    def describe(table: str) -> Any:
+        info = render.describe_table(retriever, table)
+        return _tool_result(info.pop("text"), info)
+
+    def databases() -> Any:
+        schema = retriever.schema
+        items = []
+        for db in schema.databases:
+            names = [t.name for t in schema.tables if t.database == db]
+            items.append({"name": db, "tables": len(names), "table_names": names[:MAX_LISTED_TABLES],
+                          "truncated": len(names) > MAX_LISTED_TABLES})
+        data = {"source": source, "dialect": schema.dialect, "databases": items}
+        lines = [f"{source or 'source'} ({schema.dialect or 'SQL'}): {len(schema)} tables"]
+        for item in items:
+            shown = ", ".join(item["table_names"][:50]) + (" ..." if item["tables"] > 50 else "")
+            lines.append(f"- {item['name']}: {item['tables']} tables: {shown}")
+        return _tool_result("\n".join(lines), data)
+
+    async def call(fn: Any, *args: Any) -> Any:
+        try:  # retrieval is CPU-bound: a worker thread keeps the server responsive
+            return await anyio.to_thread.run_sync(lambda: fn(*args))
+        except JarError as e:  # bad input: a tool error the model can read and act on
+            return _tool_result(f"error: {e}", error=True)
+
+    async def find_tables(
+        question: Annotated[str, Field(description="The user's question, in natural language.")],
+        k: Annotated[Optional[int], Field(ge=1, le=100, description=f"How many tables (default {default_k}).")] = None,
+    ) -> CallToolResult:
+        return await call(find, question, k)
+
+    async def describe_table(
+        name: Annotated[str, Field(description="A table name, or schema.table.")],
+    ) -> CallToolResult:
+        return await call(describe, name)
+
+    async def list_databases() -> CallToolResult:
+        return await call(databases)
+
+    for fn, description in ((find_tables, FIND_TABLES), (describe_table, DESCRIBE_TABLE), (list_databases, LIST_DATABASES)):
+        server.add_tool(fn, name=fn.__name__, description=description, annotations=annotations)
+    return server
+
+
+def _read_only_annotations() -> Any:
+    from mcp.types import ToolAnnotations
+
+    return ToolAnnotations.model_validate(
+        {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+    )
+
+
+def serve_stdio(retriever: "TableRetriever", *, k: int = 5, source: str = "", name: str = "jar-retrieval") -> None:
+    """Serve :func:`build_server` over stdio until the client closes the connection."""
+    check_mcp()
+    server = build_server(retriever, k=k, source=source, name=name)
+    server.run("stdio")

@@ -1,0 +1,376 @@
+"""Ways to show a retrieval: the command's text, its JSON, a picture of the joins, one table described.
+
+* :func:`result_text`: what ``jar-retrieval retrieve`` prints (also the MCP ``find_tables`` text);
+* :func:`result_json`: :meth:`RetrievalResult.to_dict` plus the join path (``--format json``);
+* :func:`to_mermaid` / :func:`to_dot`: the selected tables, their join columns, declared and
+  inferred joins and bridge tables as a Mermaid flowchart or a Graphviz graph;
+* :func:`describe_table`: one table of a retriever's schema: its DDL, keys and joins (the MCP
+  ``describe_table`` tool and the LangChain ``get_table_schema`` tool).
+
+No framework is imported here.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from typing import TYPE_CHECKING, Any, Sequence
+
+from jar_core.errors import UnknownDatabaseError
+from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable
+from jar_core.sql import create_table_ddl
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jar_core.retriever import TableRetriever
+
+__all__ = [
+    "result_text", "result_json", "explain_legend", "to_mermaid", "to_dot", "describe_table", "FORMATS",
+]
+
+#: The output formats of ``jar-retrieval retrieve --format``.
+FORMATS = ("text", "json", "mermaid", "dot")
+
+#: Most joins listed by :func:`describe_table`.
+MAX_DESCRIBED_JOINS = 50
+
+
+# -- text -------------------------------------------------------------------------------
+
+
+def _cells(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
+    cells = [[str(h) for h in header]] + [[f"{c:.3f}" if isinstance(c, float) else str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = []
+    for n, r in enumerate(cells):
+        lines.append("  ".join(c.rjust(w) if n and _numeric(c) else c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _numeric(s: str) -> bool:
+    return bool(re.fullmatch(r"-?[\d.]+|-?inf", s))
+
+
+def explain_legend(strategy: Any = None) -> str:
+    """One line explaining the columns of the result table and the step trace.
+
+    ``strategy``: the search strategy (its weights make the formula of ``score``) or its name.
+    """
+    name = strategy if isinstance(strategy, str) else getattr(strategy, "name", "greedy")
+    join = "its join confidence with the tables chosen before it"
+    if hasattr(strategy, "l_cov") or name == "greedy":
+        w = [getattr(strategy, attr, default) for attr, default in (("l_cov", 2.0), ("l_join", 1.0), ("l_coarse", 4.0))]
+        formula = f"{w[0]:g}*coverage + {w[1]:g}*join + {w[2]:g}*coarse"
+        if getattr(strategy, "join_mode", "sum") == "max":  # the connection gain: the best join, not their sum
+            join = "its best join confidence with a table chosen before it"
+        family = getattr(strategy, "l_family", 0.0)
+        if family:
+            formula += f" (+ {family:g} for a table of a chosen table's family)"
+    elif name == "dense":
+        formula = "coarse"
+    elif name == "crush":
+        formula = "the CRUSH pair score that picked the table"
+    else:
+        formula = f"the {name} objective's gain"
+    return (
+        "Columns: coarse = similarity of the table to the question; coverage = how much it adds to "
+        f"covering the sub-queries; join = {join}; score (utility in the trace) = {formula}."
+    )
+
+
+def result_text(
+    res: RetrievalResult, *, explain: bool = False, strategy: Any = None, candidates: int | None = None,
+    source_tables: int | None = None,
+) -> str:
+    """The text ``jar-retrieval retrieve`` prints: question, sub-queries, tables, joins, join path.
+
+    ``explain`` adds a legend of the columns and the step trace. ``candidates`` (the requested
+    candidate-set size) and ``source_tables`` (tables searched) say why fewer candidates were
+    used when the source has fewer tables.
+    """
+    out = [f"Question: {res.question}"]
+    subs = ", ".join(res.subqueries) if res.subqueries else "(none)"
+    out.append(f"Sub-queries ({res.decomposer}): {subs}")
+    line = f"Strategy: {res.strategy} over {res.candidates} candidates"
+    if candidates is not None and res.candidates < candidates:
+        line += f" (every table: fewer than --candidates {candidates})"
+    elif candidates is not None and res.candidates > candidates:
+        line += f" (the {candidates} tables most similar to the question, and tables joinable to them)"
+    elif candidates is not None:
+        line += " (the tables most similar to the question)"
+    if getattr(res, "k", None) == "auto":
+        line += f"; k=auto chose {len(res.tables)} tables"
+    out.append(line)
+    if explain:
+        out.append(explain_legend(strategy or res.strategy))
+    out.append("")
+    with_reason = any(hasattr(t, "reason") for t in res.tables)  # why each table is there, where known
+    rows = [
+        (t.step, t.id + (" (pinned)" if t.pinned else "") + ("" if t.joined else "  [no join]"),
+         t.score, t.coarse, t.coverage, t.join, *([getattr(t, "reason", "") or "-"] if with_reason else []))
+        for t in res.tables
+    ]
+    out.append(_cells(rows, ("step", "table", "score", "coarse", "coverage", "join", *(["why"] if with_reason else []))))
+    matches = getattr(res, "value_matches", None)
+    if matches:
+        out.append("")
+        out.append("Values found: " + "; ".join(
+            f"'{m['span']}' = {m['table']}.{m['column']}" + ("" if m.get("exact", True) else f" ({m['value']}, approximate)")
+            for m in matches
+        ))
+    out.append("")
+    if res.joins:
+        out.append("Joins:")
+        for j in res.joins:
+            out.append(f"  {j.left} = {j.right}  ({'declared' if j.declared else f'inferred: {j.evidence}, {j.score:.2f}'})")
+    else:
+        out.append("Joins: none")
+    hint = res.join_clause()
+    if hint:
+        out.append("")
+        out.append("Join path:")
+        out.extend("  " + line for line in hint.splitlines())
+    if explain and res.trace:
+        out.append("")
+        out.append("Step trace (best candidates per step; * = chosen):")
+        for step, entries in enumerate(res.trace, start=1):
+            trace_rows = [
+                (step if n == 0 else "", ("* " if e.chosen else "  ") + e.table.id, e.coarse, e.coverage, e.join, e.total)
+                for n, e in enumerate(entries)
+            ]
+            out.append(_cells(trace_rows, ("step", "candidate", "coarse", "coverage", "join", "utility")))
+    return "\n".join(out)
+
+
+def result_json(res: RetrievalResult) -> dict[str, Any]:
+    """:meth:`RetrievalResult.to_dict` with the join path (``join_path``: the ``FROM ... JOIN ...`` clause)."""
+    payload = res.to_dict()
+    payload["join_path"] = res.join_clause()
+    for entry, t in zip(payload.get("tables", []), res.tables):
+        if _is_bridge(t):
+            entry.setdefault("reason", "bridge")
+    return payload
+
+
+# -- pictures -----------------------------------------------------------------------------
+
+
+def _is_bridge(t: RetrievedTable) -> bool:
+    return getattr(t, "reason", None) == "bridge"
+
+
+def _join_columns(res: RetrievalResult) -> dict[str, list[str]]:
+    """Per table id, the columns the joins use (in join order, no repeats)."""
+    cols: dict[str, list[str]] = {t.id: [] for t in res.tables}
+    for e in res.joins:
+        for table, column in ((e.left_table, e.left_column), (e.right_table, e.right_column)):
+            if table.id in cols and column not in cols[table.id]:
+                cols[table.id].append(column)
+    return cols
+
+
+def _column_note(t: RetrievedTable, column: str) -> str:
+    notes = []
+    if column in t.table.primary_key:
+        notes.append("PK")
+    for fk in t.table.foreign_keys:
+        if column in fk.columns:
+            notes.append(f"FK → {fk.ref_table.rpartition('.')[2]}")
+            break
+    return f"{column} ({', '.join(notes)})" if notes else column
+
+
+def _edge_label(e: JoinEdge) -> str:
+    return str(e) if e.declared else f"{e} (inferred: {e.evidence or 'score'}, {e.score:.2f})"
+
+
+def _node_title(t: RetrievedTable) -> str:
+    marks = [m for m, on in (("pinned", t.pinned), ("bridge", _is_bridge(t)), ("no join", not t.joined)) if on]
+    return f"{t.step}. {t.id}" + (f" ({', '.join(marks)})" if marks else "")
+
+
+def _mermaid_text(text: str) -> str:
+    """Text safe inside a quoted Mermaid label (entity codes for quotes and angle brackets)."""
+    return (
+        text.replace("#", "#35;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
+        .replace("\n", " ")
+    )
+
+
+def to_mermaid(res: RetrievalResult) -> str:
+    """A Mermaid flowchart of the selection: one box per table (selection step, id, join columns
+    with their keys), one line per join labelled with its columns: solid for a declared foreign
+    key, dotted for an inferred join (with its evidence and confidence). Bridge tables are dashed
+    boxes, tables with no join red-edged. GitHub and most Markdown viewers render it in a
+    ```` ```mermaid ```` block.
+    """
+    ids = {t.id: f"t{t.step}" for t in res.tables}
+    cols = _join_columns(res)
+    lines = [
+        "flowchart LR",
+        f"  %% jar-retrieval: {_mermaid_text(res.question)}",
+        "  %% solid line: declared foreign key; dotted line: inferred join; dashed box: bridge table",
+    ]
+    for t in res.tables:
+        label = "<br/>".join([_mermaid_text(_node_title(t)), *(_mermaid_text(_column_note(t, c)) for c in cols[t.id])])
+        lines.append(f'  {ids[t.id]}["{label}"]')
+    for e in res.joins:
+        a, b = ids.get(e.left_table.id), ids.get(e.right_table.id)
+        if a is None or b is None:
+            continue
+        link = "---" if e.declared else "-.-"
+        lines.append(f'  {a} {link}|"{_mermaid_text(_edge_label(e))}"| {b}')
+    bridges = [ids[t.id] for t in res.tables if _is_bridge(t)]
+    lonely = [ids[t.id] for t in res.tables if not t.joined]
+    if bridges:
+        lines.append("  classDef bridge stroke-dasharray: 5 5")
+        lines.append(f"  class {','.join(bridges)} bridge")
+    if lonely:
+        lines.append("  classDef unjoined stroke:#c00")
+        lines.append(f"  class {','.join(lonely)} unjoined")
+    return "\n".join(lines)
+
+
+def _dot_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+def to_dot(res: RetrievalResult) -> str:
+    """The same picture as :func:`to_mermaid` in Graphviz DOT (``dot -Tsvg``): inferred joins
+    dotted, bridge tables dashed, tables with no join red."""
+    ids = {t.id: f"t{t.step}" for t in res.tables}
+    cols = _join_columns(res)
+    lines = [
+        "graph joins {",
+        f'  label="{_dot_text(res.question)}";',
+        '  labelloc=t; rankdir=LR; fontname="Helvetica";',
+        '  node [shape=box, style=rounded, fontname="Helvetica"];',
+        '  edge [fontname="Helvetica", fontsize=10];',
+    ]
+    for t in res.tables:
+        label = "\\n".join([_dot_text(_node_title(t)), *(_dot_text(_column_note(t, c)) for c in cols[t.id])])
+        attrs = [f'label="{label}"']
+        if _is_bridge(t):
+            attrs.append('style="rounded,dashed"')
+        if not t.joined:
+            attrs.append("color=red")
+        lines.append(f"  {ids[t.id]} [{', '.join(attrs)}];")
+    for e in res.joins:
+        a, b = ids.get(e.left_table.id), ids.get(e.right_table.id)
+        if a is None or b is None:
+            continue
+        attrs = [f'label="{_dot_text(_edge_label(e))}"']
+        if not e.declared:
+            attrs.append("style=dotted")
+        lines.append(f"  {a} -- {b} [{', '.join(attrs)}];")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+# -- one table ------------------------------------------------------------------------------
+
+
+def _find_table(retriever: "TableRetriever", name: str) -> Any:
+    schema = retriever.schema
+    t = schema.find(name)  # raises UnknownDatabaseError when ambiguous
+    if t is None:
+        by_key = {x.id: x.id for x in schema.tables}
+        counts: dict[str, int] = {}
+        for x in schema.tables:
+            counts[x.name] = counts.get(x.name, 0) + 1
+        by_key.update({x.name: x.id for x in schema.tables if counts[x.name] == 1})
+        close = difflib.get_close_matches(name, list(by_key), n=8, cutoff=0.6)
+        ids = list(dict.fromkeys(by_key[c] for c in close))[:5]
+        hint = f"; did you mean {', '.join(ids)}?" if ids else ""
+        raise UnknownDatabaseError(f"no table {name!r} in the schema ({len(schema)} tables){hint}")
+    return t
+
+
+def describe_table(retriever: "TableRetriever", name: str, *, dialect: str | None = None) -> dict[str, Any]:
+    """One table of ``retriever``'s schema (``name``: ``"db.table"`` or an unambiguous ``"table"``).
+
+    Returns ``{"id", "name", "database", "sql_schema", "ddl", "primary_key", "foreign_keys",
+    "referenced_by", "joins", "text"}``: ``joins`` are the table's joins to any other table of
+    the schema (declared keys first, then inferred ones above the retriever's
+    ``min_join_score``, best first, at most :data:`MAX_DESCRIBED_JOINS`), as found by
+    :mod:`jar_core.joins`; ``text`` all of it for a prompt. An unknown name raises
+    :class:`~jar_core.errors.UnknownDatabaseError` with the closest names.
+    """
+    t = _find_table(retriever, name)
+    schema = retriever.schema
+    ddl = create_table_ddl(t, dialect or schema.dialect)  # qualified when the table has a SQL schema
+    fks = [
+        {"columns": list(fk.columns), "ref_table": fk.ref_table, "ref_columns": list(fk.ref_columns)}
+        for fk in t.foreign_keys
+    ]
+    referenced_by = [
+        {"table": other.id, "columns": list(fk.columns), "ref_columns": list(fk.ref_columns)}
+        for other in schema.tables
+        for fk in other.foreign_keys
+        if fk.ref_table == t.id
+    ]
+    joins = _table_joins(retriever, schema.position(t.id))
+    lines = [ddl]
+    if t.primary_key:
+        lines.append(f"-- Primary key: {', '.join(t.primary_key)}")
+    for fk in fks:
+        lines.append(f"-- Foreign key: ({', '.join(fk['columns'])}) references {fk['ref_table']} ({', '.join(fk['ref_columns'])})")
+    for ref in referenced_by:
+        lines.append(f"-- Referenced by: {ref['table']} ({', '.join(ref['columns'])})")
+    if joins:
+        lines.append("-- Joins:")
+        for j in joins:
+            how = "declared" if j["kind"] == "declared" else f"inferred: {j['evidence']}, {j['confidence']:.2f}"
+            lines.append(f"--   {j['left']} = {j['right']} ({how})")
+    else:
+        lines.append("-- Joins: none found")
+    return {
+        "id": t.id,
+        "name": t.name,
+        "database": t.database,
+        "sql_schema": t.sql_schema,
+        "ddl": ddl,
+        "primary_key": list(t.primary_key),
+        "foreign_keys": fks,
+        "referenced_by": referenced_by,
+        "joins": joins,
+        "text": "\n".join(lines),
+    }
+
+
+def _table_joins(retriever: "TableRetriever", pos: int) -> list[dict[str, Any]]:
+    """The joins of the table at ``pos`` to other tables, from the index's join graph."""
+    from jar_core.joins.graph import EVIDENCE
+
+    index = retriever.index
+    graph = index.join_graph(cross_database=retriever.cross_database_joins)
+    tables = index.schema.tables
+    offsets = index.col_offsets
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for e in range(len(graph)):
+        ta, tb = int(graph.table_a[e]), int(graph.table_b[e])
+        if pos not in (ta, tb) or ta == tb:
+            continue
+        conf = float(graph.confidence[e])
+        ev = EVIDENCE[int(graph.evidence[e])]
+        if ev != "declared" and conf < retriever.min_join_score:
+            continue
+        a_t, b_t = tables[ta], tables[tb]
+        a_c = a_t.columns[int(graph.a[e] - offsets[ta])].name
+        b_c = b_t.columns[int(graph.b[e] - offsets[tb])].name
+        here, other = ((a_t, a_c), (b_t, b_c)) if ta == pos else ((b_t, b_c), (a_t, a_c))
+        key = (f"{here[0].name}.{here[1]}", f"{other[0].id}.{other[1]}")
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append({
+            "left": f"{here[0].name}.{here[1]}",
+            "right": f"{other[0].name}.{other[1]}",
+            "table": other[0].id,
+            "kind": "declared" if ev == "declared" else "inferred",
+            "confidence": round(conf, 4),
+            "evidence": ev,
+        })
+    out.sort(key=lambda j: (j["kind"] != "declared", -j["confidence"], j["table"]))
+    return out[:MAX_DESCRIBED_JOINS]

@@ -1,0 +1,165 @@
+"""Against a real PostgreSQL server started for the test (``make test-integration``; not in ``make test``).
+
+A ``music`` schema (beside a ``public`` table of the same name as one of its tables) is read
+with ``--schema music``: the tables are ``music.*``, and the join path, DDL and sample-row
+queries are qualified, so that the SQL runs against the server exactly as printed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from pg_server import PostgresServer, find_bin_dir
+
+pytestmark = pytest.mark.integration
+
+psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'jar-retrieval[postgres]')")
+
+MUSIC = """
+CREATE SCHEMA music;
+CREATE TABLE music.artist (artist_id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE music.album (album_id INTEGER PRIMARY KEY, title TEXT NOT NULL,
+                          artist_id INTEGER NOT NULL REFERENCES music.artist (artist_id));
+CREATE TABLE music.genre (genre_id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE music.track (track_id INTEGER PRIMARY KEY, name TEXT NOT NULL,
+                          album_id INTEGER REFERENCES music.album (album_id),
+                          genre_id INTEGER REFERENCES music.genre (genre_id), milliseconds INTEGER);
+CREATE TABLE music.playlist (playlist_id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE music.playlist_track (playlist_id INTEGER REFERENCES music.playlist (playlist_id),
+                                   track_id INTEGER REFERENCES music.track (track_id),
+                                   PRIMARY KEY (playlist_id, track_id));
+COMMENT ON TABLE music.playlist_track IS 'Which tracks are on which playlist';
+-- a decoy: the same table name in the default schema, with other columns
+CREATE TABLE public.playlist (id INTEGER PRIMARY KEY, title TEXT);
+INSERT INTO music.artist VALUES (1, 'Miles Davis'), (2, 'Daft Punk');
+INSERT INTO music.album VALUES (1, 'Kind of Blue', 1), (2, 'Discovery', 2);
+INSERT INTO music.genre VALUES (1, 'Jazz'), (2, 'Electronic');
+INSERT INTO music.track VALUES (1, 'So What', 1, 1, 562000), (2, 'Blue in Green', 1, 1, 337000),
+                               (3, 'One More Time', 2, 2, 320000), (4, 'Digital Love', 2, 2, 301000);
+INSERT INTO music.playlist VALUES (1, 'Workout'), (2, 'Evening');
+INSERT INTO music.playlist_track VALUES (1, 3), (1, 4), (2, 1), (2, 2), (2, 4);
+INSERT INTO public.playlist VALUES (1, 'not this one');
+"""
+QUESTION = "Which tracks are on the playlist named Workout?"
+
+
+@pytest.fixture(scope="module")
+def server():
+    bin_dir, why = find_bin_dir()
+    if bin_dir is None:
+        pytest.skip(why)
+    try:
+        srv = PostgresServer(bin_dir)
+    except RuntimeError as e:
+        pytest.skip(str(e))
+    srv.start()
+    try:
+        with psycopg.connect(_dsn(srv), autocommit=True) as conn:
+            conn.execute(MUSIC)
+        yield srv
+    finally:
+        srv.stop()
+
+
+def _dsn(srv: PostgresServer, dbname: str = "postgres") -> str:
+    return f"host=127.0.0.1 port={srv.port} user=postgres dbname={dbname}"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-m", "jar_core.cli", *args], capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+def _query(srv: PostgresServer, sql: str) -> list[tuple]:
+    with psycopg.connect(_dsn(srv)) as conn:
+        return [tuple(r) for r in conn.execute(sql).fetchall()]
+
+
+def test_retrieve_with_schema_prints_sql_that_runs(server, tmp_path):
+    p = _cli("retrieve", QUESTION, "--db", server.url, "--schema", "music", "-k", "3", "--format", "json",
+             "--no-cache")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    ids = [t["id"] for t in out["tables"]]
+    assert set(ids) == {"music.playlist", "music.playlist_track", "music.track"}, ids
+    assert not out["unjoined"]
+    path = out["join_path"]
+    assert 'FROM "music".' in path and '"music"."playlist_track"' in path
+    # the join path runs as printed: the Workout playlist's tracks
+    rows = _query(server, f"SELECT \"music\".\"track\".\"name\" {path}\nWHERE \"music\".\"playlist\".\"name\" = 'Workout' ORDER BY 1")
+    assert rows == [("Digital Love",), ("One More Time",)]
+
+    text = _cli("retrieve", QUESTION, "--db", server.url, "--schema", "music", "-k", "3", "--no-cache")
+    assert text.returncode == 0, text.stderr
+    assert "music.playlist_track" in text.stdout and '"music"."playlist_track"' in text.stdout
+
+
+def test_without_a_schema_the_default_schema_is_read(server):
+    p = _cli("retrieve", "playlist titles", "--db", server.url, "-k", "1", "--format", "json", "--no-cache")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert [t["id"] for t in out["tables"]] == ["public.playlist"]
+    assert out["join_path"] == 'FROM "playlist"'  # the search path finds it
+    assert _query(server, f"SELECT title {out['join_path']}") == [("not this one",)]
+
+
+def test_several_schemas_keep_same_named_tables_apart(server):
+    from jar_core.loaders import load_database
+
+    schema = load_database(server.url, schema=["music", "public"])
+    ids = {t.id for t in schema.tables}
+    assert {"music.playlist", "public.playlist", "music.playlist_track"} <= ids
+    assert schema["music.playlist_track"].sql_schema == "music"
+    assert schema["music.playlist_track"].comment == "Which tracks are on which playlist"
+    fk_targets = {fk.ref_table for fk in schema["music.playlist_track"].foreign_keys}
+    assert fk_targets == {"music.playlist", "music.track"}
+
+
+def test_documents_ddl_and_sample_rows_are_qualified(server, embedder):
+    from langchain_jar import JoinAwareRetriever
+
+    retriever = JoinAwareRetriever.from_database(
+        server.url, loader_options={"schema": "music"}, k=3, sample_rows=2, embedder=embedder
+    )
+    docs = retriever.invoke(QUESTION)
+    assert {d.metadata["table_id"] for d in docs} == {"music.playlist", "music.playlist_track", "music.track"}
+    for d in docs:
+        assert d.page_content.startswith(f'CREATE TABLE "music"."{d.metadata["table"]}"')
+        assert "example rows" in d.page_content  # read from music.*, not public.*
+    # the DDL runs as printed: recreate the tables in an empty database
+    with psycopg.connect(_dsn(server), autocommit=True) as conn:
+        conn.execute("CREATE DATABASE ddl_copy")
+    statements = [d.page_content.split(";\n")[0].split("/*")[0].strip().rstrip(";") for d in docs]
+    with psycopg.connect(_dsn(server, "ddl_copy"), autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA music")
+        conn.execute("CREATE TABLE music.album (album_id INTEGER PRIMARY KEY)")  # referenced, not retrieved
+        conn.execute("CREATE TABLE music.genre (genre_id INTEGER PRIMARY KEY)")
+        pending = list(statements)
+        for _ in range(len(pending)):  # referenced tables first
+            for sql in list(pending):
+                try:
+                    conn.execute(sql)
+                    pending.remove(sql)
+                except psycopg.errors.UndefinedTable:
+                    pass
+        assert not pending, pending
+        tables = {r[0] for r in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'music'").fetchall()}
+    assert {"playlist", "playlist_track", "track"} <= tables
+
+
+def test_mcp_describe_table_over_a_schema(server, embedder):
+    from jar_core.render import describe_table
+    from jar_core.retriever import TableRetriever
+
+    retriever = TableRetriever.from_database(server.url, loader_options={"schema": "music"}, embedder=embedder)
+    info = describe_table(retriever, "playlist_track")
+    assert info["id"] == "music.playlist_track"
+    assert info["ddl"].startswith('CREATE TABLE "music"."playlist_track"')
+    assert 'REFERENCES "music"."track"' in info["ddl"]
+    assert {j["table"] for j in info["joins"] if j["kind"] == "declared"} == {"music.playlist", "music.track"}
