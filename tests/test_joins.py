@@ -279,3 +279,31 @@ def test_ordinals_and_english_words_are_no_references():
     got = edges(s)
     assert not any("credit_order" in e or "page_count" in e for e in got), got
     assert "book_authors.book_id = books.book_id" in got
+
+
+def test_tpch_in_duckdb_without_declared_keys(tmp_path):
+    """A real database through ``duckdb:///``: no keys declared, real rows; the inferred joins are
+    the TPC-H keys, and the one-value priority column joins nothing."""
+    duckdb = pytest.importorskip("duckdb", reason="DuckDB is not installed (pip install 'jar-retrieval[duckdb]')")
+    pytest.importorskip("duckdb_engine", reason="duckdb-engine is not installed (pip install 'jar-retrieval[duckdb]')")
+    from jar_core.loaders import load_database
+
+    path = tmp_path / "tpch.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE nation (n_nationkey INTEGER, n_name VARCHAR)")
+    con.execute("CREATE TABLE customer (c_custkey INTEGER, c_name VARCHAR, c_nationkey INTEGER)")
+    con.execute("CREATE TABLE orders (o_orderkey INTEGER, o_custkey INTEGER, o_shippriority INTEGER)")
+    con.execute("CREATE TABLE lineitem (l_orderkey INTEGER, l_linenumber INTEGER, l_quantity INTEGER)")
+    con.execute("INSERT INTO nation SELECT i, 'n' || i FROM range(0, 25) t(i)")
+    con.execute("INSERT INTO customer SELECT i, 'c' || i, i % 25 FROM range(1, 151) t(i)")
+    con.execute("INSERT INTO orders SELECT i, 1 + (i * 7) % 150, 0 FROM range(1, 601) t(i)")
+    con.execute("INSERT INTO lineitem SELECT 1 + i // 4, 1 + i % 4, 1 + i % 50 FROM range(0, 2400) t(i)")
+    con.close()
+    schema = load_database(f"duckdb:///{path}")
+    assert {t.id for t in schema.tables} == {"tpch.nation", "tpch.customer", "tpch.orders", "tpch.lineitem"}
+    got = edges(schema)
+    assert "customer.c_custkey = orders.o_custkey" in got
+    assert "customer.c_nationkey = nation.n_nationkey" in got
+    assert "lineitem.l_orderkey = orders.o_orderkey" in got
+    assert not any("shippriority" in e or "linenumber" in e or "quantity" in e for e in got), got
+    assert all(ev != "declared" for _, ev in got.values())
