@@ -162,6 +162,19 @@ class SchemaIndex:
             self._features = ColumnFeatures.from_index(self)
         return self._features
 
+    def values_of(self, key: tuple[str, ...], tables: "np.ndarray") -> Any:
+        """The :class:`~jar_core.values.ValueIndex` of the tables at ``tables`` (the databases
+        ``key``), built on first use and kept for the last 64 such sets."""
+        cache = self.__dict__.setdefault("_values_by_key", {})
+        vi = cache.get(key)
+        if vi is None:
+            from jar_core.values import ValueIndex
+
+            if len(cache) >= 64:
+                cache.pop(next(iter(cache)))
+            vi = cache[key] = ValueIndex.from_schema(self.schema, tables=tables)
+        return vi
+
     @property
     def value_index(self) -> Any:
         """The schema's :class:`~jar_core.values.ValueIndex` of sample values (built on first use)."""

@@ -1,7 +1,8 @@
 """A lexical first stage (BM25 over the table texts, with ``bm25s``) fused with dense similarity.
 
 ``fused = (1 - alpha) * r + alpha * bm25 / max(bm25)`` ranks the tables for the candidate set
-only; the search still sees the dense coarse relevance ``r``. The default weight is 0.5
+only; BM25 scores the dense shortlist (the 200 tables most similar to the question; every table
+of a smaller corpus, with one index kept), so a lake pays for 200 texts per question, not all; the search still sees the dense coarse relevance ``r``. The default weight is 0.5
 (measured on Spider and BEAVER-DW: docs/results.md, "Beyond the paper").
 """
 from __future__ import annotations
@@ -20,9 +21,9 @@ __all__ = ["LexicalIndex", "fuse"]
 
 
 class LexicalIndex:
-    """BM25 over ``table_text`` of every table of an index."""
+    """BM25 over ``table_text`` of the tables at positions ``tables`` (default: all) of an index."""
 
-    def __init__(self, index: "SchemaIndex") -> None:
+    def __init__(self, index: "SchemaIndex", tables: "np.ndarray | None" = None) -> None:
         try:
             import bm25s
         except ImportError as e:
@@ -30,7 +31,8 @@ class LexicalIndex:
         from jar_core.index import table_text
 
         self._bm25s = bm25s
-        texts = [table_text(t) for t in index.schema.tables]
+        self.tables = np.arange(len(index.schema.tables)) if tables is None else np.asarray(tables, dtype=np.int64)
+        texts = [table_text(index.schema.tables[int(i)]) for i in self.tables]
         quiet = logging.getLogger("bm25s")
         level = quiet.level
         quiet.setLevel(logging.WARNING)  # its debug lines ("Building index from IDs") are not ours to print
@@ -42,7 +44,7 @@ class LexicalIndex:
         self.n = len(texts)
 
     def scores(self, question: str) -> np.ndarray:
-        """BM25 score of every table for ``question`` (0 where no word is shared)."""
+        """BM25 score of each of :attr:`tables` for ``question`` (0 where no word is shared)."""
         toks = self._bm25s.tokenize([question], stopwords="en", return_ids=False, show_progress=False)[0]
         if not toks:
             return np.zeros(self.n, dtype=np.float32)

@@ -27,6 +27,9 @@ log = logging.getLogger(__name__)
 
 from jar_core.auto_k import AUTO_K_MAX  # noqa: E402
 
+#: BM25 scores the tables of the dense shortlist of this size (the whole corpus when smaller).
+LEXICAL_SHORTLIST = 200
+
 #: Default ``lexical``: weight of BM25 fused with dense similarity for the candidate set.
 DEFAULT_LEXICAL = 0.5
 
@@ -386,10 +389,18 @@ class TableRetriever:
         if lexical > 0:
             from jar_core.lexical import LexicalIndex, fuse
 
-            lex = getattr(idx, "_lexical", None)
-            if lex is None:
-                lex = idx._lexical = LexicalIndex(idx)
-            rank = fuse(r_all, lex.scores(question), lexical)
+            # BM25 over the dense shortlist (all tables of a small corpus: one index, kept)
+            pool = np.flatnonzero(allowed | np.isin(np.arange(len(allowed)), inc))
+            if len(pool) > LEXICAL_SHORTLIST:
+                pool = pool[np.argpartition(-r_all[pool], LEXICAL_SHORTLIST - 1)[:LEXICAL_SHORTLIST]]
+                lex = LexicalIndex(idx, np.sort(pool))
+            else:
+                lex = getattr(idx, "_lexical", None)
+                if lex is None or len(lex.tables) != len(self.schema) :
+                    lex = idx._lexical = LexicalIndex(idx)
+            rank = r_all.copy()
+            rank[lex.tables] = fuse(r_all[lex.tables], lex.scores(question), lexical)
+            rank[np.setdiff1d(np.arange(len(rank)), lex.tables)] *= 1.0 - lexical
         top = self.candidate_generator.top(idx, rank, max(n - len(inc), 0), allowed)
         cands = np.array(list(dict.fromkeys([*inc, *top.tolist()])), dtype=np.int64)
         if expand > 0 and self.joins == "rules" and len(cands):
@@ -406,9 +417,13 @@ class TableRetriever:
             from jar_core.values import match_values as find_values
 
             # value evidence is local: only in the databases of the strongest candidates
-            dbs = {self.schema.tables[int(c)].database for c in cands[: self.expand_seeds]}
-            near = np.array([t.database in dbs for t in self.schema.tables], dtype=bool)
-            matches = find_values(idx.value_index, question, (allowed | np.isin(np.arange(len(allowed)), inc)) & near)
+            # (a value index of those databases' tables only: in proportion to what is used)
+            dbs = sorted({self.schema.tables[int(c)].database for c in cands[: self.expand_seeds]})
+            near_pos = np.concatenate([self._database_positions(d) for d in dbs]) if dbs else np.zeros(0, np.int64)
+            near = np.zeros(len(allowed), dtype=bool)
+            near[near_pos] = True
+            matches = find_values(idx.values_of(tuple(dbs), near_pos), question,
+                                  (allowed | np.isin(np.arange(len(allowed)), inc)) & near)
             in_cands = set(cands.tolist())
             matches = [m for m in matches if m.exact or m.weight == 1.0 or m.table in in_cands]  # years: candidates only
             extra = [m.table for m in matches if m.table not in in_cands]

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from jar_core.schema import TypeFamily
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.schema import Schema
@@ -49,11 +48,13 @@ name names number count total average me do does did has have had""".split())
 _DATE_NAME = re.compile(r"(^|_)(date|time|year)($|_)", re.I)
 
 
+_DATE_TYPE = re.compile(r"date|time|year|interval", re.I)
+
+
 @lru_cache(maxsize=65536)
 def _is_date_column(raw_type: str, name: str) -> bool:
-    from jar_core.schema import normalize_type
-
-    return normalize_type(raw_type) is TypeFamily.DATETIME or _DATE_NAME.search(name) is not None
+    # the type's keywords are enough here (no SQL parser needed to spot DATE / TIMESTAMP)
+    return _DATE_TYPE.search(raw_type or "") is not None or _DATE_NAME.search(name) is not None
 
 
 def _norm(text: str) -> str:
@@ -92,11 +93,14 @@ class ValueIndex:
     date_columns: dict[int, int] = field(default_factory=dict)
 
     @classmethod
-    def from_schema(cls, schema: "Schema") -> "ValueIndex":
+    def from_schema(cls, schema: "Schema", tables: "np.ndarray | None" = None) -> "ValueIndex":
+        """The values of ``schema``'s tables at positions ``tables`` (default: every table)."""
         idx = cls()
         dates = []
         raw: dict[str, list[tuple[int, int]]] = {}
-        for ti, t in enumerate(schema.tables):
+        positions = range(len(schema.tables)) if tables is None else [int(i) for i in tables]
+        for ti in positions:
+            t = schema.tables[ti]
             for ci, c in enumerate(t.columns):
                 if ti not in idx.date_columns and _is_date_column(c.type, c.name):
                     idx.date_columns[ti] = ci
