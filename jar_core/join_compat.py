@@ -153,19 +153,12 @@ class ColumnFeatures:
         v_m, n_v = _incidence(values)
         fk_pairs: set[tuple[int, int]] = set()
         fk_columns = np.zeros(int(offsets[-1]), dtype=bool)
-        for ti, t in enumerate(schema.tables):
-            if not t.foreign_keys:
-                continue
-            names = [c.name for c in t.columns]
-            for fk in t.foreign_keys:
-                rt = schema.position(fk.ref_table)
-                rnames = [c.name for c in schema.tables[rt].columns]
-                for a, b in zip(fk.columns, fk.ref_columns):
-                    ga = int(offsets[ti]) + names.index(a)
-                    gb = int(offsets[rt]) + rnames.index(b)
-                    fk_pairs.add((ga, gb))
-                    fk_pairs.add((gb, ga))
-                    fk_columns[ga] = True
+        from jar_core.joins.declared import declared_columns
+
+        for ga, gb, _ in declared_columns(schema, offsets):
+            fk_pairs.add((ga, gb))
+            fk_pairs.add((gb, ga))
+            fk_columns[ga] = True
         return cls(
             type_class=np.array(type_class, dtype=np.int32),
             uniq=np.array(uniq, dtype=np.float32),

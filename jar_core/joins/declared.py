@@ -3,9 +3,31 @@ from __future__ import annotations
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
 from jar_core.joins.profile import ColumnProfile
 
-__all__ = ["declared"]
+if TYPE_CHECKING:  # pragma: no cover
+    from jar_core.schema import Schema
+
+__all__ = ["declared", "declared_columns"]
+
+
+def declared_columns(schema: "Schema", col_offsets: np.ndarray) -> list[tuple[int, int, bool]]:
+    """``(referencing, referenced, single_column_key)`` global column positions of every declared
+    foreign key of ``schema`` (columns stacked in table order, ``col_offsets`` as in the index)."""
+    out = []
+    for ti, t in enumerate(schema.tables):
+        if not t.foreign_keys:
+            continue
+        names = [c.name for c in t.columns]
+        for fk in t.foreign_keys:
+            rt = schema.position(fk.ref_table)
+            rnames = [c.name for c in schema.tables[rt].columns]
+            for a, b in zip(fk.columns, fk.ref_columns):
+                out.append((int(col_offsets[ti]) + names.index(a), int(col_offsets[rt]) + rnames.index(b),
+                            len(fk.columns) == 1))
+    return out
 
 
 def declared(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray]:

@@ -256,18 +256,13 @@ class ColumnProfile:
         declared: list[tuple[int, int]] = []
         fk_from = np.zeros(n, dtype=bool)
         own_arr = np.array(own, dtype=bool)
-        for ti, t in enumerate(schema.tables):
-            names = [c.name for c in t.columns]
-            for fk in t.foreign_keys:
-                rt = schema.position(fk.ref_table)
-                rnames = [c.name for c in schema.tables[rt].columns]
-                for a, b in zip(fk.columns, fk.ref_columns):
-                    ga = int(col_offsets[ti]) + names.index(a)
-                    gb = int(col_offsets[rt]) + rnames.index(b)
-                    declared.append((ga, gb))
-                    fk_from[ga] = True
-                    if len(fk.columns) == 1:
-                        own_arr[gb] = True  # a referenced column is a key
+        from jar_core.joins.declared import declared_columns
+
+        for ga, gb, single in declared_columns(schema, col_offsets):
+            declared.append((ga, gb))
+            fk_from[ga] = True
+            if single:
+                own_arr[gb] = True  # a referenced column is a key
         vocab: dict[str, int] = {}
         indptr, indices = [0], []
         for row in value_rows:
