@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""The data-lake benchmark: Spider's questions asked of a lake of N tables.
+
+The lake holds Spider's 20 databases as they are (so every Spider question stays answerable)
+and renamed copies of the shared benchmarks' databases (Spider's and BEAVER-DW's, table and
+column names kept, the database renamed ``<db>_<n>``) until it has N tables: realistic
+distractors, with the same names as the right tables. The real default model embeds everything.
+
+Measured: index build time and the process's peak memory, the index's size on disk, load time,
+warm ``retrieve`` p50 / p95 over the questions (default configuration, K given; each question new
+to the encoder's cache), and complete recall of Spider's multi-table questions in the lake
+against the same questions over Spider alone. A question is complete when all its gold tables are
+retrieved from one database that is the question's or a renamed copy of it (the copies answer it
+equally well; tables mixed from two copies do not count).
+
+    OMP_NUM_THREADS=1 python scripts/lake_bench.py --lake 1000 [--k 5] [--questions 200] [--json OUT]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+BENCHMARKS = ROOT.parent / "shared" / "benchmarks"
+
+
+def lake_schema(n_tables: int):
+    """Spider's databases, then renamed copies of Spider's and BEAVER-DW's until ``n_tables``."""
+    from jar_core.loaders import load_benchmark
+    from jar_core.schema import Column, ForeignKey, Schema, Table
+
+    spider = load_benchmark(BENCHMARKS / "spider")
+    sources = []
+    for name in ("spider", "beaver_dw"):
+        s = spider.schema if name == "spider" else load_benchmark(BENCHMARKS / name).schema
+        sources += [(db, [t for t in s.tables if t.database == db]) for db in s.databases]
+    tables = list(spider.schema.tables)
+    copy = 0
+    while len(tables) < n_tables:
+        db, src = sources[copy % len(sources)]
+        copy += 1
+        name = f"{db}_{copy}"
+        for t in src[: n_tables - len(tables)]:
+            tables.append(Table(
+                database=name, name=t.name, nl_name=t.nl_name, comment=t.comment, row_count=t.row_count,
+                columns=[dataclasses.replace(c) for c in t.columns],
+                foreign_keys=[ForeignKey(fk.columns, f"{name}.{fk.ref_table.split('.', 1)[1]}", fk.ref_columns)
+                              for fk in t.foreign_keys],
+            ))
+    return spider, Schema(tables[:max(n_tables, len(spider.schema.tables))])
+
+
+def complete_recall(bench, schema, k: int, limit: int | None, embedder) -> tuple[float, list[float]]:
+    """CR (%) of the default configuration over ``bench``'s multi-table questions in ``schema``,
+    and the wall time of each ``retrieve`` (seconds)."""
+    from jar_core.retriever import TableRetriever
+    from jar_core.eval.gold import extract_gold_tables
+
+    retriever = TableRetriever(schema, embedder=embedder)
+    retriever.index  # built (or given) before the clock
+    retriever.index.join_graph()
+    by_db: dict[str, list[str]] = {}
+    for t in bench.schema.tables:
+        by_db.setdefault(t.database, []).append(t.name)
+    preds, golds, times = [], [], []
+    for q in bench.questions:
+        gold = extract_gold_tables(q.sql, dialect=bench.dialect, tables=by_db.get(q.db_id, []))
+        if len(gold) < 2:
+            continue
+        if limit is not None and len(golds) >= limit:
+            break
+        t0 = time.perf_counter()
+        res = retriever.retrieve(q.question, k=k)
+        times.append(time.perf_counter() - t0)
+        preds.append(res.table_ids)
+        golds.append((q.db_id, gold))
+    # a renamed copy of the question's database answers it as well as the original: complete when
+    # all gold tables are retrieved from one copy (the original or ``<db>_<n>``)
+    complete = []
+    for pred, (db, gold) in zip(preds, golds):
+        got = set(pred[:k])
+        copies = {tid.rsplit(".", 1)[0] for tid in got}
+        ok = any(all(f"{c}.{g}" in got for g in gold) for c in copies if c == db or c.rsplit("_", 1)[0] == db)
+        complete.append(ok)
+    return 100.0 * sum(complete) / max(len(complete), 1), times
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--lake", type=int, required=True, metavar="N", help="tables in the lake")
+    p.add_argument("--k", type=int, default=5)
+    p.add_argument("--questions", type=int, default=None, help="the first N multi-table questions (default all)")
+    p.add_argument("--json", metavar="OUT")
+    args = p.parse_args()
+    if args.json and not Path(args.json).resolve().parent.is_dir():
+        print(f"lake_bench: error: folder of {args.json} does not exist", file=sys.stderr)
+        return 1
+    from jar_core.embedding import get_embedder
+    from jar_core.index import SchemaIndex
+
+    embedder = get_embedder(None)
+    spider, lake = lake_schema(args.lake)
+    print(f"lake: {len(lake.tables)} tables in {len(lake.databases)} databases", flush=True)
+    folder = Path(tempfile.mkdtemp(prefix="lake-"))
+    try:
+        t0 = time.perf_counter()
+        index = SchemaIndex.build(lake, embedder, progress=True)
+        index.save(folder / "index")  # infers and saves the join graph too
+        build = time.perf_counter() - t0
+        disk = sum(f.stat().st_size for f in (folder / "index").iterdir()) / 2**20
+        t0 = time.perf_counter()
+        loaded = SchemaIndex.load(folder / "index")
+        load = time.perf_counter() - t0
+        from jar_core.retriever import TableRetriever  # noqa: F401  (import outside the timings)
+
+        cr_lake, times = complete_recall(spider, loaded.schema, args.k, args.questions, embedder)
+        # the same questions over Spider alone (a fresh cache, so the times are comparable)
+        cr_own, _ = complete_recall(spider, spider.schema, args.k, args.questions, get_embedder(None))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    times_ms = sorted(1000 * t for t in times)
+    out = {
+        "tables": len(lake.tables), "build_seconds": round(build, 2),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "disk_mb": round(disk, 1), "load_seconds": round(load, 3),
+        "p50_ms": round(statistics.median(times_ms), 1),
+        "p95_ms": round(times_ms[min(len(times_ms) - 1, int(0.95 * len(times_ms)))], 1),
+        "questions": len(times), "k": args.k,
+        "complete_recall_lake": round(cr_lake, 1), "complete_recall_own": round(cr_own, 1),
+    }
+    print(json.dumps(out, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
