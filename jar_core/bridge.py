@@ -21,21 +21,6 @@ __all__ = ["bridge_paths", "connect", "is_connected", "MAX_BRIDGES"]
 MAX_BRIDGES = 2
 
 
-def is_connected(w: np.ndarray, nodes: Sequence[int]) -> bool:
-    """Whether ``nodes`` form one component of the graph ``w > 0`` restricted to them."""
-    idx = np.asarray(nodes, dtype=np.int64)
-    if len(idx) < 2:
-        return True
-    adj = w[np.ix_(idx, idx)] > 0
-    reached = np.zeros(len(idx), dtype=bool)
-    reached[0] = True
-    frontier = reached.copy()
-    while frontier.any():  # breadth-first over a K x K matrix: a few vector steps
-        frontier = adj[frontier].any(axis=0) & ~reached
-        reached |= frontier
-    return bool(reached.all())
-
-
 def labels(w: np.ndarray, nodes: Sequence[int]) -> np.ndarray:
     """Component label of each of ``nodes`` in the graph ``w > 0`` restricted to them."""
     idx = np.asarray(nodes, dtype=np.int64)
@@ -52,6 +37,11 @@ def labels(w: np.ndarray, nodes: Sequence[int]) -> np.ndarray:
             reached |= frontier
         out[reached] = start
     return out
+
+
+def is_connected(w: np.ndarray, nodes: Sequence[int]) -> bool:
+    """Whether ``nodes`` form one component of the graph ``w > 0`` restricted to them."""
+    return len(nodes) < 2 or len(set(labels(w, nodes).tolist())) == 1
 
 
 def _shortest_paths(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -75,15 +65,12 @@ def bridge_paths(
     idx = [int(x) for x in nodes]
     if len(idx) < 2:
         return []
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
     dist, pred = paths if paths is not None else _shortest_paths(w)
-    _, labels = connected_components(csr_matrix(w[np.ix_(idx, idx)] > 0), directed=False)
-    tree = {idx[i] for i in range(len(idx)) if labels[i] == labels[0]}
+    pieces = labels(w, idx)
+    tree = {idx[i] for i in range(len(idx)) if pieces[i] == pieces[0]}
     bridges: list[int] = []
-    for comp in dict.fromkeys(labels.tolist()):
-        piece = [idx[i] for i in range(len(idx)) if labels[i] == comp]
+    for comp in dict.fromkeys(pieces.tolist()):
+        piece = [idx[i] for i in range(len(idx)) if pieces[i] == comp]
         if tree & set(piece):
             continue
         src = sorted(tree)

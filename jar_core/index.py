@@ -175,16 +175,6 @@ class SchemaIndex:
             vi = cache[key] = ValueIndex.from_schema(self.schema, tables=tables)
         return vi
 
-    @property
-    def value_index(self) -> Any:
-        """The schema's :class:`~jar_core.values.ValueIndex` of sample values (built on first use)."""
-        vi = getattr(self, "_value_index", None)
-        if vi is None:
-            from jar_core.values import ValueIndex
-
-            vi = self._value_index = ValueIndex.from_schema(self.schema)
-        return vi
-
     def join_graph(self, *, cross_database: bool = False) -> Any:
         """The schema's :class:`~jar_core.joins.JoinGraph`: read from the saved index, else
         inferred on first use; then kept (and saved with the index)."""

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
+from jar_core.joins.profile import incidence
 from jar_core.schema import Column, Schema, Table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -68,18 +69,6 @@ def key_likeness(table: Table, column: Column) -> float:
     if column.primary_key or _KEY_SUFFIX.search(column.name):
         return 0.7
     return 0.2
-
-
-def _incidence(rows: list[list[str]]) -> tuple[sparse.csr_matrix, np.ndarray]:
-    vocab: dict[str, int] = {}
-    indptr, indices = [0], []
-    for items in rows:
-        ids = sorted({vocab.setdefault(x, len(vocab)) for x in items})
-        indices.extend(ids)
-        indptr.append(len(indices))
-    data = np.ones(len(indices), dtype=np.float32)
-    m = sparse.csr_matrix((data, np.array(indices, dtype=np.int64), np.array(indptr)), shape=(len(rows), max(len(vocab), 1)))
-    return m, np.diff(np.array(indptr))
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -149,8 +138,8 @@ class ColumnFeatures:
                 uniq.append(c.unique_ratio if c.unique_ratio is not None else key_likeness(t, c))
                 words.append(list(head + _part_words(humanize(c.name))))
                 values.append([x for x in (_value_key(v) for v in c.sample if v is not None) if x != ""])
-        w_m, n_w = _incidence(words)
-        v_m, n_v = _incidence(values)
+        w_m, n_w = incidence(words)
+        v_m, n_v = incidence(values)
         fk_pairs: set[tuple[int, int]] = set()
         fk_columns = np.zeros(int(offsets[-1]), dtype=bool)
         from jar_core.joins.declared import declared_columns

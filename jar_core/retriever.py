@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from jar_core.auto_k import AUTO_K_MAX
 from jar_core.candidates import BruteForceCandidates, CandidateGenerator
 from jar_core.decomposition import Decomposer, Decomposition, HeuristicDecomposer
 from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
@@ -24,8 +25,6 @@ from jar_core.strategies import JoinAwareStrategy, SearchStrategy, get_strategy
 __all__ = ["TableRetriever", "check_question", "check_k", "check_k_or_auto", "check_table_names", "convert_option"]
 
 log = logging.getLogger(__name__)
-
-from jar_core.auto_k import AUTO_K_MAX  # noqa: E402
 
 #: BM25 scores the tables of the dense shortlist of this size (the whole corpus when smaller).
 LEXICAL_SHORTLIST = 200
@@ -384,19 +383,20 @@ class TableRetriever:
                 f"gives {vecs.shape[1]}; rebuild the index"
             )
         r_all = idx.table_vectors @ vecs[0]
-        allowed[inc] = False
+        usable = allowed.copy()  # what may be returned: the pinned tables too
+        allowed[inc] = False  # what the first stage may still add
         rank = r_all
         if lexical > 0:
             from jar_core.lexical import LexicalIndex, fuse
 
             # BM25 over the dense shortlist (all tables of a small corpus: one index, kept)
-            pool = np.flatnonzero(allowed | np.isin(np.arange(len(allowed)), inc))
+            pool = np.flatnonzero(usable)
             if len(pool) > LEXICAL_SHORTLIST:
                 pool = pool[np.argpartition(-r_all[pool], LEXICAL_SHORTLIST - 1)[:LEXICAL_SHORTLIST]]
                 lex = LexicalIndex(idx, np.sort(pool))
             else:
                 lex = getattr(idx, "_lexical", None)
-                if lex is None or len(lex.tables) != len(self.schema) :
+                if lex is None:
                     lex = idx._lexical = LexicalIndex(idx)
             rank = r_all.copy()
             rank[lex.tables] = fuse(r_all[lex.tables], lex.scores(question), lexical)
@@ -422,8 +422,7 @@ class TableRetriever:
             near_pos = np.concatenate([self._database_positions(d) for d in dbs]) if dbs else np.zeros(0, np.int64)
             near = np.zeros(len(allowed), dtype=bool)
             near[near_pos] = True
-            matches = find_values(idx.values_of(tuple(dbs), near_pos), question,
-                                  (allowed | np.isin(np.arange(len(allowed)), inc)) & near)
+            matches = find_values(idx.values_of(tuple(dbs), near_pos), question, usable & near)
             in_cands = set(cands.tolist())
             matches = [m for m in matches if m.exact or m.weight == 1.0 or m.table in in_cands]  # years: candidates only
             extra = [m.table for m in matches if m.table not in in_cands]

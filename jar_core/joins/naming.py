@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from jar_core.joins.profile import ColumnProfile
+from jar_core.joins.profile import ColumnProfile, incidence
 
 __all__ = ["naming", "RULES"]
 
@@ -43,23 +43,11 @@ NATURAL = 0.9
 SAME_KEY_WORD = 0.02
 
 
-def _incidence(rows: list[list[str]], vocab: dict[str, int]) -> sparse.csr_matrix:
-    indptr, indices = [0], []
-    for items in rows:
-        ids = sorted({vocab.setdefault(x, len(vocab)) for x in items})
-        indices.extend(ids)
-        indptr.append(len(indices))
-    return sparse.csr_matrix(
-        (np.ones(len(indices), dtype=np.float32), np.array(indices, dtype=np.int64), np.array(indptr)),
-        shape=(len(rows), 0),
-    )
-
-
 def _product(a_rows: list[list[str]], b_rows: list[list[str]]) -> sparse.coo_matrix:
     """Pairs (i, j) where row i of ``a_rows`` and row j of ``b_rows`` share an alias."""
     vocab: dict[str, int] = {}
-    a = _incidence(a_rows, vocab)
-    b = _incidence(b_rows, vocab)
+    a, _ = incidence(a_rows, vocab)
+    b, _ = incidence(b_rows, vocab)
     a.resize((a.shape[0], max(len(vocab), 1)))
     b.resize((b.shape[0], max(len(vocab), 1)))
     return (a @ b.T).tocoo()

@@ -21,7 +21,7 @@ from scipy import sparse
 
 from jar_core.schema import Column, Schema, Table, TypeFamily
 
-__all__ = ["ColumnProfile", "words", "singular", "KEY_WORDS", "value_key", "sample_class"]
+__all__ = ["ColumnProfile", "words", "singular", "KEY_WORDS", "value_key", "sample_class", "incidence"]
 
 #: Words that end a key column's name (``customer_id``, ``o_custkey``, ``cr_reason_sk``...).
 KEY_WORDS = frozenset({"id", "key", "sk", "code", "no", "num", "number", "nr", "uid", "pk", "fk", "guid", "uuid"})
@@ -61,6 +61,25 @@ def value_key(v: Any) -> str:
 _INT = re.compile(r"^[+-]?\d+$")
 _REAL = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
 _DATE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?$|^\d{1,2}:\d{2}(:\d{2})?$")
+
+
+def incidence(rows: Sequence[Sequence[str]], vocab: dict[str, int] | None = None) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """Row x item 0/1 matrix of ``rows`` (each item once per row) and each row's item count.
+
+    Items are numbered in ``vocab`` (a fresh one by default); pass one ``vocab`` to two calls to
+    compare two sets of rows, then widen the first matrix to the final ``len(vocab)``.
+    """
+    vocab = {} if vocab is None else vocab
+    indptr, indices = [0], []
+    for items in rows:
+        ids = sorted({vocab.setdefault(x, len(vocab)) for x in items})
+        indices.extend(ids)
+        indptr.append(len(indices))
+    m = sparse.csr_matrix(
+        (np.ones(len(indices), dtype=np.float32), np.array(indices, dtype=np.int64), np.array(indptr)),
+        shape=(len(rows), max(len(vocab), 1)),
+    )
+    return m, np.diff(np.array(indptr))
 
 
 def sample_class(values: Sequence[Any]) -> str | None:
@@ -263,23 +282,14 @@ class ColumnProfile:
             fk_from[ga] = True
             if single:
                 own_arr[gb] = True  # a referenced column is a key
-        vocab: dict[str, int] = {}
-        indptr, indices = [0], []
-        for row in value_rows:
-            ids = sorted({vocab.setdefault(x, len(vocab)) for x in row})
-            indices.extend(ids)
-            indptr.append(len(indices))
-        vm = sparse.csr_matrix(
-            (np.ones(len(indices), dtype=np.float32), np.array(indices, dtype=np.int64), np.array(indptr)),
-            shape=(n, max(len(vocab), 1)),
-        )
+        vm, n_values = incidence(value_rows)
         return cls(
             table=np.array(table, dtype=np.int64), database=np.array(database, dtype=np.int64),
             type_class=np.array(tclass, dtype=np.int32), from_samples=np.array(from_s, dtype=bool),
             other_class=classes["other"], key_word=key_word, flag=np.array(flags, dtype=bool), stems=stems, own_key=own_arr,
             unique=np.array(uniq, dtype=np.float64), pk_declared=np.array(pk_decl, dtype=bool),
             table_has_pk=np.array(has_pk, dtype=bool), fk_from=fk_from, values=vm,
-            n_values=np.diff(np.array(indptr)), full_names=full, table_names=tnames_l, table_words=twords_l, declared=declared,
+            n_values=n_values, full_names=full, table_names=tnames_l, table_words=twords_l, declared=declared,
             class_codes=dict(classes),
         )
 

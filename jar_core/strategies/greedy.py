@@ -62,6 +62,8 @@ class GreedyStrategy:
 
     #: How the join term accumulates over the selection: ``"sum"`` (the paper) or ``"max"``.
     join_mode = "sum"
+    #: Gain of a table in a chosen table's family (``Signals.family``); none in the paper's search.
+    l_family = 0.0
 
     def __init__(
         self, l_cov: float = DEFAULT_WEIGHTS[0], l_join: float = DEFAULT_WEIGHTS[1],
@@ -73,10 +75,6 @@ class GreedyStrategy:
         self.l_cov, self.l_join, self.l_coarse = float(l_cov), float(l_join), float(l_coarse)
         self.trace_width = trace_width
 
-    def _extra_gain(self, signals: Signals) -> np.ndarray | None:
-        """A boolean (n, n) relation whose members gain ``l_family`` (none in the paper's search)."""
-        return None
-
     def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
         r, F, w = signals.r, signals.F, signals.w
         n = signals.n
@@ -84,9 +82,8 @@ class GreedyStrategy:
         selected = np.zeros(n, dtype=bool)
         q = np.zeros(F.shape[0], dtype=F.dtype)
         join_acc = np.zeros(n, dtype=np.float64)
-        fam = self._extra_gain(signals)
+        fam = signals.family if self.l_family > 0 else None
         fam_acc = np.zeros(n, dtype=np.float64)
-        l_fam = getattr(self, "l_family", 0.0)
         sel = Selection(order=[])
         for step in range(k):
             if step == 0:
@@ -96,7 +93,7 @@ class GreedyStrategy:
                 cov = coverage_gain(F, q)
                 total = self.l_coarse * r + self.l_cov * cov + self.l_join * join_acc
                 if fam is not None:
-                    total = total + l_fam * fam_acc
+                    total = total + self.l_family * fam_acc
             total = np.where(selected, -np.inf, total)
             i = int(pinned[step]) if step < len(pinned) else int(np.argmax(total))
             sel.order.append(i)
@@ -152,9 +149,6 @@ class JoinAwareStrategy(GreedyStrategy):
         self.l_family = float(l_family)
         self.bridges = bool(bridges)
 
-    def _extra_gain(self, signals: Signals) -> np.ndarray | None:
-        fam = getattr(signals, "family", None)
-        return None if fam is None or self.l_family == 0 else fam
 
     def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
         """The greedy's choice; with ``bridges``, connected within ``k`` (:func:`jar_core.bridge.connect`)."""
