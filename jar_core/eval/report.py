@@ -101,6 +101,25 @@ def _seconds(s: float) -> str:
     return f"{s:.5f}"
 
 
+def _md(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A Markdown table, the first column left-aligned and the others right-aligned."""
+    return [
+        "| " + " | ".join(header) + " |",
+        "| " + " | ".join(["---"] + ["---:"] * (len(header) - 1)) + " |",
+        *("| " + " | ".join(r) + " |" for r in rows),
+    ]
+
+
+def _grid(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A plain-text table: columns padded to their widest cell, a rule under the header."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+    return [line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
+
+
 def markdown(payload: Mapping[str, Any], *, title: str | None = None) -> str:
     """The paper-layout tables for one ``--json`` payload."""
     methods, ks, cells = _by_method(payload["results"])
@@ -114,9 +133,7 @@ def markdown(payload: Mapping[str, Any], *, title: str | None = None) -> str:
         + "."
     )
     lines.append("")
-    header = ["method"] + [f"{m}@{k}" for k in ks for m in ("R", "CR")]
-    lines.append("| " + " | ".join(header) + " |")
-    lines.append("| " + " | ".join(["---"] + ["---:"] * (len(header) - 1)) + " |")
+    rows = []
     for m in methods:
         row = [m]
         for k in ks:
@@ -127,14 +144,17 @@ def markdown(payload: Mapping[str, Any], *, title: str | None = None) -> str:
                     row.append("-")
                 else:
                     row.append(_cell(c[key], ref[key] if ref is not None else None))
-        lines.append("| " + " | ".join(row) + " |")
+        rows.append(row)
+    lines += _md(["method"] + [f"{m}@{k}" for k in ks for m in ("R", "CR")], rows)
 
-    lines += _join_markdown(methods, ks, cells)
+    if _has_joins(cells):
+        lines += ["", "Join keys (%): JP = join precision (returned edges between two gold tables that are a gold "
+                  "join), JR = join recall (gold joins between two returned tables that are among the edges).", ""]
+        lines += _md(["method"] + [f"{m}@{k}" for k in ks for m in ("JP", "JR")], _join_rows(methods, ks, cells))
     lines += ["", f"Selection time in seconds for all {payload['questions']} questions "
               f"(signals, computed once for all methods: {_seconds(payload['signals_seconds'])} s)"
               + ("; in brackets the ratio to greedy" if "greedy" in methods else "") + ".", ""]
-    lines.append("| method | " + " | ".join(f"K={k}" for k in ks) + " |")
-    lines.append("| --- | " + " | ".join("---:" for _ in ks) + " |")
+    rows = []
     for m in methods:
         row = [m]
         for k in ks:
@@ -146,15 +166,14 @@ def markdown(payload: Mapping[str, Any], *, title: str | None = None) -> str:
                 row.append(f"{_seconds(c['seconds'])} (x{c['seconds'] / g['seconds']:.3g})")
             else:
                 row.append(_seconds(c["seconds"]))
-        lines.append("| " + " | ".join(row) + " |")
+        rows.append(row)
+    lines += _md(["method"] + [f"K={k}" for k in ks], rows)
 
     status = payload.get("mip_status") or {}
     if status:
         lines += ["", "MIP solve outcomes per K (time limit per question; no solution = nothing retrieved).", ""]
-        lines.append("| K | " + " | ".join(_STATUSES) + " |")
-        lines.append("| --- | " + " | ".join("---:" for _ in _STATUSES) + " |")
-        for k in sorted(status, key=int):
-            lines.append(f"| {k} | " + " | ".join(str(status[k].get(s, 0)) for s in _STATUSES) + " |")
+        lines += _md(["K", *_STATUSES], [[k, *(str(status[k].get(s, 0)) for s in _STATUSES)]
+                                          for k in sorted(status, key=int)])
     return "\n".join(lines) + "\n"
 
 
@@ -166,27 +185,21 @@ def _pct(v: Any) -> str:
     return "-" if v is None else f"{v:.1f}"
 
 
-def _join_markdown(methods: Sequence[str], ks: Sequence[int], cells: Mapping[tuple[str, int], Mapping[str, Any]]) -> list[str]:
-    if not _has_joins(cells):
-        return []
-    lines = ["", "Join keys (%): JP = join precision (returned edges between two gold tables that are a gold "
-             "join), JR = join recall (gold joins between two returned tables that are among the edges).", ""]
-    header = ["method"] + [f"{m}@{k}" for k in ks for m in ("JP", "JR")]
-    lines.append("| " + " | ".join(header) + " |")
-    lines.append("| " + " | ".join(["---"] + ["---:"] * (len(header) - 1)) + " |")
+def _join_rows(methods: Sequence[str], ks: Sequence[int], cells: Mapping[tuple[str, int], Mapping[str, Any]]) -> list[list[str]]:
+    """Join precision and recall per method, JP and JR at each K."""
+    rows = []
     for m in methods:
         row = [m]
         for k in ks:
             c = cells.get((m, k)) or {}
             row += [_pct(c.get("join_precision")), _pct(c.get("join_recall"))]
-        lines.append("| " + " | ".join(row) + " |")
-    return lines
+        rows.append(row)
+    return rows
 
 
 def text_table(payload: Mapping[str, Any]) -> str:
     """Plain-text R / CR table (and seconds) for stdout."""
     methods, ks, cells = _by_method(payload["results"])
-    header = ["method"] + [f"{m}@{k}" for k in ks for m in ("R", "CR")] + ["seconds"]
     rows = []
     for m in methods:
         row = [m]
@@ -197,29 +210,13 @@ def text_table(payload: Mapping[str, Any]) -> str:
             secs += c["seconds"] if c is not None else 0.0
         row.append(_seconds(secs))
         rows.append(row)
-    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
     out = [
         f"{payload['benchmark']}: {payload['questions']} multi-table questions, {payload['candidates']} candidates, "
         f"signals {_seconds(payload['signals_seconds'])} s",
-        "  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths))),
-        "  ".join("-" * w for w in widths),
+        *_grid(["method"] + [f"{m}@{k}" for k in ks for m in ("R", "CR")] + ["seconds"], rows),
     ]
-    for r in rows:
-        out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
     if _has_joins(cells):
-        jh = ["joins"] + [f"{m}@{k}" for k in ks for m in ("JP", "JR")]
-        jrows = []
-        for m in methods:
-            jrow = [m]
-            for k in ks:
-                c = cells.get((m, k)) or {}
-                jrow += [_pct(c.get("join_precision")), _pct(c.get("join_recall"))]
-            jrows.append(jrow)
-        jw = [max(len(r[i]) for r in [jh] + jrows) for i in range(len(jh))]
-        out.append("  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(jh, jw))))
-        out.append("  ".join("-" * w for w in jw))
-        for r in jrows:
-            out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, jw))))
+        out += _grid(["joins"] + [f"{m}@{k}" for k in ks for m in ("JP", "JR")], _join_rows(methods, ks, cells))
     status = payload.get("mip_status") or {}
     for k in sorted(status, key=int):
         out.append(f"mip K={k}: " + ", ".join(f"{s} {status[k].get(s, 0)}" for s in _STATUSES))
