@@ -8,6 +8,7 @@ search, adapters) reads only this model. A table is identified across databases 
 from __future__ import annotations
 
 import functools
+import dataclasses
 import hashlib
 import json
 import re
@@ -280,6 +281,15 @@ class Table:
     def primary_key(self) -> tuple[str, ...]:
         """The primary-key column names, in column order."""
         return tuple(c.name for c in self.columns if c.primary_key)
+
+    def copy_to(self, database: str) -> "Table":
+        """This table as a table of ``database``: columns copied, foreign keys pointing at the
+        same tables of ``database`` (a renamed copy of a whole database, as in a data lake)."""
+        return dataclasses.replace(
+            self, database=database, columns=[dataclasses.replace(c) for c in self.columns],
+            foreign_keys=[ForeignKey(fk.columns, f"{database}.{fk.ref_table.split('.', 1)[1]}", fk.ref_columns)
+                          for fk in self.foreign_keys],
+        )
 
     def column(self, name: str) -> Column:
         """The column called ``name`` (exact match first, then case-insensitive)."""

@@ -18,7 +18,6 @@ equally well; tables mixed from two copies do not count).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import resource
 import shutil
@@ -36,7 +35,7 @@ BENCHMARKS = ROOT.parent / "shared" / "benchmarks"
 def lake_schema(n_tables: int):
     """Spider's databases, then renamed copies of Spider's and BEAVER-DW's until ``n_tables``."""
     from jar_core.loaders import load_benchmark
-    from jar_core.schema import Column, ForeignKey, Schema, Table
+    from jar_core.schema import Schema
 
     spider = load_benchmark(BENCHMARKS / "spider")
     sources = []
@@ -49,14 +48,8 @@ def lake_schema(n_tables: int):
         db, src = sources[copy % len(sources)]
         copy += 1
         name = f"{db}_{copy}"
-        for t in src[: n_tables - len(tables)]:
-            tables.append(Table(
-                database=name, name=t.name, nl_name=t.nl_name, comment=t.comment, row_count=t.row_count,
-                columns=[dataclasses.replace(c) for c in t.columns],
-                foreign_keys=[ForeignKey(fk.columns, f"{name}.{fk.ref_table.split('.', 1)[1]}", fk.ref_columns)
-                              for fk in t.foreign_keys],
-            ))
-    return spider, Schema(tables[:max(n_tables, len(spider.schema.tables))])
+        tables += [t.copy_to(name) for t in src[: n_tables - len(tables)]]
+    return spider, Schema(tables)
 
 
 def complete_recall(bench, schema, k: int, limit: int | None, embedder) -> tuple[float, list[float]]:

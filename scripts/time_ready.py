@@ -95,7 +95,7 @@ def source_databases():
 
 def synthesize(n_tables: int):
     """A schema of ``n_tables`` tables: copies of the source databases, renamed ``db_00001``..."""
-    from jar_core.schema import Column, ForeignKey, Schema, Table
+    from jar_core.schema import Schema
 
     sources = source_databases()
     tables: list = []
@@ -104,14 +104,7 @@ def synthesize(n_tables: int):
         db, src = sources[copy % len(sources)]
         copy += 1
         name = f"db_{copy:05d}"
-        for t in src[: n_tables - len(tables)]:
-            tables.append(Table(
-                database=name, name=t.name, nl_name=t.nl_name, comment=t.comment, row_count=t.row_count,
-                columns=[Column(c.name, c.type, c.nl_name, c.comment, c.primary_key, c.unique_ratio, c.sample)
-                         for c in t.columns],
-                foreign_keys=[ForeignKey(fk.columns, f"{name}.{fk.ref_table.split('.', 1)[1]}", fk.ref_columns)
-                              for fk in t.foreign_keys],
-            ))
+        tables += [t.copy_to(name) for t in src[: n_tables - len(tables)]]
     return Schema(tables), copy
 
 

@@ -59,3 +59,12 @@ def test_round_trip_and_fingerprint():
     assert s2["d.Free Meal (K-12)"].columns[0].sample == ("x",)
     s2.tables[0].columns[0].type = "int"
     assert Schema.from_dict(s2.to_dict()).fingerprint() != s.fingerprint()
+
+
+def test_copy_to_another_database_repoints_foreign_keys():
+    t = Table("shop", "orders", [Column("id", "int", primary_key=True), Column("customer_id", "int", sample=(1, 2))],
+              [ForeignKey(("customer_id",), "shop.customers", ("id",))])
+    c = t.copy_to("shop_2")
+    assert c.id == "shop_2.orders" and c.foreign_keys == [ForeignKey(("customer_id",), "shop_2.customers", ("id",))]
+    assert c.columns == t.columns and c.columns[0] is not t.columns[0]
+    assert t.id == "shop.orders" and t.foreign_keys[0].ref_table == "shop.customers"
