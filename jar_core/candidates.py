@@ -1,8 +1,13 @@
-"""Candidate generation: the top-N tables by coarse relevance.
+"""Candidate generation: the top-N tables by coarse relevance (the first stage).
 
-The default, :class:`BruteForceCandidates`, scores every table with one matrix-vector
-product; a vector index (FAISS, a vector database) can replace it for very large corpora by
-implementing :class:`CandidateGenerator`.
+A :class:`CandidateGenerator` takes the question's vector and returns the ``n`` tables most
+similar to it among the allowed ones (a database filter, the exclusions), best first, with their
+cosine similarity. The default, :class:`BruteForceCandidates`, scores every allowed table with
+one matrix-vector product over the index's table vectors; an approximate vector index or an
+external vector store can take its place for very large corpora.
+
+Nothing downstream reads the relevance of the other tables: the search, expansion and value
+matching score the tables they look at from the index's vectors.
 """
 from __future__ import annotations
 
@@ -13,24 +18,53 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index import SchemaIndex
 
-__all__ = ["CandidateGenerator", "BruteForceCandidates"]
+__all__ = ["CandidateGenerator", "BruteForceCandidates", "exact_top"]
 
 
 @runtime_checkable
 class CandidateGenerator(Protocol):
-    """Returns up to ``n`` table positions, best first, among those where ``allowed`` is True."""
+    """The first stage of retrieval.
 
-    def top(self, index: "SchemaIndex", scores: np.ndarray, n: int, allowed: np.ndarray) -> np.ndarray:
+    ``search`` returns ``(positions, scores)``: up to ``n`` table positions (in
+    ``index.schema.tables``) among those where ``allowed`` is True, best first, and their cosine
+    similarity to ``query`` (a unit vector). Ties are broken by the lower position. A generator
+    may return fewer than ``n`` only when fewer tables are allowed.
+    """
+
+    def search(
+        self, index: "SchemaIndex", query: np.ndarray, n: int, allowed: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         ...
 
 
-class BruteForceCandidates:
-    """Exact top-N over all tables by the given scores (ties: lower table position first)."""
+def exact_top(scores: np.ndarray, positions: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``n`` best of ``positions`` by ``scores`` (aligned with ``positions``), best first,
+    ties by the lower position: ``(positions, scores)``."""
+    positions = np.asarray(positions, dtype=np.int64)
+    scores = np.asarray(scores, dtype=np.float32)
+    if n <= 0 or len(positions) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    if n < len(positions):
+        part = np.argpartition(-scores, n - 1)[:n]
+        # every position scoring the n-th score may tie: keep them all, then break ties by position
+        cut = scores[part].min()
+        part = np.flatnonzero(scores >= cut)
+        positions, scores = positions[part], scores[part]
+    order = np.lexsort((positions, -scores))[:n]
+    return positions[order], scores[order]
 
-    def top(self, index: "SchemaIndex", scores: np.ndarray, n: int, allowed: np.ndarray) -> np.ndarray:
+
+class BruteForceCandidates:
+    """Exact top-N: one product of the query with the allowed tables' vectors."""
+
+    def search(
+        self, index: "SchemaIndex", query: np.ndarray, n: int, allowed: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        n_tables = len(index.table_vectors)
+        if allowed.all():
+            return exact_top(index.table_vectors @ query, np.arange(n_tables), n)
         pos = np.flatnonzero(allowed)
-        if n < len(pos):
-            part = np.argpartition(-scores[pos], n - 1)[:n]
-            pos = np.sort(pos[part])
-        order = np.lexsort((pos, -scores[pos]))
-        return pos[order]
+        return exact_top(index.table_vectors[pos] @ query, pos, n)
+
+    def __repr__(self) -> str:
+        return "BruteForceCandidates()"

@@ -14,7 +14,7 @@ Everything is array work over the graph's edges; the table adjacency is built on
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 from scipy import sparse
@@ -46,7 +46,7 @@ def table_adjacency(graph: "JoinGraph", n_tables: int, min_score: float = 0.0) -
 def expand_candidates(
     adjacency: sparse.csr_matrix,
     candidates: np.ndarray,
-    r_all: np.ndarray,
+    relevance: Callable[[np.ndarray], np.ndarray],
     allowed: np.ndarray,
     *,
     seeds: int = 5,
@@ -56,6 +56,7 @@ def expand_candidates(
 
     ``candidates`` are ordered best first; a neighbour ``t`` of seeds ``s`` scores
     ``max_s w_st * r_s + r_t``; only ``allowed`` tables outside the candidates are added.
+    ``relevance(positions)`` gives the coarse relevance ``r`` of the tables at ``positions``.
     """
     if expand <= 0 or len(candidates) == 0:
         return np.zeros(0, dtype=np.int64)
@@ -63,7 +64,7 @@ def expand_candidates(
     sub = adjacency[s]  # seeds x tables
     if sub.nnz == 0:
         return np.zeros(0, dtype=np.int64)
-    weighted = sub.multiply(np.maximum(r_all[s], 0.0)[:, None]).tocsc()
+    weighted = sub.multiply(np.maximum(relevance(s), 0.0)[:, None]).tocsc()
     best = np.asarray(weighted.max(axis=0).todense()).ravel()
     reach = best > 0
     reach[candidates] = False
@@ -71,6 +72,6 @@ def expand_candidates(
     pos = np.flatnonzero(reach)
     if len(pos) == 0:
         return np.zeros(0, dtype=np.int64)
-    score = best[pos] + r_all[pos]
+    score = best[pos] + relevance(pos)
     order = np.lexsort((pos, -score))
     return pos[order][:expand]

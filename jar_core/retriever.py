@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from jar_core.auto_k import AUTO_K_MAX
-from jar_core.candidates import BruteForceCandidates, CandidateGenerator
+from jar_core.candidates import BruteForceCandidates, CandidateGenerator, exact_top
 from jar_core.decomposition import Decomposer, Decomposition, HeuristicDecomposer
 from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import IndexLoadError, IndexSaveError, InvalidArgumentError, StaleIndexError
@@ -382,26 +382,29 @@ class TableRetriever:
                 f"the index holds vectors of dimension {idx.table_vectors.shape[1]} but model {self.embedder.name!r} "
                 f"gives {vecs.shape[1]}; rebuild the index"
             )
-        r_all = idx.table_vectors @ vecs[0]
+        query = vecs[0]
         usable = allowed.copy()  # what may be returned: the pinned tables too
         allowed[inc] = False  # what the first stage may still add
-        rank = r_all
+        want = max(n - len(inc), 0)
         if lexical > 0:
             from jar_core.lexical import LexicalIndex, fuse
 
-            # BM25 over the dense shortlist (all tables of a small corpus: one index, kept)
-            pool = np.flatnonzero(usable)
-            if len(pool) > LEXICAL_SHORTLIST:
-                pool = pool[np.argpartition(-r_all[pool], LEXICAL_SHORTLIST - 1)[:LEXICAL_SHORTLIST]]
+            # BM25 over the dense shortlist (all tables of a small corpus: one index, kept); a
+            # table outside the shortlist fuses below every table in it, so the top-N is the
+            # shortlist's best by the fused score
+            shortlist = max(LEXICAL_SHORTLIST, n)
+            if usable.sum() > shortlist:
+                pool, _ = self.candidate_generator.search(idx, query, shortlist, usable)
                 lex = LexicalIndex(idx, np.sort(pool))
             else:
                 lex = getattr(idx, "_lexical", None)
                 if lex is None:
                     lex = idx._lexical = LexicalIndex(idx)
-            rank = r_all.copy()
-            rank[lex.tables] = fuse(r_all[lex.tables], lex.scores(question), lexical)
-            rank[np.setdiff1d(np.arange(len(rank)), lex.tables)] *= 1.0 - lexical
-        top = self.candidate_generator.top(idx, rank, max(n - len(inc), 0), allowed)
+            pool = lex.tables[allowed[lex.tables]]
+            fused = fuse(self._relevance(query, lex.tables), lex.scores(question), lexical)[allowed[lex.tables]]
+            top, _ = exact_top(fused, pool, want)
+        else:
+            top, _ = self.candidate_generator.search(idx, query, want, allowed)
         cands = np.array(list(dict.fromkeys([*inc, *top.tolist()])), dtype=np.int64)
         if expand > 0 and self.joins == "rules" and len(cands):
             from jar_core.expansion import expand_candidates, table_adjacency
@@ -410,7 +413,8 @@ class TableRetriever:
                 idx.join_graph(cross_database=self.cross_database_joins), len(self.schema), self.min_join_score
             )
             ranked = np.array(list(dict.fromkeys([*top.tolist(), *inc])), dtype=np.int64)
-            extra = expand_candidates(adj, ranked, r_all, allowed, seeds=self.expand_seeds, expand=expand)
+            extra = expand_candidates(adj, ranked, lambda pos: self._relevance(query, pos), allowed,
+                                      seeds=self.expand_seeds, expand=expand)
             cands = np.concatenate([cands, extra])
         matches = []
         if match_values:
@@ -429,12 +433,16 @@ class TableRetriever:
             if extra:
                 cands = np.concatenate([cands, np.array(list(dict.fromkeys(extra)), dtype=np.int64)])
         sig = compute_signals(
-            idx, cands, r_all, list(subqueries), vecs[1:], segment_sim=segment_sim, joins=self.joins,
+            idx, cands, self._relevance(query, cands), list(subqueries), vecs[1:], segment_sim=segment_sim, joins=self.joins,
             cross_database_joins=self.cross_database_joins, min_join_score=self.min_join_score,
         )
         if matches:
             _apply_value_matches(sig, matches)
         return sig
+
+    def _relevance(self, query: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """Coarse relevance ``r`` of the tables at ``positions`` (cosine with the question)."""
+        return (self.index.table_vectors[np.asarray(positions, dtype=np.int64)] @ query).astype(np.float32)
 
     def _database_positions(self, database: str) -> np.ndarray:
         """Positions of ``database``'s tables (as :meth:`Schema.subset`: exact name, else

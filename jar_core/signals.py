@@ -80,7 +80,7 @@ def fine_relevance(index: "SchemaIndex", subquery_vectors: np.ndarray, tables: n
 def compute_signals(
     index: "SchemaIndex",
     candidates: np.ndarray,
-    r_all: np.ndarray,
+    r: np.ndarray,
     subqueries: list[str],
     subquery_vectors: np.ndarray,
     *,
@@ -89,7 +89,8 @@ def compute_signals(
     cross_database_joins: bool = False,
     min_join_score: float = 0.0,
 ) -> Signals:
-    """Assemble :class:`Signals` for ``candidates`` (positions in ``index.schema.tables``).
+    """Assemble :class:`Signals` for ``candidates`` (positions in ``index.schema.tables``) whose
+    coarse relevance is ``r``.
 
     Joins weaker than ``min_join_score`` are dropped (``w = 0``): a weak join is no join,
     neither for the search nor in the returned join path.
@@ -109,7 +110,7 @@ def compute_signals(
         seg = (subquery_vectors @ index.table_vectors[candidates].T).astype(np.float32)
     return Signals(
         candidates=candidates,
-        r=r_all[candidates].astype(np.float32),
+        r=np.asarray(r, dtype=np.float32),
         F=fine_relevance(index, subquery_vectors, candidates).astype(np.float32),
         w=w,
         join_columns=join_columns,
