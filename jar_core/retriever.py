@@ -155,6 +155,9 @@ class TableRetriever:
             and covers the value as a sub-query; the result lists the matches.
         lexical: weight of BM25 over the table texts fused with dense similarity to rank the
             candidates (:mod:`jar_core.lexical`); 0 is dense only (the paper).
+        collapse_copies: among the first stage's tables, keep of the copies of one table (same
+            name and columns in several databases of a lake) only the one in the best-ranked
+            database (:mod:`jar_core.copies`), so the candidates come from one copy.
 
     Example:
         >>> r = TableRetriever.from_ddl("CREATE TABLE a(id INT PRIMARY KEY); ...")  # doctest: +SKIP
@@ -179,6 +182,7 @@ class TableRetriever:
         expand_seeds: int = 5,
         match_values: bool = True,
         lexical: float = DEFAULT_LEXICAL,
+        collapse_copies: bool = True,
     ) -> None:
         from jar_core.join_compat import JOIN_MODES
 
@@ -215,6 +219,8 @@ class TableRetriever:
             raise StaleIndexError("the index was built for another schema")
         self._index = index
         self._db_positions: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None = None
+        self.collapse_copies = bool(collapse_copies)
+        self._signatures: tuple[np.ndarray, np.ndarray] | None = None
         # The embedding model and the lazily built index are shared: searches take turns.
         self._lock = threading.RLock()
 
@@ -394,8 +400,7 @@ class TableRetriever:
             # shortlist's best by the fused score
             shortlist = max(LEXICAL_SHORTLIST, n)
             if usable.sum() > shortlist:
-                pool, _ = self.candidate_generator.search(idx, query, shortlist, usable)
-                lex = LexicalIndex(idx, np.sort(pool))
+                lex = LexicalIndex(idx, np.sort(self._first_stage(query, shortlist, usable)))
             else:
                 lex = getattr(idx, "_lexical", None)
                 if lex is None:
@@ -404,7 +409,7 @@ class TableRetriever:
             fused = fuse(self._relevance(query, lex.tables), lex.scores(question), lexical)[allowed[lex.tables]]
             top, _ = exact_top(fused, pool, want)
         else:
-            top, _ = self.candidate_generator.search(idx, query, want, allowed)
+            top = self._first_stage(query, want, allowed)
         cands = np.array(list(dict.fromkeys([*inc, *top.tolist()])), dtype=np.int64)
         if expand > 0 and self.joins == "rules" and len(cands):
             from jar_core.expansion import expand_candidates, table_adjacency
@@ -439,6 +444,27 @@ class TableRetriever:
         if matches:
             _apply_value_matches(sig, matches)
         return sig
+
+    def _first_stage(self, query: np.ndarray, n: int, allowed: np.ndarray) -> np.ndarray:
+        """The ``n`` tables most similar to ``query`` among ``allowed``, best first, with the
+        copies of one table in other databases collapsed (:mod:`jar_core.copies`), asking the
+        candidate generator for more while copies take places."""
+        idx = self.index
+        want = n
+        while True:
+            pos, _ = self.candidate_generator.search(idx, query, want, allowed)
+            if not self.collapse_copies or len(pos) < 2:
+                return pos[:n]
+            if self._signatures is None:
+                from jar_core.copies import table_signatures
+
+                self._signatures = table_signatures(self.schema)
+            from jar_core.copies import first_copies
+
+            kept = pos[first_copies(pos, *self._signatures)]
+            if len(kept) >= n or len(pos) < want:
+                return kept[:n]
+            want *= 4
 
     def _relevance(self, query: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """Coarse relevance ``r`` of the tables at ``positions`` (cosine with the question)."""

@@ -1,0 +1,53 @@
+"""Copies of one table in several databases of a lake collapse to one copy in the first stage."""
+from __future__ import annotations
+
+import numpy as np
+from helpers import BagOfWordsEmbedder
+
+from jar_core.copies import first_copies, table_signatures
+from jar_core.loaders import load_ddl
+from jar_core.retriever import TableRetriever
+from jar_core.schema import Schema
+
+MUSIC = """
+CREATE TABLE artist (artist_id INT PRIMARY KEY, name TEXT);
+CREATE TABLE album (album_id INT PRIMARY KEY, title TEXT, artist_id INT REFERENCES artist(artist_id));
+CREATE TABLE track (track_id INT PRIMARY KEY, name TEXT, album_id INT REFERENCES album(album_id));
+"""
+SHOP = "CREATE TABLE artist (artist_id INT PRIMARY KEY, name TEXT, city TEXT);"
+
+
+def lake() -> Schema:
+    music = load_ddl(MUSIC, database="music")
+    copies = [t.copy_to(f"music_{n}") for n in range(1, 6) for t in music.tables]
+    return Schema([*music.tables, *copies, *load_ddl(SHOP, database="shop").tables])
+
+
+def test_signatures_group_same_name_and_columns_only():
+    schema = lake()
+    sig, db = table_signatures(schema)
+    by_id = {t.id: i for i, t in enumerate(schema.tables)}
+    assert sig[by_id["music.artist"]] == sig[by_id["music_3.artist"]]
+    assert sig[by_id["music.artist"]] != sig[by_id["shop.artist"]]  # another column: not a copy
+    assert db[by_id["music.artist"]] != db[by_id["music_3.artist"]]
+
+
+def test_first_copies_keeps_the_first_ranked_database_of_each_table():
+    sig = np.array([0, 1, 0, 1, 2])
+    db = np.array([0, 0, 1, 1, 1])
+    # ranking: table 2 (db 1) first, so db 1's copies win; table 4 has no copy
+    keep = first_copies(np.array([2, 0, 1, 3, 4]), sig, db)
+    assert keep.tolist() == [True, False, False, True, True]
+
+
+def test_candidates_come_from_one_copy_and_the_answer_joins():
+    question = "track names with their album title and artist name"
+    on = TableRetriever(lake(), embedder=BagOfWordsEmbedder(), candidates=3, expand=0, lexical=0, match_values=False)
+    cands = [on.schema.tables[i] for i in on.signals(question, []).candidates]
+    assert len({t.database for t in cands}) == 1 and {t.name for t in cands} == {"artist", "album", "track"}
+    res = on.retrieve(question, k=3)
+    assert len({t.database for t in res.tables}) == 1 and not res.unjoined
+    off = TableRetriever(lake(), embedder=BagOfWordsEmbedder(), candidates=3, expand=0, lexical=0, match_values=False,
+                         collapse_copies=False)
+    plain = [off.schema.tables[i] for i in off.signals(question, []).candidates]
+    assert len({t.name for t in plain}) < 3  # without collapsing, copies of one table crowd the top 3
