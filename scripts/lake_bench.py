@@ -52,25 +52,30 @@ def lake_schema(n_tables: int):
     return spider, Schema(tables)
 
 
-def complete_recall(bench, schema, k: int, limit: int | None, embedder) -> tuple[float, list[float]]:
-    """CR (%) of the default configuration over ``bench``'s multi-table questions in ``schema``,
-    and the wall time of each ``retrieve`` (seconds)."""
-    from jar_core.retriever import TableRetriever
+def questions(bench, limit: int | None) -> list[tuple[object, list[str]]]:
+    """``bench``'s multi-table questions (the first ``limit``) with their gold tables."""
     from jar_core.eval.gold import extract_gold_tables
 
-    retriever = TableRetriever(schema, embedder=embedder)
-    retriever.index  # built (or given) before the clock
-    retriever.index.join_graph()
     by_db: dict[str, list[str]] = {}
     for t in bench.schema.tables:
         by_db.setdefault(t.database, []).append(t.name)
-    preds, golds, times = [], [], []
+    out = []
     for q in bench.questions:
         gold = extract_gold_tables(q.sql, dialect=bench.dialect, tables=by_db.get(q.db_id, []))
-        if len(gold) < 2:
-            continue
-        if limit is not None and len(golds) >= limit:
-            break
+        if len(gold) >= 2:
+            out.append((q, gold))
+    return out[:limit]
+
+
+def complete_recall(asked, retriever, k: int, desc: str) -> tuple[float, list[float]]:
+    """CR (%) of ``retriever`` (the default configuration) over the questions ``asked``, and the
+    wall time of each ``retrieve`` (seconds)."""
+    from jar_core.progress import progress
+
+    retriever.index  # built (or given) before the clock
+    retriever.index.join_graph()
+    preds, golds, times = [], [], []
+    for q, gold in progress(asked, total=len(asked), desc=desc, enabled=True, unit="question"):
         t0 = time.perf_counter()
         res = retriever.retrieve(q.question, k=k)
         times.append(time.perf_counter() - t0)
@@ -87,42 +92,58 @@ def complete_recall(bench, schema, k: int, limit: int | None, embedder) -> tuple
     return 100.0 * sum(complete) / max(len(complete), 1), times
 
 
+def step(message: str) -> None:
+    """One line of progress on stderr, with the time since the start."""
+    print(f"[{time.perf_counter() - _START:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+_START = time.perf_counter()
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--lake", type=int, required=True, metavar="N", help="tables in the lake")
     p.add_argument("--k", type=int, default=5)
     p.add_argument("--questions", type=int, default=None, help="the first N multi-table questions (default all)")
     p.add_argument("--json", metavar="OUT")
+    p.add_argument("--work-dir", metavar="DIR", default=None,
+                   help="where the index is built (default: the system's temporary folder)")
     args = p.parse_args()
     if args.json and not Path(args.json).resolve().parent.is_dir():
         print(f"lake_bench: error: folder of {args.json} does not exist", file=sys.stderr)
         return 1
     from jar_core.embedding import get_embedder
     from jar_core.index import SchemaIndex
+    from jar_core.retriever import TableRetriever
 
     embedder = get_embedder(None)
     spider, lake = lake_schema(args.lake)
-    print(f"lake: {len(lake.tables)} tables in {len(lake.databases)} databases", flush=True)
-    folder = Path(tempfile.mkdtemp(prefix="lake-"))
+    n_tables, n_dbs = len(lake.tables), len(lake.databases)
+    asked = questions(spider, args.questions)
+    step(f"lake: {n_tables} tables in {n_dbs} databases; {len(asked)} questions")
+    folder = Path(tempfile.mkdtemp(prefix="lake-", dir=args.work_dir))
     try:
         t0 = time.perf_counter()
-        index = SchemaIndex.build(lake, embedder, progress=True)
-        index.save(folder / "index")  # infers and saves the join graph too
+        step("building the index (embedding, then the join graph, then saving)")
+        SchemaIndex.build(lake, embedder, progress=True).save(folder / "index")  # with the join graph
         build = time.perf_counter() - t0
+        del lake  # the loaded index's schema is the one asked; nothing else holds the lake
         disk = sum(f.stat().st_size for f in (folder / "index").iterdir()) / 2**20
+        step(f"built in {build:.1f}s, {disk:.1f} MiB on disk; loading it")
         t0 = time.perf_counter()
         loaded = SchemaIndex.load(folder / "index")
         load = time.perf_counter() - t0
-        from jar_core.retriever import TableRetriever  # noqa: F401  (import outside the timings)
-
-        cr_lake, times = complete_recall(spider, loaded.schema, args.k, args.questions, embedder)
+        step(f"loaded in {load:.2f}s")
+        retriever = TableRetriever(loaded.schema, embedder=embedder, index=loaded)
+        cr_lake, times = complete_recall(asked, retriever, args.k, "questions in the lake")
         # the same questions over Spider alone (a fresh cache, so the times are comparable)
-        cr_own, _ = complete_recall(spider, spider.schema, args.k, args.questions, get_embedder(None))
+        own = TableRetriever(spider.schema, embedder=get_embedder(None))
+        cr_own, _ = complete_recall(asked, own, args.k, "questions in their own corpus")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     times_ms = sorted(1000 * t for t in times)
     out = {
-        "tables": len(lake.tables), "build_seconds": round(build, 2),
+        "tables": n_tables, "build_seconds": round(build, 2),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "disk_mb": round(disk, 1), "load_seconds": round(load, 3),
         "p50_ms": round(statistics.median(times_ms), 1),
