@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers import BagOfWordsEmbedder
+from helpers import SHOP, BagOfWordsEmbedder, assert_same_top_n, lake
 from jar_core.candidates import BruteForceCandidates, CandidateGenerator
 from jar_core.errors import InvalidArgumentError, StaleStoreError
 from jar_core.index import SchemaIndex
@@ -13,20 +13,6 @@ from jar_core.loaders import load_ddl
 from jar_core.retriever import TableRetriever
 from jar_core.schema import Schema
 from jar_core.store_candidates import StoreCandidates, StoreHit, store_records
-
-SHOP = """
-CREATE TABLE customers (customer_id INT PRIMARY KEY, name TEXT, city TEXT);
-CREATE TABLE orders (order_id INT PRIMARY KEY, customer_id INT REFERENCES customers(customer_id), ordered_at DATE);
-CREATE TABLE products (product_id INT PRIMARY KEY, title TEXT, price REAL);
-CREATE TABLE order_items (order_id INT REFERENCES orders(order_id), product_id INT REFERENCES products(product_id), qty INT);
-CREATE TABLE shippers (shipper_id INT PRIMARY KEY, company TEXT);
-CREATE TABLE reviews (review_id INT PRIMARY KEY, product_id INT REFERENCES products(product_id), stars INT);
-"""
-
-
-def lake(copies: int = 4) -> Schema:
-    base = load_ddl(SHOP)
-    return Schema([t.copy_to(f"shop{i}") for i in range(copies) for t in base.tables])
 
 
 class DictStore(StoreCandidates):
@@ -58,37 +44,12 @@ def index() -> SchemaIndex:
     return SchemaIndex.build(lake(), BagOfWordsEmbedder())
 
 
-def masks(schema: Schema, rng: np.random.Generator):
-    """No filter; one database; two databases; one database with exclusions; exclusions only."""
-    dbs = schema.databases
-    in_db = lambda names: np.array([t.database in names for t in schema.tables])  # noqa: E731
-    yield np.ones(len(schema), dtype=bool)
-    yield in_db({dbs[1]})
-    yield in_db({dbs[0], dbs[2]})
-    m = in_db({dbs[3]})
-    m[np.flatnonzero(m)[:2]] = False
-    yield m
-    m = np.ones(len(schema), dtype=bool)
-    m[rng.choice(len(schema), 7, replace=False)] = False
-    yield m
-
-
 @pytest.mark.parametrize("honour_filter", [True, False])
 def test_same_top_n_as_brute_force(index, honour_filter):
     store = DictStore(honour_filter=honour_filter)
     store.add_tables(index)
     assert isinstance(store, CandidateGenerator)
-    rng = np.random.default_rng(7)
-    brute = BruteForceCandidates()
-    for _ in range(20):
-        q = rng.normal(size=index.table_vectors.shape[1]).astype(np.float32)
-        q /= np.linalg.norm(q)
-        for allowed in masks(index.schema, rng):
-            for n in (1, 3, 6, 10, 40):
-                want_pos, want_scores = brute.search(index, q, n, allowed)
-                pos, scores = store.search(index, q, n, allowed)
-                assert pos.tolist() == want_pos.tolist()
-                np.testing.assert_allclose(scores, want_scores, atol=1e-6)
+    assert_same_top_n(store, index)
 
 
 def test_a_database_filter_goes_to_the_store_and_one_query_suffices(index):
@@ -172,7 +133,7 @@ def test_through_table_retriever(index, monkeypatch):
                         {"database": "shop1", "exclude": ["shop1.products"], "include": ["shop1.reviews"]}):
             want = plain.retrieve(question, k=3, **options)
             got = served.retrieve(question, k=3, **options)
-            assert got.table_names == want.table_names
+            assert got.table_ids == want.table_ids
             assert [t.score for t in got.tables] == pytest.approx([t.score for t in want.tables], abs=1e-6)
     assert store.calls
 
