@@ -81,9 +81,10 @@ def index_of(source: Any) -> "SchemaIndex":
         return source
     if isinstance(source, TableRetriever):
         return source.index
-    inner = getattr(source, "retriever", None)  # the adapters' JoinAwareRetriever
-    if isinstance(inner, TableRetriever):
-        return inner.index
+    for attr in ("retriever", "table_retriever"):  # the LangChain and LlamaIndex JoinAwareRetriever
+        inner = getattr(source, attr, None)
+        if isinstance(inner, TableRetriever):
+            return inner.index
     raise InvalidArgumentError(
         f"expected a TableRetriever, a JoinAwareRetriever or a SchemaIndex, got {type(source).__name__}"
     )

@@ -147,3 +147,12 @@ def test_bad_arguments(index):
         next(store_records(index, batch_size=0))
     pos, scores = DictStore().search(index, index.table_vectors[0], 3, np.zeros(len(index.schema), dtype=bool))
     assert len(pos) == len(scores) == 0
+
+
+def test_the_core_imports_neither_langchain_nor_llama_index():
+    import subprocess
+    import sys
+
+    code = ("import sys, jar_core, jar_core.store_candidates; "
+            "sys.exit(any(m.split('.')[0] in ('langchain', 'langchain_core', 'llama_index') for m in sys.modules))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
