@@ -122,3 +122,20 @@ def test_pgvector_holding_another_schema_is_an_error(server, retriever):
     empty = VectorStoreCandidates(pgvector(server, retriever, "empty"))
     with pytest.raises(StaleStoreError, match="no tables"):
         empty.search(retriever.index, q, 3, np.ones(len(retriever.schema), dtype=bool))
+
+
+def test_the_docs_pgvector_example_runs(server, embedder, monkeypatch, capsys):
+    """docs/langchain.md's PGVector example, against this server, prints the tables it shows."""
+    import re
+    from pathlib import Path
+
+    import jar_core.embedding as emb
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "langchain.md").read_text()
+    code = next(c for c in re.findall(r"```python\n(.*?)```", page, re.S) if "PGVector(" in c)
+    shown = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+    assert shown in code
+    monkeypatch.setattr(emb, "_DEFAULT", embedder)
+    exec(compile(code.replace(shown, server.url), "docs/langchain.md PGVector example", "exec"), {"__name__": "docs"})
+    printed = capsys.readouterr().out.strip().splitlines()[-1]
+    assert printed == re.search(r"print\(result.table_names\)  # (.*)", code).group(1)
