@@ -26,7 +26,8 @@ test: $(STAMP)
 
 # Tests against a real PostgreSQL server that the test run starts (127.0.0.1, a temporary
 # directory) and stops: needs Debian's postgresql server binaries (initdb, pg_ctl), which this
-# target does not install (apt-get install postgresql); without them the tests are skipped.
+# target does not install (apt-get install postgresql); without them the tests are skipped. The
+# pgvector tests start the PostgreSQL 16 with pgvector of the pgserver package (the test extra).
 test-integration: $(STAMP)
 	$(PY) -m pytest -q -rs -m integration
 

@@ -22,6 +22,7 @@ from jar_core.errors import (
     SolverError,
     SourceError,
     StaleIndexError,
+    StaleStoreError,
     UnknownDatabaseError,
 )
 from jar_core.index import SchemaIndex
@@ -38,7 +39,8 @@ __all__ = [
     "Decomposer", "Decomposition", "HeuristicDecomposer", "PrecomputedDecomposer",
     "SearchStrategy", "GreedyStrategy", "DenseStrategy",
     "JarError", "InvalidArgumentError", "SchemaError", "SourceError", "DatabaseConnectionError", "DDLParseError",
-    "BenchmarkFormatError", "UnknownDatabaseError", "IndexLoadError", "IndexSaveError", "StaleIndexError", "EmbeddingError",
+    "BenchmarkFormatError", "UnknownDatabaseError", "IndexLoadError", "IndexSaveError", "StaleIndexError", "StaleStoreError",
+    "EmbeddingError",
     "DecompositionError", "SolverError",
     "load_database", "load_ddl", "load_benchmark",
 ]

@@ -55,6 +55,11 @@ class StaleIndexError(IndexLoadError):
     """A saved index was built for another schema or another embedding model."""
 
 
+class StaleStoreError(JarError):
+    """An external vector store serving the first stage holds other tables than the index: none,
+    tables the index does not know, or tables loaded from another schema or embedding model."""
+
+
 class EmbeddingError(JarError):
     """The embedding model cannot be loaded or returned unusable vectors."""
 

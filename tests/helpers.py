@@ -25,3 +25,56 @@ class BagOfWordsEmbedder:
 
     embed_documents = _encode
     embed_queries = _encode
+
+
+# -- a small lake for the first-stage tests (test_store_candidates, the vector-store adapters) ---
+SHOP = """
+CREATE TABLE customers (customer_id INT PRIMARY KEY, name TEXT, city TEXT);
+CREATE TABLE orders (order_id INT PRIMARY KEY, customer_id INT REFERENCES customers(customer_id), ordered_at DATE);
+CREATE TABLE products (product_id INT PRIMARY KEY, title TEXT, price REAL);
+CREATE TABLE order_items (order_id INT REFERENCES orders(order_id), product_id INT REFERENCES products(product_id), qty INT);
+CREATE TABLE shippers (shipper_id INT PRIMARY KEY, company TEXT);
+CREATE TABLE reviews (review_id INT PRIMARY KEY, product_id INT REFERENCES products(product_id), stars INT);
+"""
+
+
+def lake(copies: int = 4):
+    """``copies`` renamed copies of :data:`SHOP`: databases shop0, shop1..."""
+    from jar_core.loaders import load_ddl
+    from jar_core.schema import Schema
+
+    base = load_ddl(SHOP)
+    return Schema([t.copy_to(f"shop{i}") for i in range(copies) for t in base.tables])
+
+
+def masks(schema: Schema, rng: np.random.Generator):
+    """No filter; one database; two databases; one database with exclusions; exclusions only."""
+    dbs = schema.databases
+    in_db = lambda names: np.array([t.database in names for t in schema.tables])  # noqa: E731
+    yield np.ones(len(schema), dtype=bool)
+    yield in_db({dbs[1]})
+    yield in_db({dbs[0], dbs[2]})
+    m = in_db({dbs[3]})
+    m[np.flatnonzero(m)[:2]] = False
+    yield m
+    m = np.ones(len(schema), dtype=bool)
+    m[rng.choice(len(schema), 7, replace=False)] = False
+    yield m
+
+
+def assert_same_top_n(generator, index, queries: int = 20, seed: int = 7) -> None:
+    """``generator.search`` gives BruteForceCandidates' positions (and scores) for random unit
+    queries, every mask of :func:`masks` and several n."""
+    from jar_core.candidates import BruteForceCandidates
+
+    rng = np.random.default_rng(seed)
+    brute = BruteForceCandidates()
+    for _ in range(queries):
+        q = rng.normal(size=index.table_vectors.shape[1]).astype(np.float32)
+        q /= np.linalg.norm(q)
+        for allowed in masks(index.schema, rng):
+            for n in (1, 3, 6, 10, 40):
+                want_pos, want_scores = brute.search(index, q, n, allowed)
+                pos, scores = generator.search(index, q, n, allowed)
+                assert pos.tolist() == want_pos.tolist(), (n, allowed)
+                np.testing.assert_allclose(scores, want_scores, atol=1e-6)

@@ -4,6 +4,12 @@ Uses the server binaries of Debian's ``postgresql`` package (``initdb``, ``pg_ct
 ``PATH`` or under ``/usr/lib/postgresql/*/bin``); installs nothing. The cluster lives in a
 temporary directory, listens on 127.0.0.1 only (a free port) and is stopped by its pid.
 Run as root, the server runs as the ``postgres`` user (PostgreSQL refuses to run as root).
+
+A server with the pgvector extension (:func:`find_pgvector_bin_dir`) comes from the ``pgserver``
+Python package (in the ``test`` extra: a PostgreSQL 16 build with pgvector's ``vector``
+extension, whose ``initdb`` / ``pg_ctl`` / ``postgres`` are started here like Debian's), or from a
+PostgreSQL server that has the extension installed (Debian's ``postgresql-NN-pgvector``, where
+the archive has it; Debian 12's does not).
 """
 from __future__ import annotations
 
@@ -33,6 +39,54 @@ def find_bin_dir() -> tuple[Path | None, str]:
         "PostgreSQL server binaries (initdb, pg_ctl) not found on PATH or under /usr/lib/postgresql/*/bin; "
         "install Debian's postgresql package (apt-get install postgresql) to run this test"
     )
+
+
+PGVECTOR_HOWTO = (
+    "pip install pgserver (in the test extra, which make install installs: a PostgreSQL 16 server with pgvector, "
+    "wheels for Python 3.9-3.12), or install a PostgreSQL server with the vector extension (Debian: apt-get install "
+    "postgresql-NN-pgvector, where the archive has it; Debian 12's does not)"
+)
+
+
+def _has_vector(bin_dir: Path) -> bool:
+    """Whether the server of ``bin_dir`` has pgvector: ``vector.so`` and ``vector.control`` in the
+    layout of a source build (pgserver: ``../lib/postgresql``, ``../share/postgresql``) or Debian's."""
+    root = bin_dir.parent
+    libs = [root / "lib" / "postgresql" / "vector.so", root / "lib" / "vector.so"]
+    controls = [root / "share" / "postgresql" / "extension" / "vector.control",
+                Path("/usr/share/postgresql") / root.name / "extension" / "vector.control"]
+    return any(p.is_file() for p in libs) and any(p.is_file() for p in controls)
+
+
+def find_pgvector_bin_dir() -> tuple[Path | None, str]:
+    """The directory of a PostgreSQL server with pgvector (pgserver's first, then the system's),
+    or ``(None, why not and how to get one)``."""
+    import importlib.util
+
+    reasons = []
+    spec = importlib.util.find_spec("pgserver")
+    if spec is not None and spec.submodule_search_locations:
+        d = Path(list(spec.submodule_search_locations)[0]) / "pginstall" / "bin"
+        if not all((d / name).is_file() for name in ("initdb", "pg_ctl", "postgres")):
+            reasons.append(f"the pgserver package has no server binaries in {d}")
+        elif not _has_vector(d):
+            reasons.append(f"the pgserver package's server in {d} has no vector extension")
+        else:
+            try:
+                subprocess.run([str(d / "postgres"), "--version"], capture_output=True, check=True, timeout=30)
+                return d, ""
+            except (OSError, subprocess.SubprocessError) as e:
+                reasons.append(f"the pgserver package's postgres does not run here ({e})")
+    else:
+        reasons.append("the pgserver package is not installed")
+    d, why = find_bin_dir()
+    if d is None:
+        reasons.append("no PostgreSQL server binaries on PATH or under /usr/lib/postgresql/*/bin")
+    elif _has_vector(d):
+        return d, ""
+    else:
+        reasons.append(f"the PostgreSQL server in {d} has no vector extension (pgvector)")
+    return None, "no PostgreSQL server with pgvector: " + "; ".join(reasons) + ". To run this test: " + PGVECTOR_HOWTO
 
 
 def _free_port() -> int:
@@ -70,9 +124,27 @@ class PostgresServer:
             tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
             raise RuntimeError(f"{Path(args[0]).name} failed ({p.returncode}): {p.stderr.strip()} {tail}")
 
+    def _reachable_bin_dir(self) -> Path:
+        """``bin_dir``, or a copy of its installation in the temporary directory when the
+        ``postgres`` user cannot run it where it is (a virtualenv under /root...): the
+        installation's directory and, for pgserver's build, the ``pgserver.libs`` its binaries
+        load (their RPATH is ``$ORIGIN/../../../pgserver.libs``)."""
+        if not self.run_as or subprocess.run([*self.run_as, "test", "-x", str(self.bin_dir / "postgres")]).returncode == 0:
+            return self.bin_dir
+        install = self.bin_dir.parent
+        target = self.tmp / "install" / install.parent.name / install.name
+        shutil.copytree(install, target, symlinks=True)
+        libs = install.parent.parent / "pgserver.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, self.tmp / "install" / libs.name, symlinks=True)
+        for d in (self.tmp / "install", target.parent):
+            d.chmod(0o755)
+        return target / self.bin_dir.name
+
     def start(self) -> "PostgresServer":
         if self.owner is not None:
             os.chown(self.tmp, self.owner.pw_uid, self.owner.pw_gid)
+        self.bin_dir = self._reachable_bin_dir()
         self._run(str(self.bin_dir / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust",
                   "-E", "UTF8", "--locale=C", "--no-sync")
         options = f"-h 127.0.0.1 -p {self.port} -k {self.tmp} -c fsync=off -c full_page_writes=off"

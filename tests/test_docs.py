@@ -23,6 +23,8 @@ def test_docs_example_runs(page, i, code, embedder, monkeypatch):
         pytest.importorskip("duckdb_engine")
     if "langchain.agents" in code:
         pytest.importorskip("langchain.agents")
+    if "PGVector(" in code:
+        pytest.skip("needs a PostgreSQL server with pgvector: tests/test_pgvector_integration.py runs it (make test-integration)")
     import jar_core.embedding as emb
 
     monkeypatch.setattr(emb, "_DEFAULT", embedder)  # reuse the session's model
