@@ -28,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from typing import Callable, Sequence
+
 from jar_core.joins.profile import ColumnProfile, incidence
 
 __all__ = ["naming", "RULES"]
@@ -53,11 +55,18 @@ def _product(a_rows: list[list[str]], b_rows: list[list[str]]) -> sparse.coo_mat
     return (a @ b.T).tocoo()
 
 
-def naming(p: ColumnProfile, keyish: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+Product = Callable[[Sequence[Sequence[str]], Sequence[Sequence[str]]], sparse.coo_matrix]
+
+
+def naming(
+    p: ColumnProfile, keyish: np.ndarray, product: Product = _product,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Directed name matches ``(f, k, confidence, rule index)`` over the whole schema.
 
     ``keyish`` marks the columns that may be referenced (:meth:`ColumnProfile.keyish`). Pairs
     inside one table are excluded; the caller filters types, databases and competing keys.
+    ``product(a_rows, b_rows)`` gives the column pairs sharing an alias: every such pair by
+    default; across databases the blocked pairs of :func:`jar_core.joins.blocking.name_pairs`.
     """
     n = p.n
     has_kw = np.array([k is not None for k in p.key_word])
@@ -129,7 +138,7 @@ def naming(p: ColumnProfile, keyish: np.ndarray) -> tuple[np.ndarray, np.ndarray
         ("abbreviation", glue_f, ent_k),
         ("same name", same, same),
     ):
-        m = _product(a_rows, b_rows)
+        m = product(a_rows, b_rows)
         row, col = m.row, m.col
         if a_rows is glue_f:
             ok = np.array([glue_ok(int(a), int(b)) for a, b in zip(row, col)], dtype=bool)
