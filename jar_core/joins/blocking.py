@@ -74,9 +74,9 @@ def windowed_pairs(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pairs ``(i, j)`` of rows of ``a`` and ``b`` (both the schema's columns, over one item
     vocabulary) that share an item and lie in different databases; each row ``i`` is paired, per
-    item, with at most ``window`` rows ``j`` carrying it, the nearest to ``i`` in ``rank`` (the
-    rows of its own database do not count; ``window`` :data:`WINDOW` by default). Unique pairs,
-    sorted."""
+    item, with at most ``window`` rows ``j`` carrying it, the nearest to ``i`` in ``rank`` (half
+    on either side; the rows of its own database take no place, up to ``window`` of them; ``window``
+    :data:`WINDOW` by default). Unique pairs, sorted by ``i`` then ``j``."""
     window = WINDOW if window is None else window
     n = len(rank)
     a, b = a.tocsr(), b.tocsr()
@@ -95,8 +95,8 @@ def windowed_pairs(
     found = hi > lo
     a_row, a_item, lo, hi = a_row[found], a_item[found], lo[found], hi[found]
     pos = np.searchsorted(b_key, a_item * stride + rank[a_row])
-    # rows of the own database in the window take no place: widen it by the own rows of the
-    # block (a database holds few columns of one item), at most twice
+    # rows of the own database take no place: the window widened once by as many places as
+    # they took in it (at most ``window`` more; a database holds few columns of one item)
     width = np.minimum(hi - lo, window)
     start = np.clip(pos - width // 2, lo, hi - width)
     i, j = _expand(a_row, start, width, b_row)
