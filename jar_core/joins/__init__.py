@@ -6,6 +6,8 @@ One module per rule, each a pure function over the column profiles of :mod:`.pro
 * :mod:`.naming`: naming conventions (``customer_id`` -> ``customer.id``, ``o_custkey`` ->
   ``c_custkey``, ``cr_reason_sk`` -> ``r_reason_sk``, ``ss_sold_date_sk`` -> ``d_date_sk``);
 * :mod:`.inclusion`: directional value inclusion (the referencing values lie inside a key's);
+* :mod:`.blocking`: the candidate pairs across databases (blocks of name aliases and values,
+  a bounded window per block), so a lake's cross-database joins are never all pairs;
 
 :mod:`.graph` composes them into the sparse :class:`JoinGraph` of the whole schema (computed
 once per index) and reads the join matrix of a candidate set from it.

@@ -10,7 +10,13 @@ Composed from the rules, in order of trust (each a module of :mod:`jar_core.join
 4. types: the two type classes (read off the samples where there are samples) must agree;
    where a declared type alone disagrees, a strong name match (>= 0.9) keeps 0.6 of its
    confidence (declared types are often wrong) and anything weaker is dropped;
-5. no join between two databases unless ``cross_database`` (a lake whose sources do join);
+5. no join between two databases unless ``cross_database`` (a lake whose sources do join); then
+   the joins within databases are the same as without it, and the joins across databases are
+   judged by the same rules on the candidate pairs :mod:`.blocking` finds only (name aliases and
+   values as blocks, a bounded window per block, values in more than
+   :data:`~.blocking.VALUE_CAP` columns and bare key words such as ``id`` left out), at most
+   :data:`MAX_CROSS_KEYS` per referencing column (see :func:`_across`): never all pairs, so the
+   pairs compared and the edges kept grow linearly with the lake;
 6. a referencing column references one key: only its best match is kept (all of them on a
    tie), so ``Track.GenreId`` joins ``Genre`` and not ``MediaType``; between keys of equal
    evidence, one in a table of the referencing table's family (same leading name word:
@@ -24,10 +30,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from jar_core._gc import gc_paused
+
+from jar_core.joins import blocking
 from jar_core.joins.declared import declared as declared_rule
-from jar_core.joins.inclusion import inclusion, inclusion_ratio, MIN_VALUES
+from jar_core.joins.inclusion import inclusion, inclusion_ratio, MIN_INCLUSION, MIN_VALUES
 from jar_core.joins.naming import RULES, naming
 from jar_core.joins.profile import ColumnProfile
 from jar_core.schema import Schema
@@ -38,7 +47,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALU
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 1
+JOIN_RULES_VERSION = 2
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion")
@@ -51,6 +60,9 @@ TYPE_MISMATCH = 0.6
 #: on the whole schema at once: the same joins (none crosses two databases), without comparing
 #: every ``id`` of a lake of 50,000 tables with every other.
 BLOCK_COLUMNS = 4096
+#: Across databases (``cross_database=True``), a referencing column joins at most this many
+#: columns of other databases (the best, see :func:`_across`).
+MAX_CROSS_KEYS = 3
 
 
 @dataclass
@@ -86,7 +98,14 @@ def build_join_graph(
     schema: Schema, col_offsets: np.ndarray | None = None, *, cross_database: bool = False,
     profile: ColumnProfile | None = None,
 ) -> JoinGraph:
-    """Infer the join graph of ``schema`` (see the module docstring for the rules)."""
+    """Infer the join graph of ``schema`` (see the module docstring for the rules).
+
+    Within databases the rules compare every column pair of a database. With ``cross_database``
+    the graph holds the same joins within databases and, across them, only the pairs blocking
+    finds (:mod:`.blocking`: a window of :data:`~.blocking.WINDOW` columns per name alias or
+    value, values in more than :data:`~.blocking.VALUE_CAP` columns left out), at most
+    :data:`MAX_CROSS_KEYS` keys of other databases per referencing column.
+    """
     with gc_paused():  # the profiles are millions of small lists
         return _build_join_graph(schema, col_offsets, cross_database, profile)
 
@@ -95,9 +114,9 @@ def _build_join_graph(
     schema: Schema, col_offsets: np.ndarray | None, cross_database: bool, profile: ColumnProfile | None,
 ) -> JoinGraph:
     p = profile or ColumnProfile.from_schema(schema, col_offsets)
-    blocks = None if cross_database else _database_blocks(p.database, BLOCK_COLUMNS)
+    blocks = _database_blocks(p.database, BLOCK_COLUMNS)
     if blocks is None:
-        f, k, conf, ev = _inferred(p, cross_database)
+        f, k, conf, ev = _inferred(p, False)
     else:
         parts = []
         for rows in blocks:
@@ -106,6 +125,10 @@ def _build_join_graph(
         f, k = (np.concatenate([x[i] for x in parts]).astype(np.int64) for i in (0, 1))
         conf = np.concatenate([x[2] for x in parts]).astype(np.float64)
         ev = np.concatenate([x[3] for x in parts]).astype(np.int64)
+    if cross_database:  # within databases as they are, and the blocked joins across them
+        xf, xk, xconf, xev = _across(p, f, k, conf, ev)
+        f, k = np.concatenate([f, xf]), np.concatenate([k, xk])
+        conf, ev = np.concatenate([conf, xconf]), np.concatenate([ev, xev])
 
     df, dk = declared_rule(p)
     f = np.concatenate([df, f])
@@ -144,8 +167,31 @@ def _inferred(p: ColumnProfile, cross_database: bool) -> tuple[np.ndarray, np.nd
     one per column pair (positions in ``p``)."""
     keyish = p.keyish()
     nf, nk, nconf, nrule = naming(p, keyish)
-    nev = nrule + 1  # EVIDENCE[0] is "declared"
     vf, vk, vconf = inclusion(p, keyish, _class_code(p, "numeric"))
+    f, k, conf, ev = _checked(p, nf, nk, nconf, nrule, vf, vk, vconf)
+    if not cross_database:
+        ok = p.database[f] == p.database[k]
+        f, k, conf, ev = f[ok], k[ok], conf[ok], ev[ok]
+
+    # one key per referencing column (siblings are two references, not a reference); a key in
+    # a table of the referencing table's family (``FAC_ROOMS`` -> ``FAC_BUILDING``) is nearer
+    sib = ev == EVIDENCE.index("sibling")
+    rank = conf + FAMILY * _same_family(p, f, k)
+    best = np.full(p.n, -np.inf)
+    np.maximum.at(best, f[~sib], rank[~sib])
+    keep = sib | (rank >= best[f] - TIE_MARGIN)
+    f, k, conf, ev = f[keep], k[keep], conf[keep], ev[keep]
+    return _best_per_pair(f, k, conf, ev)
+
+
+def _checked(
+    p: ColumnProfile, nf: np.ndarray, nk: np.ndarray, nconf: np.ndarray, nrule: np.ndarray,
+    vf: np.ndarray, vk: np.ndarray, vconf: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The name matches ``(nf, nk, nconf, nrule)`` and value inclusions ``(vf, vk, vconf)`` with
+    the samples' and the types' say (rules 3 and 4), less declared references and pairs inside
+    one table: ``(f, k, confidence, evidence)``, every database pair kept."""
+    nev = nrule + 1  # EVIDENCE[0] is "declared"
     f = np.concatenate([nf, vf]).astype(np.int64)
     k = np.concatenate([nk, vk]).astype(np.int64)
     conf = np.concatenate([nconf, vconf]).astype(np.float64)
@@ -171,19 +217,65 @@ def _inferred(p: ColumnProfile, cross_database: bool) -> tuple[np.ndarray, np.nd
     seen = p.from_samples[f] & p.from_samples[k]
     conf = np.where(agree, conf, np.where(~seen & (conf >= 0.9), conf * TYPE_MISMATCH, 0.0))
 
-    # databases; declared references; nothing inside one table
+    # declared references; nothing inside one table
     ok = (conf > 0) & (p.table[f] != p.table[k]) & ~p.fk_from[f] & ~p.fk_from[k]
-    if not cross_database:
-        ok &= p.database[f] == p.database[k]
+    return f[ok], k[ok], conf[ok], ev[ok]
+
+
+def _across(
+    p: ColumnProfile, wf: np.ndarray, wk: np.ndarray, wconf: np.ndarray, wev: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The inferred joins between two databases ``(f, k, confidence, evidence)``, given the
+    inferred joins within databases ``(wf, wk, wconf, wev)`` (kept as they are).
+
+    The same rules decide, on the candidate pairs of :mod:`.blocking` only (name aliases and
+    sample values as blocks, a window of :data:`~.blocking.WINDOW` columns per block, values in
+    more than :data:`~.blocking.VALUE_CAP` columns left out). A column whose name is a bare key
+    word (``id``, ``code``) names no entity and references nothing in another database. A
+    referencing column keeps a key of another database only where no key of its own database
+    is better (rule 6 over both), and at most :data:`MAX_CROSS_KEYS` of them (siblings
+    included): the best by confidence, then by the share of its sample values inside the key,
+    then the nearest in the blocking order, then the first.
+    """
+    rank_order = blocking.order_rank(p)
+    keyish = p.keyish()
+
+    def product(a_rows, b_rows):
+        return blocking.name_pairs(a_rows, b_rows, rank_order, p.database)
+
+    nf, nk, nconf, nrule = naming(p, keyish, product=product)
+    # value blocks: a referencing column that may join on values alone probes its rarest values
+    # among the keys' values (the values in more than VALUE_CAP columns left out)
+    probing = (p.n_values >= MIN_VALUES) & ~(p.own_key | p.pk_declared)
+    probes = blocking.value_probes(p.values, np.flatnonzero(probing), MIN_INCLUSION)
+    common = blocking.common_values(p.values)
+    key_values = sparse.diags(keyish.astype(np.float32)) @ p.values @ sparse.diags((~common).astype(np.float32))
+    key_values.eliminate_zeros()
+    pairs = blocking.windowed_pairs(probes, key_values.tocsr(), rank_order, p.database)
+    vf, vk, vconf = inclusion(p, keyish, _class_code(p, "numeric"), pairs=pairs)
+    f, k, conf, ev = _checked(p, nf, nk, nconf, nrule, vf, vk, vconf)
+    bare = np.array([not any(s) for s in p.stems], dtype=bool)
+    ok = (p.database[f] != p.database[k]) & ~bare[f]
     f, k, conf, ev = f[ok], k[ok], conf[ok], ev[ok]
 
-    # one key per referencing column (siblings are two references, not a reference); a key in
-    # a table of the referencing table's family (``FAC_ROOMS`` -> ``FAC_BUILDING``) is nearer
+    # rule 6 over the joins within and across databases: a key of another database only where
+    # it is as good as the referencing column's best
     sib = ev == EVIDENCE.index("sibling")
     rank = conf + FAMILY * _same_family(p, f, k)
     best = np.full(p.n, -np.inf)
     np.maximum.at(best, f[~sib], rank[~sib])
+    wsib = wev == EVIDENCE.index("sibling")
+    np.maximum.at(best, wf[~wsib], (wconf + FAMILY * _same_family(p, wf, wk))[~wsib])
     keep = sib | (rank >= best[f] - TIE_MARGIN)
+    f, k, conf, ev, rank = f[keep], k[keep], conf[keep], ev[keep], rank[keep]
+
+    # at most MAX_CROSS_KEYS per referencing column
+    ratio = np.nan_to_num(inclusion_ratio(p, f, k), nan=0.0)
+    distance = np.abs(rank_order[f] - rank_order[k])
+    order = np.lexsort((k, distance, -ratio, -np.round(rank, 9), f))
+    f, k, conf, ev = f[order], k[order], conf[order], ev[order]
+    first = np.searchsorted(f, f, side="left")
+    keep = np.arange(len(f)) - first < MAX_CROSS_KEYS
     f, k, conf, ev = f[keep], k[keep], conf[keep], ev[keep]
     return _best_per_pair(f, k, conf, ev)
 

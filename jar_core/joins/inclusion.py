@@ -12,7 +12,8 @@ and a flag column's one or two values lie inside any key. So a join on values al
   confidence drops by 0.01 per point of inclusion missing);
 * for numbers, which collide by chance, a key word in ``f``'s name (``winner_id``, ``liked_id``).
 
-The overlap counts are one sparse product of the column x value incidence.
+The overlap counts are one sparse product of the column x value incidence (across databases,
+counted on the candidate pairs of :mod:`.blocking` only).
 """
 from __future__ import annotations
 
@@ -39,14 +40,25 @@ def inclusion_ratio(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarra
     return np.where(nf > 0, common / np.maximum(nf, 1), np.nan)
 
 
-def inclusion(p: ColumnProfile, keyish: np.ndarray, numeric_class: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Directed value-only joins ``(f, k, confidence)`` over the whole schema."""
-    vm = p.values
-    enough = p.n_values >= MIN_VALUES
-    overlap = (vm[enough] @ vm[keyish].T).tocoo()
-    f = np.flatnonzero(enough)[overlap.row]
-    k = np.flatnonzero(keyish)[overlap.col]
-    ratio = overlap.data / np.maximum(p.n_values[f], 1)
+def inclusion(
+    p: ColumnProfile, keyish: np.ndarray, numeric_class: int | None,
+    pairs: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Directed value-only joins ``(f, k, confidence)`` over the whole schema, or among the
+    candidate ``pairs`` ``(f, k)`` only (across databases: :mod:`.blocking`'s)."""
+    if pairs is None:
+        vm = p.values
+        enough = p.n_values >= MIN_VALUES
+        overlap = (vm[enough] @ vm[keyish].T).tocoo()
+        f = np.flatnonzero(enough)[overlap.row]
+        k = np.flatnonzero(keyish)[overlap.col]
+        common = overlap.data
+    else:
+        f, k = (np.asarray(x, dtype=np.int64) for x in pairs)
+        m = (p.n_values[f] >= MIN_VALUES) & keyish[k]
+        f, k = f[m], k[m]
+        common = np.asarray(p.values[f].multiply(p.values[k]).sum(axis=1)).ravel() if len(f) else np.zeros(0)
+    ratio = common / np.maximum(p.n_values[f], 1)
     has_kw = np.array([x is not None for x in p.key_word])
     f_is_key = p.own_key[f] | p.pk_declared[f]
     numeric = p.type_class[f] == numeric_class if numeric_class is not None else np.zeros(len(f), dtype=bool)

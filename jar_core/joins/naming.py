@@ -28,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from typing import Callable, Sequence
+
 from jar_core.joins.profile import ColumnProfile, incidence
 
 __all__ = ["naming", "RULES"]
@@ -53,58 +55,88 @@ def _product(a_rows: list[list[str]], b_rows: list[list[str]]) -> sparse.coo_mat
     return (a @ b.T).tocoo()
 
 
-def naming(p: ColumnProfile, keyish: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+Product = Callable[[Sequence[Sequence[str]], Sequence[Sequence[str]]], sparse.coo_matrix]
+
+
+def _ref_aliases(stems: list[list[str]], has_kw: bool) -> tuple[list[str], list[str], list[str], list[str]]:
+    """``(entity, role, abbreviation, glued)`` aliases of a referencing column with ``stems``."""
+    e: list[str] = []
+    r: list[str] = []
+    g: list[str] = []
+    for stem in stems:
+        if not stem:
+            continue
+        flat = "".join(stem)
+        e.append(flat)
+        r += ["".join(stem[j:]) for j in range(1, len(stem))]
+        g += [flat[j:] for j in range(1, len(flat) - 3)]
+    # ``addr_sk``, never ``page_count``
+    return e, r, (list(dict.fromkeys(e + r)) if has_kw else []), (g if has_kw else [])
+
+
+def _key_aliases(
+    own_stems: list[list[str]], table_words: list[list[str]], table_names: list[str],
+) -> tuple[list[str], list[str], list[str]]:
+    """``(strong entity, other entity, abbreviation)`` aliases of its table's key."""
+    stems = [s for s in own_stems if s] + table_words
+    e = list(dict.fromkeys("".join(s) for s in stems))
+    # the full table name and the key's own words are strong; a table name without its
+    # first or last word (``maker`` for ``car_makers``) is matched by a whole name
+    # (``model_list.Maker``) or a name with a key word, never by the last word of a
+    # name without one (``charges.charge_type`` is not ``treatment_types``)
+    strong = list(dict.fromkeys(["".join(s) for s in own_stems if s] + table_names[:1]))
+    part = [x for x in e if x not in strong]
+    # abbreviations cut the last word only: ``addr`` for ``address``, never ``document`` for
+    # ``document_name``
+    abbr = ["".join(s[:-1]) + s[-1][:j] for s in stems if len(s[-1]) >= 5 for j in range(3, len(s[-1]) - 1)]
+    return strong, part, abbr
+
+
+def naming(
+    p: ColumnProfile, keyish: np.ndarray, product: Product = _product,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Directed name matches ``(f, k, confidence, rule index)`` over the whole schema.
 
     ``keyish`` marks the columns that may be referenced (:meth:`ColumnProfile.keyish`). Pairs
     inside one table are excluded; the caller filters types, databases and competing keys.
+    ``product(a_rows, b_rows)`` gives the column pairs sharing an alias: every such pair by
+    default; across databases the blocked pairs of :func:`jar_core.joins.blocking.name_pairs`.
     """
     n = p.n
     has_kw = np.array([k is not None for k in p.key_word])
-    # aliases a referencing column goes by, per rule
+    # aliases a referencing column goes by, per rule; worked out once per name (the profile
+    # shares one stems list among the columns that repeat a name), shared by the columns
+    # (never changed)
     ent_f, role_f, abbr_f, glue_f = [], [], [], []
+    ref_memo: dict[tuple[int, bool], tuple[list[str], list[str], list[str], list[str]]] = {}
     for i in range(n):
-        e, r, a, g = [], [], [], []
-        for stem in p.stems[i]:
-            if not stem:
-                continue
-            flat = "".join(stem)
-            e.append(flat)
-            r += ["".join(stem[j:]) for j in range(1, len(stem))]
-            g += [flat[j:] for j in range(1, len(flat) - 3)]
-        ent_f.append(e)
-        role_f.append(r)
-        abbr_f.append(list(dict.fromkeys(e + r)) if has_kw[i] else [])  # ``addr_sk``, never ``page_count``
-        glue_f.append(g if has_kw[i] else [])
+        key = (id(p.stems[i]), bool(has_kw[i]))
+        got = ref_memo.get(key)
+        if got is None:
+            got = ref_memo[key] = _ref_aliases(p.stems[i], key[1])
+        ent_f.append(got[0])
+        role_f.append(got[1])
+        abbr_f.append(got[2])
+        glue_f.append(got[3])
     # aliases a key column answers to: its own entity words, and its table's names if it is the key
     ent_k, part_k, abbr_k = [], [], []
+    none: list[str] = []
+    key_memo: dict[tuple[int, int, int], tuple[list[str], list[str], list[str]]] = {}
     for i in range(n):
-        if not keyish[i]:
-            ent_k.append([])
-            part_k.append([])
-            abbr_k.append([])
+        if not keyish[i] or not p.own_key[i]:  # another key-like column answers to its exact name only (siblings)
+            ent_k.append(none)
+            part_k.append(none)
+            abbr_k.append(none)
             continue
-        if not p.own_key[i]:  # another key-like column answers to its exact name only (siblings)
-            ent_k.append([])
-            part_k.append([])
-            abbr_k.append([])
-            continue
-        stems = [s for s in p.stems[i] if s] + p.table_words[i]
-        e = list(dict.fromkeys("".join(s) for s in stems))
-        # the full table name and the key's own words are strong; a table name without its
-        # first or last word (``maker`` for ``car_makers``) is matched by a whole name
-        # (``model_list.Maker``) or a name with a key word, never by the last word of a
-        # name without one (``charges.charge_type`` is not ``treatment_types``)
-        strong = ["".join(s) for s in p.stems[i] if s] + p.table_names[i][:1]
-        ent_k.append(list(dict.fromkeys(strong)))
-        part_k.append([x for x in e if x not in strong])
-        # abbreviations cut the last word only: ``addr`` for ``address``, never ``document`` for
-        # ``document_name``
-        abbr_k.append([
-            "".join(s[:-1]) + s[-1][:j] for s in stems if len(s[-1]) >= 5 for j in range(3, len(s[-1]) - 1)
-        ])
-    same = [p.full_names[i] if has_kw[i] and any(p.stems[i]) else [] for i in range(n)]
-    role_kw = [x if has_kw[i] else [] for i, x in enumerate(role_f)]
+        mkey = (id(p.stems[i]), id(p.table_words[i]), id(p.table_names[i]))
+        got_k = key_memo.get(mkey)
+        if got_k is None:
+            got_k = key_memo[mkey] = _key_aliases(p.stems[i], p.table_words[i], p.table_names[i])
+        ent_k.append(got_k[0])
+        part_k.append(got_k[1])
+        abbr_k.append(got_k[2])
+    same = [p.full_names[i] if has_kw[i] and any(p.stems[i]) else none for i in range(n)]
+    role_kw = [x if has_kw[i] else none for i, x in enumerate(role_f)]
 
     def glue_ok(fi: int, ki: int) -> bool:
         """``ss_cdemo_sk`` -> ``cd_demo_sk``: the letters glued before the key's words start the key's table."""
@@ -129,7 +161,7 @@ def naming(p: ColumnProfile, keyish: np.ndarray) -> tuple[np.ndarray, np.ndarray
         ("abbreviation", glue_f, ent_k),
         ("same name", same, same),
     ):
-        m = _product(a_rows, b_rows)
+        m = product(a_rows, b_rows)
         row, col = m.row, m.col
         if a_rows is glue_f:
             ok = np.array([glue_ok(int(a), int(b)) for a, b in zip(row, col)], dtype=bool)

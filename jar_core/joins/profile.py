@@ -70,16 +70,26 @@ def incidence(rows: Sequence[Sequence[str]], vocab: dict[str, int] | None = None
     compare two sets of rows, then widen the first matrix to the final ``len(vocab)``.
     """
     vocab = {} if vocab is None else vocab
-    indptr, indices = [0], []
-    for items in rows:
-        ids = sorted({vocab.setdefault(x, len(vocab)) for x in items})
-        indices.extend(ids)
-        indptr.append(len(indices))
+    # a list shared by several rows (the profile shares the lists of repeated names) is numbered once
+    seen: dict[int, int] = {}
+    code = np.fromiter((seen.setdefault(id(items), len(seen)) for items in rows), dtype=np.int64, count=len(rows))
+    del seen
+    # a list's first row is where its code first appears (codes are numbered in order)
+    first = np.flatnonzero(np.diff(np.maximum.accumulate(np.concatenate([[-1], code]))) > 0)
+    d_indptr, d_indices = [0], []
+    for i in first.tolist():
+        d_indices.extend(sorted({vocab.setdefault(x, len(vocab)) for x in rows[i]}))
+        d_indptr.append(len(d_indices))
+    d_start = np.array(d_indptr, dtype=np.int64)
+    del d_indptr
+    lengths = np.diff(d_start)[code]
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    gather = np.repeat(d_start[:-1][code] - indptr[:-1], lengths) + np.arange(int(indptr[-1]), dtype=np.int64)
+    indices = np.array(d_indices, dtype=np.int64)[gather]
     m = sparse.csr_matrix(
-        (np.ones(len(indices), dtype=np.float32), np.array(indices, dtype=np.int64), np.array(indptr)),
-        shape=(len(rows), max(len(vocab), 1)),
+        (np.ones(len(indices), dtype=np.float32), indices, indptr), shape=(len(rows), max(len(vocab), 1)),
     )
-    return m, np.diff(np.array(indptr))
+    return m, lengths
 
 
 def sample_class(values: Sequence[Any]) -> str | None:
