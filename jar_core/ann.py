@@ -18,7 +18,7 @@ hnswlib) miss a fifth to a tenth of the top 20 at their usual settings while an 
 scans whole clusters of near-duplicates at once. The index (``ann.faiss``) is saved in the index
 directory with the other files (:meth:`SchemaIndex.save`), listed in ``meta.json`` with its
 SHA-256 and parameters, tied to the table vectors it was built from; it is checked on load and
-deserialized on first use.
+read on first use, where it lies in the memory-mapped file (no copy).
 
 :func:`choose_generator` picks the retriever's first stage: brute force below
 :data:`ANN_THRESHOLD` tables, the approximate index at or above it (when FAISS is installed).
@@ -60,6 +60,8 @@ _VECTORS_FILE = "vectors.npz"
 #: Accepted values of ``candidate_generator`` / ``--first-stage`` (besides an object).
 FIRST_STAGES = ("auto", "exact", "ann")
 _KIND = "IVFFlat"
+#: k-means of the lists trains on at most this many vectors a list.
+_TRAIN_PER_LIST = 64
 _LOCK = threading.Lock()
 
 
@@ -94,14 +96,17 @@ class AnnIndex:
     ``table_vectors`` is that array, and no other.
     """
 
-    def __init__(self, index: Any, source: np.ndarray, nlist: int) -> None:
+    def __init__(self, index: Any, source: np.ndarray, nlist: int, buffer: Any = None) -> None:
         self.index = index
         self.source = source
         self.nlist = nlist
+        #: the bytes (a memory map of the saved file) the index reads its lists from, kept alive
+        self._buffer = buffer
 
     @classmethod
     def build(cls, vectors: np.ndarray, *, nlist: int | None = None, seed: int = 1234) -> "AnnIndex":
-        """Train the lists on the vectors (k-means, seeded) and add them all."""
+        """Train the lists (k-means, seeded, on at most :data:`_TRAIN_PER_LIST` vectors a list,
+        drawn with the same seed) and add every vector."""
         faiss = _faiss()
         v = np.ascontiguousarray(vectors, dtype=np.float32)
         n, d = v.shape
@@ -109,7 +114,10 @@ class AnnIndex:
         quantizer = faiss.IndexFlatIP(d)
         index = faiss.IndexIVFFlat(quantizer, d, nlist, faiss.METRIC_INNER_PRODUCT)
         index.cp.seed = seed
-        index.train(v)
+        sample = v
+        if n > _TRAIN_PER_LIST * nlist:
+            sample = v[np.sort(np.random.default_rng(seed).choice(n, _TRAIN_PER_LIST * nlist, replace=False))]
+        index.train(sample)
         index.add(v)
         return cls(index, vectors, nlist)
 
@@ -118,9 +126,17 @@ class AnnIndex:
 
     @classmethod
     def from_bytes(cls, data: Any, source: np.ndarray, where: Any = "the index") -> "AnnIndex":
+        """The index in ``data`` (the saved file's bytes or memory map): its lists are read
+        where they lie (no copy) where FAISS can, else copied."""
         faiss = _faiss()
+        buf = np.frombuffer(data, dtype=np.uint8)
         try:
-            index = faiss.deserialize_index(np.frombuffer(data, dtype=np.uint8))
+            try:
+                reader = faiss.ZeroCopyIOReader(faiss.swig_ptr(buf), buf.size)
+                index = faiss.read_index(reader, faiss.IO_FLAG_MMAP_IFC)
+                kept: Any = (buf, data, reader)
+            except AttributeError:  # an older FAISS: a copy
+                index, kept = faiss.deserialize_index(buf), None
         except RuntimeError as e:
             raise IndexLoadError(f"{where} is corrupt: {ANN_FILE} unreadable ({e})") from e
         if not isinstance(index, faiss.IndexIVFFlat) or index.ntotal != len(source) or index.d != source.shape[1]:
@@ -128,7 +144,7 @@ class AnnIndex:
                 f"{where} is corrupt: {ANN_FILE} holds {getattr(index, 'ntotal', '?')} vectors of dimension "
                 f"{getattr(index, 'd', '?')}, the index {len(source)} of dimension {source.shape[1]}"
             )
-        return cls(index, source, int(index.nlist))
+        return cls(index, source, int(index.nlist), kept)
 
     def entry(self) -> dict[str, Any]:
         """The parameters listed in ``meta.json``."""

@@ -8,17 +8,25 @@ copies of those 20,000 vectors with a small Gaussian noise (norm ``--noise``, th
 again): synthetic, as near-duplicate as the lake's copies are. Queries: Spider's and BEAVER-DW's
 questions (``embed_queries``), asked of every size.
 
-Each library is measured in a process of its own (memory = peak resident memory of that process
-less what it held before the build): build time (the library's default threads, 2 cores here),
-file size, load time (from the bytes of the file: deserialized, or mapped where the library can
-view a buffer), single-query latency on one thread (the request of ``2k``, as the first stage
-makes it), and recall against brute force: ``recall@k`` of the raw top ``k``; ``same`` = the
-share of queries whose exact re-scoring of the ``2k`` returned equals the exact top ``k``. Filters:
-``excl`` excludes the 3 best tables and 2 others (request ``2(k+5)``, drop the excluded);
-``db`` allows one database (the question's own; 2-30 tables): the library's own filter where it
-has one, against the exact scoring of the allowed rows (``exact`` row).
+Each library is measured in a process of its own: build time (``build_s``: the library's
+default threads, 2 cores here), memory (``mem_mb``: peak resident memory during the build less
+what the process held before it), file size, load time (``load_ms``: from the file's bytes in
+memory; read where they lie where the library can view a buffer: FAISS's zero-copy reader,
+usearch's view; hnswlib reads its file), single-query latency on one thread (``p50_ms`` /
+``p95_ms``: the request of ``2k``, as the first stage makes it, and its exact re-scoring), and
+agreement with brute force: ``recall`` = recall@k of the raw top ``k``; ``same`` = the share of
+queries whose exact re-scoring of the ``2k`` returned is the exact top ``k``, in order. Filters:
+``same_excl``: the 3 best tables and 2 others excluded (request ``2(k+5)``, the excluded
+dropped); ``db_recall`` / ``db_p50_ms``: one database allowed (the question's own, 2-30
+tables) through the library's own filter where it has one (FAISS: an ID selector; hnswlib: a
+Python callback; usearch: none from Python), against the exact scoring of the allowed rows
+(the ``exact`` row). ``setting``: HNSW's ``ef`` (raised to the request), IVF's ``nprobe``.
+
+``--threshold`` times the first stage as the retriever runs it (brute force against
+:class:`jar_core.ann.ApproximateCandidates`) at each size, to place ``ANN_THRESHOLD``.
 
     OMP_NUM_THREADS=1 python scripts/ann_choice.py --tables 20000,100000 [--queries 600]
+    OMP_NUM_THREADS=1 python scripts/ann_choice.py --threshold --tables 1000,2000,5000,10000,20000,100000
 """
 from __future__ import annotations
 
@@ -202,7 +210,13 @@ class Ann:
         if self.lib == "faiss":
             import faiss
 
-            self.index = faiss.deserialize_index(np.frombuffer(data, dtype=np.uint8))
+            buf = np.frombuffer(data, dtype=np.uint8)
+            try:  # the lists read where they lie (as jar_core.ann reads a saved index)
+                self._buf = (data, buf)
+                self.index = faiss.read_index(faiss.ZeroCopyIOReader(faiss.swig_ptr(buf), buf.size),
+                                              faiss.IO_FLAG_MMAP_IFC)
+            except (AttributeError, RuntimeError):
+                self.index = faiss.deserialize_index(buf)
         elif self.lib == "usearch":
             from usearch.index import Index
 
@@ -345,6 +359,50 @@ def measure(name: str, n: int, cache: Path, noise: float, n_queries: int) -> lis
     return rows
 
 
+def threshold(sizes: list[int], cache: Path, noise: float, n_queries: int) -> list[dict]:
+    """The first stage as the retriever runs it: brute force against ApproximateCandidates (its
+    approximate index forced on: ``exact_rows=0``), p50 of ``search`` for ``n`` = 20 (the
+    candidates) and 200 (the BM25 shortlist), one thread; and the share of identical top-n."""
+    from types import SimpleNamespace
+
+    import faiss
+
+    from jar_core.ann import ApproximateCandidates, ann_for
+    from jar_core.candidates import BruteForceCandidates
+
+    qv, _ = query_vectors(cache)
+    take = np.linspace(0, len(qv) - 1, min(n_queries, len(qv))).astype(int)
+    qv = qv[take]
+    rows = []
+    for n_tables in sizes:
+        index = SimpleNamespace(table_vectors=corpus(n_tables, cache, noise))
+        faiss.omp_set_num_threads(os.cpu_count() or 1)
+        t0 = time.perf_counter()
+        ann_for(index)
+        build = time.perf_counter() - t0
+        faiss.omp_set_num_threads(1)
+        allowed = np.ones(n_tables, dtype=bool)
+        exact, approx = BruteForceCandidates(), ApproximateCandidates(exact_rows=0)
+        row = {"tables": n_tables, "ann_build_s": round(build, 2)}
+        for n in (20, 200):
+            t_e, t_a, same = [], [], []
+            for q in qv:
+                t0 = time.perf_counter()
+                a = exact.search(index, q, n, allowed)[0]
+                t1 = time.perf_counter()
+                b = approx.search(index, q, n, allowed)[0]
+                t2 = time.perf_counter()
+                t_e.append(t1 - t0)
+                t_a.append(t2 - t1)
+                same.append(np.array_equal(a, b))
+            row[f"exact_p50_ms@{n}"] = round(1000 * statistics.median(t_e), 3)
+            row[f"ann_p50_ms@{n}"] = round(1000 * statistics.median(t_a), 3)
+            row[f"same@{n}"] = round(float(np.mean(same)), 4)
+        rows.append(row)
+        print("  ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+    return rows
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--tables", default="20000,100000", help="corpus sizes, comma-separated")
@@ -352,20 +410,31 @@ def main() -> int:
     p.add_argument("--queries", type=int, default=600, help="questions asked (spread over both benchmarks)")
     p.add_argument("--noise", type=float, default=0.1, help="norm of the noise added to copies beyond 20,000")
     p.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "jar-ann"), help="vectors cached here")
+    p.add_argument("--ef", default=",".join(map(str, SEARCH["hnsw"])), help="HNSW ef values searched")
+    p.add_argument("--nprobe", default=",".join(map(str, SEARCH["ivf"])), help="IVF nprobe values searched")
     p.add_argument("--json", metavar="OUT")
+    p.add_argument("--threshold", action="store_true",
+                   help="time the first stage (brute force, ApproximateCandidates) at each of --tables")
     p.add_argument("--one", nargs=2, metavar=("CONFIG", "N"), help=argparse.SUPPRESS)
     args = p.parse_args()
     cache = Path(args.cache)
+    SEARCH["hnsw"] = tuple(int(x) for x in args.ef.split(","))
+    SEARCH["ivf"] = tuple(int(x) for x in args.nprobe.split(","))
     if args.one:
         print(json.dumps(measure(args.one[0], int(args.one[1]), cache, args.noise, args.queries)))
         return 0
     lake_vectors(cache), query_vectors(cache)  # embedded once, before the child processes
+    if args.threshold:
+        rows = threshold([int(x) for x in args.tables.split(",")], cache, args.noise, args.queries)
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+        return 0
     rows = []
     for n in (int(x) for x in args.tables.split(",")):
         for name in args.configs.split(","):
             out = subprocess.run(
                 [sys.executable, __file__, "--one", name, str(n), "--cache", str(cache), "--noise", str(args.noise),
-                 "--queries", str(args.queries)], capture_output=True, text=True,
+                 "--queries", str(args.queries), "--ef", args.ef, "--nprobe", args.nprobe], capture_output=True, text=True,
             )
             if out.returncode != 0:
                 print(f"{name} at {n}: failed\n{out.stderr[-2000:]}", file=sys.stderr)
