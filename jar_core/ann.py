@@ -114,6 +114,7 @@ class AnnIndex:
         quantizer = faiss.IndexFlatIP(d)
         index = faiss.IndexIVFFlat(quantizer, d, nlist, faiss.METRIC_INNER_PRODUCT)
         index.cp.seed = seed
+        index.cp.min_points_per_centroid = 1  # a small corpus: no warning (default_nlist keeps 39 a list)
         sample = v
         if n > _TRAIN_PER_LIST * nlist:
             sample = v[np.sort(np.random.default_rng(seed).choice(n, _TRAIN_PER_LIST * nlist, replace=False))]

@@ -38,6 +38,8 @@ from typing import Any
 import numpy as np
 
 from jar_core._gc import gc_paused
+# the approximate index of the first stage: optional, mapped, read on first use (jar_core.ann)
+from jar_core.ann import ANN_FILE as _ANN_FILE
 from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import IndexLoadError, IndexSaveError, JarError, StaleIndexError
 from jar_core.progress import progress as _progress
@@ -399,8 +401,6 @@ class SchemaIndex:
 _DATA_FILES = ("vectors.npz", "schema.json")
 #: The join graphs: optional (an index saved before them has none; they are inferred on first use).
 _JOINS_FILE = "joins.npz"
-#: The approximate index of the first stage (jar_core.ann): optional, mapped, deserialized on first use.
-from jar_core.ann import ANN_FILE as _ANN_FILE  # noqa: E402
 _ARRAYS = ("table_vectors", "column_vectors", "name_vectors")
 _TMP, _OLD = ".tmp-", ".old-"
 #: A load retries this many times when a save replaces the directory while it is read.

@@ -252,3 +252,26 @@ def test_retriever_with_ann_forced_answers_as_brute_force():
         a, b = exact.retrieve(q, k=3), approx.retrieve(q, k=3)
         assert a.table_ids == b.table_ids
         assert exact.retrieve(q, k=3, database="shop7").table_ids == approx.retrieve(q, k=3, database="shop7").table_ids
+
+
+def test_first_stage_option_of_the_commands():
+    from jar_core.cli import build_parser
+
+    p = build_parser()
+    for command in (["retrieve", "q"], ["index", "-o", "out"], ["eval", "folder"]):
+        assert p.parse_args(command).first_stage == "auto"
+        assert p.parse_args([*command, "--first-stage", "ann"]).first_stage == "ann"
+    with pytest.raises(SystemExit):
+        p.parse_args(["retrieve", "q", "--first-stage", "hnsw"])
+
+
+def test_retriever_using_ann_saves_it(tmp_path):
+    from jar_core.retriever import TableRetriever
+
+    from tests.helpers import BagOfWordsEmbedder
+
+    r = TableRetriever(_schema(60), embedder=BagOfWordsEmbedder(), candidate_generator="ann")
+    assert (r.save_index(tmp_path / "a") / ANN_FILE).exists()
+    assert not (r.save_index(tmp_path / "b", ann=False) / ANN_FILE).exists()
+    loaded = TableRetriever.from_index(tmp_path / "a", embedder=BagOfWordsEmbedder())
+    assert "_ann_saved" in loaded.index.__dict__
