@@ -153,6 +153,13 @@ def _join_arguments(p: argparse.ArgumentParser) -> None:
                    help="also infer joins between tables of different databases")
 
 
+def first_stage_argument(p: argparse.ArgumentParser) -> None:
+    """``--first-stage``: how the candidate set is found (:mod:`jar_core.ann`)."""
+    p.add_argument("--first-stage", choices=("auto", "exact", "ann"), default="auto",
+                   help="how the candidates are found: brute force (exact), an approximate vector index "
+                   "(ann, needs faiss-cpu), or brute force below 20,000 tables and ann from there (auto, default)")
+
+
 def join_options(args: argparse.Namespace) -> dict[str, Any]:
     """The :class:`TableRetriever` join options of ``--joins`` / ``--min-join-score`` / ``--cross-database-joins``."""
     x = args.min_join_score
@@ -177,7 +184,8 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
             raise InvalidArgumentError("a question is required (jar-retrieval retrieve \"QUESTION\" ...)")
         question = DEMO_QUESTION
     fmt = _output_format(args)
-    options: dict[str, Any] = {"candidates": args.candidates, "progress": _progress_enabled(args), **join_options(args)}
+    options: dict[str, Any] = {"candidates": args.candidates, "progress": _progress_enabled(args), **join_options(args),
+                               "candidate_generator": args.first_stage}
     strategy = _strategy(args)
     if strategy is not None:
         options["strategy"] = strategy
@@ -265,9 +273,10 @@ def _cmd_index(args: argparse.Namespace) -> int:
     from jar_core.index import check_index_target
 
     check_index_target(Path(args.out))  # before the embedding work, not after
-    retriever = _retriever(args, progress=_progress_enabled(args))
+    retriever = _retriever(args, progress=_progress_enabled(args), candidate_generator=args.first_stage)
     t0 = time.perf_counter()
-    path = retriever.save_index(args.out, store_samples=not args.no_samples)
+    ann = {"auto": None, "exact": False, "ann": True}[args.first_stage]
+    path = retriever.save_index(args.out, store_samples=not args.no_samples, ann=ann)
     _print(
         f"indexed {len(retriever.schema)} tables ({int(retriever.index.col_offsets[-1])} columns) with "
         f"{retriever.index.model_name} in {time.perf_counter() - t0:.1f}s -> {path}"
@@ -342,6 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--candidates", type=int, default=20, metavar="N",
                    help="candidate set: the N tables most similar to the question, which the search re-ranks "
                    "(default 20; every table when the source has fewer)")
+    first_stage_argument(r)
     r.add_argument("--include", action="append", metavar="TABLE", help="pin a table (repeatable)")
     r.add_argument("--exclude", action="append", metavar="TABLE", help="never return a table (repeatable)")
     r.add_argument("--strategy", choices=("join-aware", "greedy", "dense", "mip", "crush"),
@@ -364,6 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
     i = sub.add_parser("index", help="build and save an index for a source")
     i.add_argument("--out", "-o", required=True, metavar="DIR", help="directory to write (replaced atomically)")
     i.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+    first_stage_argument(i)
     i.add_argument("--no-samples", action="store_true",
                    help="keep the columns' sample values (rows of the source) out of the index")
     _add_source(i)

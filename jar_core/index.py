@@ -1,7 +1,8 @@
 """The schema index: table and column embeddings computed once for a schema.
 
 Saved as a directory holding ``vectors.npz`` (NumPy arrays), ``schema.json``, ``joins.npz``
-(the inferred join graphs, :mod:`jar_core.joins`) and ``meta.json`` (format version, model name,
+(the inferred join graphs, :mod:`jar_core.joins`), for a large corpus ``ann.faiss`` (the
+approximate index of the first stage, :mod:`jar_core.ann`) and ``meta.json`` (format version, model name,
 schema fingerprint, array shapes, the join rules' version and a SHA-256 of each file). Loading
 reads each file once and checks what it read; saving writes a new directory beside the target
 and exchanges the two atomically, so a reader never sees a mix of two indexes or no index at all.
@@ -37,6 +38,8 @@ from typing import Any
 import numpy as np
 
 from jar_core._gc import gc_paused
+# the approximate index of the first stage: optional, mapped, read on first use (jar_core.ann)
+from jar_core.ann import ANN_FILE as _ANN_FILE
 from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import IndexLoadError, IndexSaveError, JarError, StaleIndexError
 from jar_core.progress import progress as _progress
@@ -215,14 +218,16 @@ class SchemaIndex:
         return self._inputs_digest
 
     # -- persistence ----------------------------------------------------------------
-    def save(self, path: str | os.PathLike[str], *, store_samples: bool = True) -> Path:
+    def save(self, path: str | os.PathLike[str], *, store_samples: bool = True, ann: bool | None = None) -> Path:
         """Write the index to directory ``path``; readers see the old index or the new one, never neither.
 
         The files are written to a temporary directory beside ``path`` that then takes its place
         in one atomic exchange where the system has one (Linux, macOS). A failed save leaves the
         old index intact and removes its temporary directory; one killed outright leaves it
         behind for the next save to remove. With ``store_samples=False`` the column sample
-        values (rows of the source) are left out of the saved schema.
+        values (rows of the source) are left out of the saved schema. ``ann``: save the
+        approximate index of the first stage (:mod:`jar_core.ann`) always (``True``), never
+        (``False``), or when one is at hand or the index is large enough (``None``).
 
         Raises:
             IndexLoadError: ``path`` is a file, or a directory that is not an index.
@@ -230,6 +235,9 @@ class SchemaIndex:
         """
         target = Path(path)
         joins = self._joins_to_save()
+        from jar_core.ann import to_save
+
+        extra = to_save(self, ann)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             _sweep(target)
@@ -238,7 +246,7 @@ class SchemaIndex:
         except OSError as e:
             raise IndexSaveError(f"cannot save the index at {target}: {e.strerror or e}") from e
         try:
-            self._write(tmp, store_samples, joins)
+            self._write(tmp, store_samples, joins, extra)
             _publish(tmp, target)
         except OSError as e:
             if isinstance(e, IndexSaveError):
@@ -265,7 +273,8 @@ class SchemaIndex:
             graphs[graph_name(cross)] = {"cross_database": cross, "edges": len(graph), "inputs": inputs}
         return arrays, {"rules": rules_version(), "graphs": graphs}
 
-    def _write(self, folder: Path, store_samples: bool, joins: tuple[dict[str, np.ndarray], dict[str, Any]]) -> None:
+    def _write(self, folder: Path, store_samples: bool, joins: tuple[dict[str, np.ndarray], dict[str, Any]],
+               ann: tuple[bytes, dict[str, Any]] | None = None) -> None:
         vectors = _npz_bytes({"table_vectors": self.table_vectors, "column_vectors": self.column_vectors,
                               "name_vectors": self.name_vectors})
         schema = self.schema.to_dict()
@@ -278,6 +287,8 @@ class SchemaIndex:
             "schema.json": json.dumps(schema, ensure_ascii=False).encode("utf-8"),
             _JOINS_FILE: _npz_bytes(joins[0]),
         }
+        if ann is not None:  # the approximate index of the first stage (jar_core.ann)
+            files[_ANN_FILE] = ann[0]
         meta = {
             "format_version": FORMAT_VERSION,
             "model": self.model_name,
@@ -290,6 +301,10 @@ class SchemaIndex:
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "sha256": {n: hashlib.sha256(data).hexdigest() for n, data in files.items()},
         }
+        if ann is not None:
+            from jar_core.ann import entry_with_vectors
+
+            meta["ann"] = entry_with_vectors(ann[1], meta["sha256"])
         files["meta.json"] = json.dumps(meta, indent=2).encode("utf-8")
         for name, data in files.items():
             with open(folder / name, "wb") as f:
@@ -375,6 +390,9 @@ class SchemaIndex:
             raise IndexLoadError(f"index at {p} is corrupt: {e}") from e
         index.stored_samples = meta.get("samples") is not False
         _read_joins(p, index, meta, files.get(_JOINS_FILE), trusted_schema=schema_given is None)
+        from jar_core.ann import read_saved
+
+        read_saved(p, index, meta, files.get(_ANN_FILE))
         return index
 
 
@@ -420,7 +438,8 @@ def _read_index_files(p: Path) -> tuple[dict[str, bytes | None], tuple[int, int]
     except OSError as e:
         raise IndexLoadError(f"cannot read the index at {p}: {e.strerror or e}") from e
     try:
-        files = {name: _read(p, name, dfd, mapped=name == "vectors.npz") for name in ("meta.json", *_DATA_FILES, _JOINS_FILE)}
+        files = {name: _read(p, name, dfd, mapped=name in ("vectors.npz", _ANN_FILE))
+                 for name in ("meta.json", *_DATA_FILES, _JOINS_FILE, _ANN_FILE)}
     finally:
         if dfd is not None:
             os.close(dfd)

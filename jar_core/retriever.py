@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from jar_core.auto_k import AUTO_K_MAX
-from jar_core.candidates import BruteForceCandidates, CandidateGenerator, exact_top
+from jar_core.candidates import CandidateGenerator, exact_top
 from jar_core.decomposition import Decomposer, Decomposition, HeuristicDecomposer
 from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import IndexLoadError, IndexSaveError, InvalidArgumentError, StaleIndexError
@@ -140,7 +140,11 @@ class TableRetriever:
             greedy with a connection gain; ``"greedy"`` is the paper's own).
         candidates: size N of the candidate set (top-N by coarse relevance), default 20.
         index: a prebuilt :class:`SchemaIndex` for ``schema`` (built on first use otherwise).
-        candidate_generator: replaces the brute-force top-N (e.g. a vector index).
+        candidate_generator: the first stage (the top-N by dense similarity): ``None`` /
+            ``"auto"`` (brute force below :data:`jar_core.ann.ANN_THRESHOLD` tables, the
+            approximate index of :mod:`jar_core.ann` at or above it when FAISS is installed),
+            ``"exact"`` (brute force), ``"ann"`` (the approximate index), or any
+            :class:`CandidateGenerator` (e.g. an external vector store).
         joins: how joins are found: ``"rules"`` (declared keys, naming conventions, value
             inclusion; :mod:`jar_core.joins`) or ``"paper"`` (the reference pair score).
         min_join_score: joins with a lower confidence are dropped (no edge, and no join gain).
@@ -173,7 +177,7 @@ class TableRetriever:
         strategy: SearchStrategy | str | None = None,
         candidates: int = 20,
         index: SchemaIndex | None = None,
-        candidate_generator: CandidateGenerator | None = None,
+        candidate_generator: CandidateGenerator | str | None = None,
         progress: bool = False,
         joins: str = "rules",
         min_join_score: float = DEFAULT_MIN_JOIN_SCORE,
@@ -211,7 +215,9 @@ class TableRetriever:
         self.strategy: SearchStrategy = (
             get_strategy(strategy) if isinstance(strategy, str) else strategy or JoinAwareStrategy()
         )
-        self.candidate_generator = candidate_generator or BruteForceCandidates()
+        from jar_core.ann import choose_generator
+
+        self.candidate_generator: CandidateGenerator = choose_generator(candidate_generator, len(schema.tables))
         self.progress = progress
         self._embedder_spec = embedder
         self._embedder: CachedEmbedder | None = None
@@ -282,13 +288,19 @@ class TableRetriever:
             )
         return self._index
 
-    def save_index(self, path: str | os.PathLike[str], *, store_samples: bool = True) -> Path:
+    def save_index(self, path: str | os.PathLike[str], *, store_samples: bool = True, ann: bool | None = None) -> Path:
         """Save the index (atomically) for :meth:`from_index` or :meth:`load_or_build_index`.
 
         The saved schema holds the columns' sample values (rows of the source) unless
-        ``store_samples=False``.
+        ``store_samples=False``. The approximate index of the first stage (:mod:`jar_core.ann`)
+        is saved with it when this retriever uses one, or when the index has at least
+        ``ANN_THRESHOLD`` tables (``ann=None``); ``ann=True`` / ``False`` always / never.
         """
-        return self.index.save(path, store_samples=store_samples)
+        if ann is None:
+            from jar_core.ann import ApproximateCandidates
+
+            ann = True if isinstance(self.candidate_generator, ApproximateCandidates) else None
+        return self.index.save(path, store_samples=store_samples, ann=ann)
 
     def load_or_build_index(self, path: str | os.PathLike[str], *, store_samples: bool = True) -> SchemaIndex:
         """Use the index at ``path`` if it matches this schema and model, else build it and save it there.

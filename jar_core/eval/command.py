@@ -51,6 +51,9 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     add_embedding_options(e)
     _join_arguments(e)
+    from jar_core.cli import first_stage_argument
+
+    first_stage_argument(e)
     e.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
     e.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     e.set_defaults(func=run_eval)
@@ -151,7 +154,7 @@ def run_eval(args: argparse.Namespace) -> int:
     retriever = TableRetriever(
         bench.schema, embedder=embedder_from_args(args), candidates=args.candidates, progress=progress,
         # the paper's candidates for the paper's methods; "default" adds expansion and values itself
-        **join_options(args), expand=0, match_values=False, lexical=0.0,
+        **join_options(args), expand=0, match_values=False, lexical=0.0, candidate_generator=args.first_stage,
     )
     if not args.no_cache:
         from jar_core.index import cache_path
