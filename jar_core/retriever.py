@@ -230,6 +230,31 @@ class TableRetriever:
         # The embedding model and the lazily built index are shared: searches take turns.
         self._lock = threading.RLock()
 
+    def options(self) -> dict[str, Any]:
+        """This retriever's constructor options as they are now (schema and index aside)."""
+        return {
+            "embedder": self._embedder if self._embedder is not None else self._embedder_spec,
+            "decomposer": self.decomposer, "strategy": self.strategy, "candidates": self.n_candidates,
+            "candidate_generator": self.candidate_generator, "progress": self.progress, "joins": self.joins,
+            "min_join_score": self.min_join_score, "cross_database_joins": self.cross_database_joins,
+            "expand": self.expand, "expand_seeds": self.expand_seeds, "match_values": self.match_values,
+            "lexical": self.lexical, "collapse_copies": self.collapse_copies,
+        }
+
+    def with_options(self, **changes: Any) -> "TableRetriever":
+        """A retriever over the same schema with every option of this one but ``changes``; it
+        shares the index (and the embedding model) unless ``embedder`` is among the changes.
+
+        Raises ``TypeError`` for an option :class:`TableRetriever` does not take.
+        """
+        unknown = set(changes) - set(self.options())
+        if unknown:
+            raise TypeError(f"unexpected options: {', '.join(sorted(unknown))}")
+        options = {**self.options(), **changes}
+        if "embedder" not in changes:
+            options["index"] = self.index
+        return TableRetriever(self.schema, **options)
+
     # -- constructors ---------------------------------------------------------------
     @classmethod
     def from_database(cls, url_or_engine: Any, *, loader_options: dict[str, Any] | None = None, **options: Any) -> "TableRetriever":

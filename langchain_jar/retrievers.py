@@ -23,8 +23,6 @@ __all__ = ["JoinAwareRetriever"]
 #: Longest sample value shown in a document (longer ones are cut).
 MAX_SAMPLE_VALUE_CHARS = 100
 
-# options of TableRetriever's constructor that make from_table_retriever build a sibling retriever
-_CORE_OPTIONS = ("embedder", "decomposer", "strategy", "candidates", "candidate_generator", "progress")
 
 
 class JoinAwareRetriever(BaseRetriever):
@@ -165,23 +163,12 @@ class JoinAwareRetriever(BaseRetriever):
         """Wrap an existing :class:`TableRetriever`.
 
         With core options (``llm``, ``decomposer``, ``strategy``, ``candidates``...) a sibling
-        retriever is made that shares the schema and, unless the embedder changes, the index.
+        retriever is made (:meth:`TableRetriever.with_options`: every other option kept) that
+        shares the schema and, unless the embedder changes, the index.
         """
         fields, core = cls._split(options)
         if core:
-            unknown = set(core) - set(_CORE_OPTIONS)
-            if unknown:
-                raise TypeError(f"unexpected options: {', '.join(sorted(unknown))}")
-            base: dict[str, Any] = {
-                "decomposer": retriever.decomposer,
-                "strategy": retriever.strategy,
-                "candidates": retriever.n_candidates,
-                "candidate_generator": retriever.candidate_generator,
-            }
-            if "embedder" not in core:
-                base["embedder"] = retriever.embedder
-                base["index"] = retriever.index
-            retriever = TableRetriever(retriever.schema, **{**base, **core})
+            retriever = retriever.with_options(**core)
         return cls(retriever=retriever, **fields)
 
     # -- retrieval ----------------------------------------------------------------------

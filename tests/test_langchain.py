@@ -419,3 +419,20 @@ def test_include_takes_one_string_as_one_name() -> None:
     assert r.include == ["books"]
     assert r.table_names("authors of books")[0] == "books"
     assert r.table_names("authors of books", include="authors")[0] == "authors"
+
+
+def test_from_table_retriever_keeps_every_other_core_option():
+    from helpers import BagOfWordsEmbedder
+
+    from jar_core.retriever import TableRetriever
+    from langchain_jar import JoinAwareRetriever
+
+    core = TableRetriever.from_ddl("CREATE TABLE a (id INT PRIMARY KEY); CREATE TABLE b (a_id INT);",
+                                   embedder=BagOfWordsEmbedder(), lexical=0.0, expand=3, min_join_score=0.7,
+                                   match_values=False, collapse_copies=False)
+    wrapped = JoinAwareRetriever.from_table_retriever(core, candidates=7)
+    sib = wrapped.retriever
+    assert sib is not core and sib.n_candidates == 7 and sib.index is core.index
+    assert (sib.lexical, sib.expand, sib.min_join_score, sib.match_values, sib.collapse_copies) == (0.0, 3, 0.7, False, False)
+    with pytest.raises(TypeError, match="unexpected options: nonsense"):
+        JoinAwareRetriever.from_table_retriever(core, nonsense=1)
