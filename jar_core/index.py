@@ -40,7 +40,7 @@ import uuid
 import zipfile
 from dataclasses import InitVar, dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -106,14 +106,23 @@ def _all_finite(arr: np.ndarray, rows: int = 1 << 16) -> bool:
     return all(bool(np.isfinite(arr[a : a + rows]).all()) for a in range(0, arr.shape[0], rows))
 
 
-def _changes(old: Schema, new: Schema) -> dict[str, tuple[str, ...]]:
-    """The table ids ``added``, ``dropped`` and ``changed`` (any difference, samples too) from ``old`` to ``new``."""
+def _changes(old: Schema, new: Schema, *, samples: bool = True) -> dict[str, tuple[str, ...]]:
+    """The table ids ``added``, ``dropped`` and ``changed`` from ``old`` to ``new``: any
+    difference of their saved form (:meth:`Table.to_dict`), sample values too unless not ``samples``."""
     before = {t.id: t for t in old.tables}
     after = {t.id: t for t in new.tables}
+
+    def saved(t: Table) -> dict[str, Any]:
+        d = t.to_dict()
+        if not samples:
+            for c in d["columns"]:
+                c.pop("sample", None)
+        return d
+
     return {
         "added": tuple(i for i in after if i not in before),
         "dropped": tuple(i for i in before if i not in after),
-        "changed": tuple(i for i, t in after.items() if i in before and before[i].to_dict() != t.to_dict()),
+        "changed": tuple(i for i, t in after.items() if i in before and saved(before[i]) != saved(t)),
     }
 
 
@@ -224,7 +233,8 @@ class SchemaIndex:
         ``old``'s vectors reused by text: only texts ``old`` lacks are embedded. The name vectors
         are carried over (and completed) when ``old`` has them; the join graph is inferred again
         for the databases whose tables changed and taken from ``old`` for the others.
-        ``index.report`` lists the tables added, dropped and changed.
+        ``index.report`` lists the tables added, dropped and changed (any difference, sample
+        values too, unless ``old`` was saved without them: then they are not compared).
 
         Raises :class:`StaleIndexError` if ``embedder`` is not ``old``'s model.
         """
@@ -233,7 +243,10 @@ class SchemaIndex:
             raise StaleIndexError(f"the index was built with model {old.model_name!r}, not {emb.name!r}; "
                                   "rebuild it rather than update it")
         index = cls._embed(schema, emb, old, progress, work_dir, chunk_size)
-        index._update_join_graph(old)
+        assert index.report is not None
+        changed = {i.rsplit(".", 1)[0] for ids in (index.report.added, index.report.dropped, index.report.changed)
+                   for i in ids}
+        index._update_join_graph(old, changed)
         return index
 
     @classmethod
@@ -289,7 +302,8 @@ class SchemaIndex:
         index = cls(schema=schema, model_name=emb.name, checked=True, **arrays)
         index._embedder = emb
         index.report = BuildReport(texts=len(missing) + reused, embedded=len(missing) - resumed, resumed=resumed,
-                                   reused=reused, **(_changes(old.schema, schema) if old is not None else {}))
+                                   reused=reused, **(_changes(old.schema, schema, samples=old.stored_samples)
+                                                    if old is not None else {}))
         return index
 
     def _rows_by_text(self) -> dict[str, tuple[int, int]]:
@@ -309,15 +323,15 @@ class SchemaIndex:
                 out.setdefault(text, (3, row))
         return out
 
-    def _update_join_graph(self, old: "SchemaIndex") -> None:
-        """The within-database join graph: ``old``'s joins inside the databases whose tables did
-        not change, the rules run again on the others (joins never cross databases there)."""
+    def _update_join_graph(self, old: "SchemaIndex", changed: set[str]) -> None:
+        """The within-database join graph: ``old``'s joins inside the databases not ``changed``,
+        the rules run again on the others (joins never cross databases there)."""
         from jar_core.index_build import merge_database_graphs
 
         if not old.has_join_graph(cross_database=False):
             return  # inferred on first use
         graph = merge_database_graphs(old.schema, old.join_graph(cross_database=False), old.col_offsets,
-                                      self.schema, self.col_offsets)
+                                      self.schema, self.col_offsets, changed)
         if graph is not None:
             self._join_graphs[False] = graph
 

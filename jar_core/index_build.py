@@ -213,14 +213,16 @@ def _column_positions(offsets: np.ndarray, tables: Sequence[int]) -> np.ndarray:
 
 def merge_database_graphs(
     old_schema: "Schema", old_graph: "JoinGraph", old_offsets: np.ndarray, schema: "Schema", offsets: np.ndarray,
+    changed: set[str],
 ) -> "JoinGraph | None":
     """The within-database join graph of ``schema``, given ``old_graph`` of ``old_schema``.
 
-    Joins never cross databases there, so the joins of a database whose tables are those of the
-    old schema (equal, samples too, in the same order) are the old ones, renumbered; the rules
-    run on the other databases only. ``None`` when a declared key crosses databases (a change
-    could then reach any database): infer the whole graph. The same joins as inferring the whole
-    graph, in the same order (unless two confidences differ below float32 precision).
+    Joins never cross databases there, so the joins of a database that is not in ``changed``
+    (the databases of tables added, dropped or changed) and holds the same tables in the same
+    order are the old ones, renumbered; the rules run on the other databases only. ``None`` when
+    a declared key crosses databases (a change could then reach any database): infer the whole
+    graph. The same joins as inferring the whole graph, in the same order (unless two
+    confidences differ below float32 precision).
     """
     from jar_core.joins import build_join_graph
     from jar_core.joins.graph import JoinGraph
@@ -230,24 +232,24 @@ def merge_database_graphs(
         return None
     old_dbs, new_dbs = _by_database(old_schema), _by_database(schema)
     col_map = np.full(int(old_offsets[-1]), -1, dtype=np.int64)
-    changed: list[int] = []
+    redo: list[int] = []  # tables of the databases the rules run on again
     for db, tables in new_dbs.items():
         before = old_dbs.get(db)
-        if before is not None and len(before) == len(tables) and all(
-            old_schema.tables[i] == schema.tables[j] for i, j in zip(before, tables)
-        ):
+        if db not in changed and before is not None and [old_schema.tables[i].name for i in before] == [
+            schema.tables[j].name for j in tables
+        ]:
             col_map[_column_positions(old_offsets, before)] = _column_positions(offsets, tables)
         else:
-            changed.extend(tables)
+            redo.extend(tables)
     a, b = col_map[old_graph.a], col_map[old_graph.b]
     keep = (a >= 0) & (b >= 0)
     parts = [(a[keep], b[keep], np.asarray(old_graph.confidence[keep], dtype=np.float32),
               np.asarray(old_graph.evidence[keep], dtype=np.int64))]
-    if changed:
-        changed.sort()
-        sub = Schema([schema.tables[i] for i in changed], dialect=schema.dialect, validate=False)
+    if redo:
+        redo.sort()
+        sub = Schema([schema.tables[i] for i in redo], dialect=schema.dialect, validate=False)
         g = build_join_graph(sub)
-        where = _column_positions(offsets, changed)
+        where = _column_positions(offsets, redo)
         parts.append((where[g.a], where[g.b], g.confidence.astype(np.float32), g.evidence.astype(np.int64)))
     f, k, conf, ev = (np.concatenate([p[i] for p in parts]) for i in range(4))
     order = np.lexsort((k, f, -conf))

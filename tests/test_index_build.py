@@ -237,6 +237,12 @@ def test_an_update_through_saved_indexes(tmp_path, demo_schema):
         SchemaIndex.update(loaded, lake, BagOfWordsEmbedder(name="another-model"))
 
 
+def test_an_update_of_an_index_saved_without_samples_compares_no_samples(tmp_path, demo_schema):
+    SchemaIndex.build(demo_schema, BagOfWordsEmbedder()).save(tmp_path / "idx", store_samples=False)
+    updated = SchemaIndex.update(SchemaIndex.load(tmp_path / "idx"), demo_schema, BagOfWordsEmbedder())
+    assert updated.report.changed == () and updated.report.embedded == 0
+
+
 def test_an_unchanged_update_embeds_nothing(demo_schema):
     old = SchemaIndex.build(demo_schema, BagOfWordsEmbedder())
     emb = BagOfWordsEmbedder()
@@ -255,7 +261,7 @@ def test_a_declared_key_across_databases_infers_the_whole_graph(demo_schema):
               [ForeignKey(("a_id",), "x.a", ("id",))])
     s = Schema([a, b])
     index = SchemaIndex.build(s, BagOfWordsEmbedder())
-    assert merge_database_graphs(s, index.join_graph(), index.col_offsets, s, index.col_offsets) is None
+    assert merge_database_graphs(s, index.join_graph(), index.col_offsets, s, index.col_offsets, set()) is None
 
 
 # -- the command line ----------------------------------------------------------------------------
