@@ -98,7 +98,7 @@ def main() -> int:
         print(f"lake_bench: error: folder of {args.json} does not exist", file=sys.stderr)
         return 1
     from jar_core.embedding import get_embedder
-    from jar_core.index import SchemaIndex
+    from jar_core.index import SchemaIndex, build_index
 
     embedder = get_embedder(None)
     spider, lake = lake_schema(args.lake)
@@ -106,8 +106,7 @@ def main() -> int:
     folder = Path(tempfile.mkdtemp(prefix="lake-"))
     try:
         t0 = time.perf_counter()
-        index = SchemaIndex.build(lake, embedder, progress=True)
-        index.save(folder / "index")  # infers and saves the join graph too
+        build_index(lake, folder / "index", embedder, progress=True)  # as 'jar-retrieval index'; the join graph too
         build = time.perf_counter() - t0
         disk = sum(f.stat().st_size for f in (folder / "index").iterdir()) / 2**20
         t0 = time.perf_counter()
