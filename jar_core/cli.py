@@ -270,16 +270,34 @@ def _weights(text: str) -> tuple[float, float, float]:
 def _cmd_index(args: argparse.Namespace) -> int:
     if args.index:
         raise InvalidArgumentError("'index' builds an index from --db, --ddl or --benchmark; --index is its input form")
-    from jar_core.index import check_index_target
+    from jar_core.index import SchemaIndex, build_index, check_index_target, partial_dir
 
-    check_index_target(Path(args.out))  # before the embedding work, not after
+    out = Path(args.out)
+    check_index_target(out)  # before the embedding work, not after
     retriever = _retriever(args, progress=_progress_enabled(args), candidate_generator=args.first_stage)
+    old = None
+    if args.update:
+        if (out / "meta.json").exists():
+            old = SchemaIndex.load(out, model_name=retriever.embedder.name)
+        else:
+            _print(f"no index at {out} to update: building it", file=sys.stderr, one_line=True)
+    elif partial_dir(out).is_dir():
+        _print(f"{partial_dir(out)} holds an interrupted build: going on from it if it embedded these texts",
+               file=sys.stderr, one_line=True)
     t0 = time.perf_counter()
-    ann = {"auto": None, "exact": False, "ann": True}[args.first_stage]
-    path = retriever.save_index(args.out, store_samples=not args.no_samples, ann=ann)
+    index = build_index(retriever.schema, out, retriever.embedder, old=old, progress=_progress_enabled(args),
+                        store_samples=not args.no_samples, ann={"auto": None, "exact": False, "ann": True}[args.first_stage])
+    report = index.report
+    if old is not None and report is not None:
+        for label, ids in (("added", report.added), ("dropped", report.dropped), ("changed", report.changed)):
+            _print(f"{label} {len(ids)} table{'s' if len(ids) != 1 else ''}"
+                   + (f": {', '.join(ids[:10])}{' ...' if len(ids) > 10 else ''}" if ids else ""), one_line=True)
+        _print(f"re-embedded {report.embedded} texts, reused {report.reused}", one_line=True)
+    elif report is not None and report.resumed:
+        _print(f"resumed an interrupted build: {report.resumed} of {report.texts} texts were embedded before", one_line=True)
     _print(
-        f"indexed {len(retriever.schema)} tables ({int(retriever.index.col_offsets[-1])} columns) with "
-        f"{retriever.index.model_name} in {time.perf_counter() - t0:.1f}s -> {path}"
+        f"{'updated' if old is not None else 'indexed'} {len(retriever.schema)} tables "
+        f"({int(index.col_offsets[-1])} columns) with {index.model_name} in {time.perf_counter() - t0:.1f}s -> {out}"
     )
     return 0
 
@@ -372,7 +390,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=_cmd_retrieve)
 
     i = sub.add_parser("index", help="build and save an index for a source")
-    i.add_argument("--out", "-o", required=True, metavar="DIR", help="directory to write (replaced atomically)")
+    i.add_argument("--out", "-o", required=True, metavar="DIR",
+                   help="directory to write (replaced atomically). An interrupted build resumes from the texts "
+                   "it embedded (kept in .DIR.partial beside it) when run again with the same source and model")
+    i.add_argument("--update", action="store_true",
+                   help="update the index at --out to the source: tables added, dropped or changed; only texts "
+                   "the index lacks are embedded")
     i.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     first_stage_argument(i)
     i.add_argument("--no-samples", action="store_true",

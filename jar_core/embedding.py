@@ -11,6 +11,7 @@ Every embedder returns L2-normalized ``float32`` rows, so a dot product is a cos
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import threading
@@ -241,20 +242,28 @@ class DocumentQueryEmbedder:
 
 
 class CachedEmbedder:
-    """Remembers the vector of every text it has encoded (documents and queries apart)."""
+    """Remembers the vector of every text it has encoded (documents and queries apart), up to
+    ``max_texts`` of each: the oldest are forgotten first, and a call with more new texts than
+    that is passed through uncached (an index build's vectors belong in the index)."""
 
-    def __init__(self, inner: Embedder) -> None:
+    def __init__(self, inner: Embedder, *, max_texts: int = 1 << 16) -> None:
         self.inner = inner
         self.name = inner.name
+        self.max_texts = max(1, int(max_texts))
         self._docs: dict[str, np.ndarray] = {}
         self._queries: dict[str, np.ndarray] = {}
 
-    @staticmethod
-    def _cached(texts: Sequence[str], cache: dict[str, np.ndarray], fn: Any) -> np.ndarray:
+    def _cached(self, texts: Sequence[str], cache: dict[str, np.ndarray], fn: Any) -> np.ndarray:
         missing = list(dict.fromkeys(t for t in texts if t not in cache))
+        if len(missing) > self.max_texts:  # encoded, not kept
+            new = dict(zip(missing, fn(missing)))
+            return np.stack([new[t] if t in new else cache[t] for t in texts])
         if missing:
             vecs = fn(missing)
-            cache.update(zip(missing, vecs))
+            over = len(cache) + len(missing) - self.max_texts
+            for key in list(itertools.islice(cache, over)) if over > 0 else ():
+                del cache[key]
+            cache.update(zip(missing, (v.copy() for v in vecs)))  # own rows: no kept row holds a whole batch
         if not texts:
             dim = next(iter(cache.values())).shape[0] if cache else 0
             return np.zeros((0, dim), dtype=np.float32)

@@ -6,6 +6,14 @@ approximate index of the first stage, :mod:`jar_core.ann`) and ``meta.json`` (fo
 schema fingerprint, array shapes, the join rules' version and a SHA-256 of each file). Loading
 reads each file once and checks what it read; saving writes a new directory beside the target
 and exchanges the two atomically, so a reader never sees a mix of two indexes or no index at all.
+Saving streams the arrays into the files (arrays mapped from disk are copied file to file).
+
+Building embeds each distinct text once, all of them sorted by length, in chunks
+(:mod:`jar_core.index_build`); with a work directory (:func:`build_index`: ``.DIR.partial``
+beside the index) the vectors are written there as they come, so that an interrupted build
+resumes. :meth:`SchemaIndex.update` reuses an older index's vectors by text. The column-name
+vectors of the paper's join mode are embedded only when that mode asks for them
+(:meth:`SchemaIndex.ensure_name_vectors`).
 
 A loaded index is ready to answer: the vectors are mapped from the file rather than copied
 (where the system can map files), and the join graph is read, not inferred again.
@@ -31,7 +39,7 @@ import threading
 import time
 import uuid
 import zipfile
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +48,14 @@ import numpy as np
 from jar_core._gc import gc_paused
 # the approximate index of the first stage: optional, mapped, read on first use (jar_core.ann)
 from jar_core.ann import ANN_FILE as _ANN_FILE
-from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
-from jar_core.errors import IndexLoadError, IndexSaveError, JarError, StaleIndexError
-from jar_core.progress import progress as _progress
+from jar_core.embedding import DEFAULT_MODEL_NAME, CachedEmbedder, Embedder, get_embedder
+from jar_core.errors import EmbeddingError, IndexLoadError, IndexSaveError, JarError, StaleIndexError
+from jar_core.index_build import CHUNK_TEXTS, embed_texts, gather
 from jar_core.schema import Schema, Table
 
 __all__ = [
-    "SchemaIndex", "FORMAT_VERSION", "table_text", "column_text", "column_name_text", "humanize", "cache_dir",
-    "cache_path", "check_index_target",
+    "SchemaIndex", "BuildReport", "FORMAT_VERSION", "table_text", "column_text", "column_name_text", "humanize",
+    "cache_dir", "cache_path", "check_index_target", "build_index", "partial_dir",
 ]
 
 log = logging.getLogger(__name__)
@@ -85,21 +93,79 @@ def column_name_text(t: Table, i: int) -> str:
     return f"{humanize(t.database)} {humanize(t.name)} {humanize(t.columns[i].name)}"
 
 
+def _name_texts(schema: Schema) -> list[str]:
+    return [column_name_text(t, i) for t in schema.tables for i in range(len(t.columns))]
+
+
+def _inner(embedder: Embedder | Any | None) -> Embedder:
+    """The embedder that encodes for a build: a :class:`CachedEmbedder`'s own model (a build's
+    vectors are kept in the index, not in the cache)."""
+    emb = embedder.inner if isinstance(embedder, CachedEmbedder) else get_embedder(embedder)
+    return emb.inner if isinstance(emb, CachedEmbedder) else emb
+
+
+def _all_finite(arr: np.ndarray, rows: int = 1 << 16) -> bool:
+    """Whether ``arr`` holds finite values only (checked in blocks of rows: no array of its size)."""
+    return all(bool(np.isfinite(arr[a : a + rows]).all()) for a in range(0, arr.shape[0], rows))
+
+
+def _changes(old: Schema, new: Schema, *, samples: bool = True) -> dict[str, tuple[str, ...]]:
+    """The table ids ``added``, ``dropped`` and ``changed`` from ``old`` to ``new``: any
+    difference of their saved form (:meth:`Table.to_dict`), sample values too unless not ``samples``."""
+    before = {t.id: t for t in old.tables}
+    after = {t.id: t for t in new.tables}
+
+    def saved(t: Table) -> dict[str, Any]:
+        d = t.to_dict()
+        if not samples:
+            for c in d["columns"]:
+                c.pop("sample", None)
+        return d
+
+    return {
+        "added": tuple(i for i in after if i not in before),
+        "dropped": tuple(i for i in before if i not in after),
+        "changed": tuple(i for i, t in after.items() if i in before and saved(before[i]) != saved(t)),
+    }
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What :meth:`SchemaIndex.build` or :meth:`SchemaIndex.update` did (``index.report``)."""
+
+    #: Distinct texts the vectors come from.
+    texts: int
+    #: Texts encoded by this call.
+    embedded: int
+    #: Texts read back from the work directory of an interrupted build.
+    resumed: int = 0
+    #: Texts whose vectors were taken from the older index (an update).
+    reused: int = 0
+    #: Table ids added, dropped and changed (an update).
+    added: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+
+
 @dataclass
 class SchemaIndex:
     """Embeddings of a schema's tables and columns.
 
     Columns of all tables are stacked in table order: the columns of ``schema.tables[t]`` are
     rows ``col_offsets[t]:col_offsets[t + 1]`` of :attr:`column_vectors` and :attr:`name_vectors`.
+    :attr:`name_vectors` (the ``"<db> <table> <column>"`` texts, read by the paper's join mode
+    only) is ``None`` until :meth:`ensure_name_vectors` embeds it. ``checked``: the arrays are
+    known to be finite (built here), so they are not scanned again.
     """
 
     schema: Schema
     model_name: str
     table_vectors: np.ndarray
     column_vectors: np.ndarray
-    name_vectors: np.ndarray
+    name_vectors: np.ndarray | None = None
+    checked: InitVar[bool] = False
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, checked: bool = False) -> None:
         sizes = np.array([len(t.columns) for t in self.schema.tables], dtype=np.int64)
         self.col_offsets = np.concatenate([[0], np.cumsum(sizes)])
         self.col_table = np.repeat(np.arange(len(self.schema.tables)), sizes)
@@ -109,16 +175,19 @@ class SchemaIndex:
             ("column_vectors", self.column_vectors, n_c),
             ("name_vectors", self.name_vectors, n_c),
         ):
+            if arr is None and name == "name_vectors":
+                continue
             if not isinstance(arr, np.ndarray) or arr.ndim != 2 or arr.shape[0] != rows:
                 raise IndexLoadError(f"index array {name} has shape {np.shape(arr)}, expected ({rows}, dim)")
             if not np.issubdtype(arr.dtype, np.floating):
                 raise IndexLoadError(f"index array {name} has dtype {arr.dtype}, expected float32")
-            arr = np.asarray(arr, dtype=np.float32)
+            if arr.dtype != np.float32:
+                arr = arr.astype(np.float32)
             setattr(self, name, arr)
             if arr.shape[1] != self.table_vectors.shape[1]:
                 raise IndexLoadError(f"index array {name} has dimension {arr.shape[1]}, "
                                      f"table_vectors {self.table_vectors.shape[1]}")
-            if not np.isfinite(arr).all():
+            if not checked and not _all_finite(arr):
                 raise IndexLoadError(f"index array {name} holds non-finite values (NaN or infinity)")
         self._features: Any = None
         #: Join graphs by ``cross_database`` flag, ready to use.
@@ -132,33 +201,185 @@ class SchemaIndex:
         self._inputs_digest: str | None = None
         #: Whether the saved index this was loaded from holds sample values (``True`` when built).
         self.stored_samples = True
+        #: The embedder that built this index (for :meth:`ensure_name_vectors`), if built here.
+        self._embedder: Embedder | None = None
+        #: What the build or update that made this index did (``None`` when loaded).
+        self.report: BuildReport | None = None
 
     # -- building -------------------------------------------------------------------
     @classmethod
     def build(
-        cls, schema: Schema, embedder: Embedder | Any | None = None, *, batch_size: int = 256,
-        progress: bool = False,
+        cls, schema: Schema, embedder: Embedder | Any | None = None, *, progress: bool = False,
+        work_dir: str | os.PathLike[str] | None = None, chunk_size: int = CHUNK_TEXTS,
     ) -> "SchemaIndex":
-        """Embed every table and column of ``schema`` (batched; each distinct text encoded once)."""
-        emb = embedder if isinstance(embedder, CachedEmbedder) else CachedEmbedder(get_embedder(embedder))
-        tables = [table_text(t) for t in schema.tables]
-        cols = [column_text(t, i) for t in schema.tables for i in range(len(t.columns))]
-        names = [column_name_text(t, i) for t in schema.tables for i in range(len(t.columns))]
-        texts = list(dict.fromkeys(tables + cols + names))
-        starts = range(0, len(texts), batch_size)
-        for start in _progress(starts, total=len(starts), desc="embedding schema", enabled=progress, unit="batch"):
-            emb.embed_documents(texts[start : start + batch_size])
-        return cls(
-            schema=schema,
-            model_name=emb.name,
-            table_vectors=emb.embed_documents(tables),
-            column_vectors=emb.embed_documents(cols),
-            name_vectors=emb.embed_documents(names),
+        """Embed every table and column of ``schema``.
+
+        Each distinct text is encoded once: all of them sorted by length, ``chunk_size`` per call
+        of the encoder (a :class:`CachedEmbedder` is bypassed: its cache would hold every vector).
+        The column-name texts of the paper's join mode are not embedded
+        (:meth:`ensure_name_vectors`).
+
+        With ``work_dir`` the vectors are written to files there as they are encoded and the
+        index's arrays are mapped from them, not held in memory; a build interrupted and run
+        again with the same texts and model continues from the chunks written. The directory is
+        left in place (the arrays live there): remove it once the index is saved, as
+        :func:`build_index` does.
+        """
+        return cls._embed(schema, _inner(embedder), None, progress, work_dir, chunk_size)
+
+    @classmethod
+    def update(
+        cls, old: "SchemaIndex", schema: Schema, embedder: Embedder | Any | None = None, *, progress: bool = False,
+        work_dir: str | os.PathLike[str] | None = None, chunk_size: int = CHUNK_TEXTS,
+    ) -> "SchemaIndex":
+        """The index of ``schema`` (tables added, dropped or changed since ``old``'s schema) with
+        ``old``'s vectors reused by text: only texts ``old`` lacks are embedded. The name vectors
+        are carried over (and completed) when ``old`` has them; the join graph is inferred again
+        for the databases whose tables changed and taken from ``old`` for the others.
+        ``index.report`` lists the tables added, dropped and changed (any difference, sample
+        values too, unless ``old`` was saved without them: then they are not compared).
+
+        Raises :class:`StaleIndexError` if ``embedder`` is not ``old``'s model.
+        """
+        emb = _inner(embedder)
+        if emb.name != old.model_name:
+            raise StaleIndexError(f"the index was built with model {old.model_name!r}, not {emb.name!r}; "
+                                  "rebuild it rather than update it")
+        index = cls._embed(schema, emb, old, progress, work_dir, chunk_size)
+        assert index.report is not None
+        changed = {i.rsplit(".", 1)[0] for ids in (index.report.added, index.report.dropped, index.report.changed)
+                   for i in ids}
+        index._update_join_graph(old, changed)
+        return index
+
+    @classmethod
+    def _embed(
+        cls, schema: Schema, emb: Embedder, old: "SchemaIndex | None", progress: bool,
+        work_dir: str | os.PathLike[str] | None, chunk_size: int,
+    ) -> "SchemaIndex":
+        work = Path(work_dir) if work_dir is not None else None
+        if work is not None:
+            try:
+                work.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise IndexSaveError(f"cannot create the work directory {work}: {e.strerror or e}") from e
+        kinds = {
+            "table_vectors": [table_text(t) for t in schema.tables],
+            "column_vectors": [column_text(t, i) for t in schema.tables for i in range(len(t.columns))],
+        }
+        sources: list[Any] = [None]
+        known: dict[str, tuple[int, int]] = {}
+        if old is not None:
+            if old.name_vectors is not None:
+                kinds["name_vectors"] = _name_texts(schema)
+            known = old._rows_by_text()
+            sources += [old.table_vectors, old.column_vectors, old.name_vectors]
+        missing: dict[str, int] = {}
+        plans: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for name, texts in kinds.items():
+            which = np.zeros(len(texts), dtype=np.int8)
+            rows = np.empty(len(texts), dtype=np.int64)
+            for i, t in enumerate(texts):
+                hit = known.get(t)
+                if hit is None:
+                    rows[i] = missing.setdefault(t, len(missing))
+                else:
+                    which[i], rows[i] = hit
+            plans[name] = (which, rows)
+        reused = len({t for texts in kinds.values() for t in texts if t in known}) if known else 0
+        del kinds, known
+        vectors, order, resumed = embed_texts(
+            list(missing), emb.embed_documents, model=emb.name, work=work, chunk_size=chunk_size, progress=progress,
+            desc="embedding schema",
         )
+        sources[0] = vectors
+        dim = int(vectors.shape[1]) if len(missing) else int(old.table_vectors.shape[1])  # type: ignore[union-attr]
+        if old is not None and dim != old.table_vectors.shape[1]:
+            raise StaleIndexError(f"the index holds vectors of dimension {old.table_vectors.shape[1]}, "
+                                  f"model {emb.name!r} gives {dim}; rebuild it")
+        arrays = {}
+        for name, (which, rows) in plans.items():
+            new = which == 0
+            rows[new] = order[rows[new]]
+            arrays[name] = gather(sources, which, rows, dim, work / f"{name}.npy" if work is not None else None)
+        index = cls(schema=schema, model_name=emb.name, checked=True, **arrays)
+        index._embedder = emb
+        index.report = BuildReport(texts=len(missing) + reused, embedded=len(missing) - resumed, resumed=resumed,
+                                   reused=reused, **(_changes(old.schema, schema, samples=old.stored_samples)
+                                                    if old is not None else {}))
+        return index
+
+    def _rows_by_text(self) -> dict[str, tuple[int, int]]:
+        """``text -> (source, row)``: the row of that text's vector in :attr:`table_vectors`
+        (source 1), :attr:`column_vectors` (2) or :attr:`name_vectors` (3)."""
+        out: dict[str, tuple[int, int]] = {}
+        tables = self.schema.tables
+        for i, t in enumerate(tables):
+            out.setdefault(table_text(t), (1, i))
+        row = 0
+        for t in tables:
+            for j in range(len(t.columns)):
+                out.setdefault(column_text(t, j), (2, row))
+                row += 1
+        if self.name_vectors is not None:
+            for row, text in enumerate(_name_texts(self.schema)):
+                out.setdefault(text, (3, row))
+        return out
+
+    def _update_join_graph(self, old: "SchemaIndex", changed: set[str]) -> None:
+        """The within-database join graph: ``old``'s joins inside the databases not ``changed``,
+        the rules run again on the others (joins never cross databases there)."""
+        from jar_core.index_build import merge_database_graphs
+
+        if not old.has_join_graph(cross_database=False):
+            return  # inferred on first use
+        graph = merge_database_graphs(old.schema, old.join_graph(cross_database=False), old.col_offsets,
+                                      self.schema, self.col_offsets, changed)
+        if graph is not None:
+            self._join_graphs[False] = graph
+
+    def ensure_name_vectors(self, embedder: Embedder | Any | None = None, *, progress: bool = False) -> np.ndarray:
+        """:attr:`name_vectors`, embedded now if the index lacks them (the paper's join mode needs
+        them; each distinct text once, sorted by length, in chunks).
+
+        ``embedder`` must be the index's model; by default the one that built the index, else
+        the bundled model if the index was built with it.
+
+        Raises:
+            StaleIndexError: ``embedder`` is another model, or gives vectors of another dimension.
+            EmbeddingError: no embedder is given and the index's model is not at hand.
+        """
+        if self.name_vectors is not None:
+            return self.name_vectors
+        if embedder is not None:
+            emb = _inner(embedder)
+        elif self._embedder is not None:
+            emb = self._embedder
+        elif self.model_name == DEFAULT_MODEL_NAME:
+            emb = _inner(None)
+        else:
+            raise EmbeddingError(
+                f"the paper's join mode needs the column-name vectors, which this index does not hold; "
+                f"pass an embedder of model {self.model_name!r} (index.ensure_name_vectors(embedder))"
+            )
+        if emb.name != self.model_name:
+            raise StaleIndexError(f"the index was built with model {self.model_name!r}, not {emb.name!r}")
+        texts = _name_texts(self.schema)
+        positions: dict[str, int] = {}
+        idx = np.fromiter((positions.setdefault(t, len(positions)) for t in texts), dtype=np.int64, count=len(texts))
+        vectors, order, _ = embed_texts(list(positions), emb.embed_documents, model=emb.name, progress=progress,
+                                        desc="embedding column names")
+        if vectors.shape[1] != self.table_vectors.shape[1]:
+            raise StaleIndexError(f"the index holds vectors of dimension {self.table_vectors.shape[1]}, "
+                                  f"model {emb.name!r} gives {vectors.shape[1]}")
+        self.name_vectors = vectors[order[idx]]
+        self._features = None
+        return self.name_vectors
 
     @property
     def features(self) -> Any:
-        """Column features for join scoring (computed on first use, not saved)."""
+        """Column features for the paper's join scoring (computed on first use, not saved; the
+        name vectors embedded first if missing: :meth:`ensure_name_vectors`)."""
         if self._features is None:
             from jar_core.join_compat import ColumnFeatures
 
@@ -275,20 +496,27 @@ class SchemaIndex:
 
     def _write(self, folder: Path, store_samples: bool, joins: tuple[dict[str, np.ndarray], dict[str, Any]],
                ann: tuple[bytes, dict[str, Any]] | None = None) -> None:
-        vectors = _npz_bytes({"table_vectors": self.table_vectors, "column_vectors": self.column_vectors,
-                              "name_vectors": self.name_vectors})
+        """Write the files into ``folder``, each streamed and synced (the arrays are never held
+        in memory twice), its SHA-256 read back in chunks; ``meta.json`` last. ``ann``: the
+        approximate index of the first stage and its meta entry (:mod:`jar_core.ann`)."""
+        arrays = {"table_vectors": self.table_vectors, "column_vectors": self.column_vectors}
+        if self.name_vectors is not None:
+            arrays["name_vectors"] = self.name_vectors
+        digests = {"vectors.npz": _write_npz(folder / "vectors.npz", arrays)}
         schema = self.schema.to_dict()
         if not store_samples:
             for t in schema["tables"]:
                 for c in t["columns"]:
                     c.pop("sample", None)
-        files = {
-            "vectors.npz": vectors,
-            "schema.json": json.dumps(schema, ensure_ascii=False).encode("utf-8"),
-            _JOINS_FILE: _npz_bytes(joins[0]),
-        }
+        data = json.dumps(schema, ensure_ascii=False).encode("utf-8")
+        del schema
+        _write_file(folder / "schema.json", data)
+        digests["schema.json"] = hashlib.sha256(data).hexdigest()
+        del data
+        digests[_JOINS_FILE] = _write_npz(folder / _JOINS_FILE, joins[0])
         if ann is not None:  # the approximate index of the first stage (jar_core.ann)
-            files[_ANN_FILE] = ann[0]
+            _write_file(folder / _ANN_FILE, ann[0])
+            digests[_ANN_FILE] = hashlib.sha256(ann[0]).hexdigest()
         meta = {
             "format_version": FORMAT_VERSION,
             "model": self.model_name,
@@ -297,20 +525,16 @@ class SchemaIndex:
             "columns": int(self.col_offsets[-1]),
             "dim": int(self.table_vectors.shape[1]),
             "samples": bool(store_samples),
+            "name_vectors": self.name_vectors is not None,
             "joins": joins[1],
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "sha256": {n: hashlib.sha256(data).hexdigest() for n, data in files.items()},
+            "sha256": digests,
         }
         if ann is not None:
             from jar_core.ann import entry_with_vectors
 
             meta["ann"] = entry_with_vectors(ann[1], meta["sha256"])
-        files["meta.json"] = json.dumps(meta, indent=2).encode("utf-8")
-        for name, data in files.items():
-            with open(folder / name, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
+        _write_file(folder / "meta.json", json.dumps(meta, indent=2).encode("utf-8"))
 
     @classmethod
     def load(
@@ -401,7 +625,8 @@ class SchemaIndex:
 _DATA_FILES = ("vectors.npz", "schema.json")
 #: The join graphs: optional (an index saved before them has none; they are inferred on first use).
 _JOINS_FILE = "joins.npz"
-_ARRAYS = ("table_vectors", "column_vectors", "name_vectors")
+_ARRAYS = ("table_vectors", "column_vectors")
+_NAME_ARRAY = "name_vectors"
 _TMP, _OLD = ".tmp-", ".old-"
 #: A load retries this many times when a save replaces the directory while it is read.
 _LOAD_ATTEMPTS = 20
@@ -530,6 +755,8 @@ def _parse_vectors(p: Path, data: Any) -> dict[str, np.ndarray]:
     try:
         z = _npz_arrays(data)
         arrays = {k: z[k] for k in _ARRAYS}
+        if _NAME_ARRAY in z:  # optional: embedded when the paper's join mode asks for them
+            arrays[_NAME_ARRAY] = z[_NAME_ARRAY]
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, struct.error) as e:
         raise IndexLoadError(f"index at {p} is corrupt: vectors.npz unreadable ({e})") from e
     for name, arr in arrays.items():
@@ -547,24 +774,83 @@ _ALIGN = 64
 _ZIP_PAD_FIELD = 0xD935  # the extra field of zip aligners: padding, ignored by readers
 
 
-def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
-    """An uncompressed ``.npz`` (``np.load`` reads it) whose arrays' data is aligned to :data:`_ALIGN`."""
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
-        for key, arr in arrays.items():
-            body = io.BytesIO()
-            np.lib.format.write_array(body, np.ascontiguousarray(arr), allow_pickle=False)
-            data = body.getbuffer()  # the .npy header pads the array data to a multiple of 64
-            name = f"{key}.npy"
-            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_STORED
-            zip64 = len(data) * 1.05 > zipfile.ZIP64_LIMIT  # as ZipFile decides it (a 20-byte extra field)
-            fixed = 30 + len(name.encode("utf-8")) + 4 + (20 if zip64 else 0)
-            pad = -(buf.tell() + fixed) % _ALIGN
-            info.extra = struct.pack("<HH", _ZIP_PAD_FIELD, pad) + bytes(pad)
-            zf.writestr(info, data)
-            del data
-    return buf.getvalue()
+#: Bytes per read when files are copied or hashed.
+_COPY_BYTES = 16 << 20
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _file_sha256(path: Path) -> str:
+    """The SHA-256 (hex) of the file at ``path``, read in chunks."""
+    h = hashlib.sha256()
+    buf = bytearray(_COPY_BYTES)
+    view = memoryview(buf)
+    with open(path, "rb") as f:
+        while n := f.readinto(buf):
+            h.update(view[:n])
+    return h.hexdigest()
+
+
+def _mapped_file(arr: np.ndarray) -> tuple[str, int] | None:
+    """``(path, offset)`` of the file ``arr``'s data lies in, where ``arr`` is a whole C-ordered
+    ``np.memmap`` of it (as :func:`jar_core.index_build.gather` returns); else ``None``."""
+    if isinstance(arr, np.memmap) and isinstance(arr.base, mmap.mmap) and arr.flags.c_contiguous and arr.filename:
+        return str(arr.filename), int(arr.offset)
+    return None
+
+
+def _write_npz(path: Path, arrays: dict[str, np.ndarray]) -> str:
+    """Write an uncompressed ``.npz`` (``np.load`` reads it) whose arrays' data is aligned to
+    :data:`_ALIGN`, streaming each array into it (a mapped array is copied from its file, not
+    read through the map); return the file's SHA-256."""
+    with open(path, "wb") as f:
+        with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
+            for key, arr in arrays.items():
+                source = _mapped_file(arr)
+                if source is None:
+                    arr = np.ascontiguousarray(arr)
+                head = io.BytesIO()
+                np.lib.format.write_array_header_1_0(head, np.lib.format.header_data_from_array_1_0(arr))
+                header = head.getvalue()  # pads the array data to a multiple of 64, as write_array does
+                size = len(header) + arr.nbytes
+                name = f"{key}.npy"
+                info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_STORED
+                info.file_size = size
+                zip64 = size * 1.05 > zipfile.ZIP64_LIMIT  # as ZipFile decides it (a 20-byte extra field)
+                fixed = 30 + len(name.encode("utf-8")) + 4 + (20 if zip64 else 0)
+                pad = -(f.tell() + fixed) % _ALIGN
+                info.extra = struct.pack("<HH", _ZIP_PAD_FIELD, pad) + bytes(pad)
+                with zf.open(info, "w") as out:
+                    if source is None:
+                        np.lib.format.write_array(out, arr, allow_pickle=False)
+                    else:
+                        out.write(header)
+                        _copy_range(source[0], source[1], arr.nbytes, out)
+                if info.file_size != size:  # the data would not start where it was aligned
+                    raise IndexSaveError(f"{name}: {info.file_size} bytes written, {size} expected")
+        f.flush()
+        os.fsync(f.fileno())
+    return _file_sha256(path)
+
+
+def _copy_range(path: str, offset: int, n: int, out: Any) -> None:
+    """Copy ``n`` bytes of the file at ``path`` from ``offset`` to ``out`` in chunks."""
+    buf = bytearray(_COPY_BYTES)
+    view = memoryview(buf)
+    with open(path, "rb") as src:
+        src.seek(offset)
+        while n > 0:
+            got = src.readinto(view[: min(n, len(buf))])
+            if not got:
+                raise IndexSaveError(f"{path} ended {n} bytes early")
+            out.write(view[:got])
+            n -= got
 
 
 def _npz_arrays(data: Any) -> dict[str, np.ndarray]:
@@ -767,6 +1053,63 @@ def _publish(tmp: Path, target: Path) -> None:
         raise
     if old is not None:
         os.rename(old, tmp)  # removed by the caller with the temporary directory
+
+def partial_dir(target: str | os.PathLike[str]) -> Path:
+    """The work directory of :func:`build_index` for the index at ``target``: ``.NAME.partial`` beside it."""
+    t = Path(target)
+    return t.with_name(f".{t.name}.partial")
+
+
+def build_index(
+    schema: Schema, path: str | os.PathLike[str], embedder: Embedder | Any | None = None, *,
+    old: SchemaIndex | None = None, progress: bool = False, store_samples: bool = True, chunk_size: int = CHUNK_TEXTS,
+    ann: bool | None = None,
+) -> SchemaIndex:
+    """Build the index of ``schema`` (with ``old``: update it, :meth:`SchemaIndex.update`) and save it at ``path``.
+
+    The vectors are written as they are embedded to the work directory :func:`partial_dir`
+    (disk-backed, not held in memory): a build killed midway and run again with the same schema
+    and model continues from the chunks written there; other texts or another model start
+    over. The directory is removed once the index is saved (``jar-retrieval index`` calls this).
+    ``ann``: save the approximate index of the first stage always / never / from
+    ``ANN_THRESHOLD`` tables (``True`` / ``False`` / ``None``, :meth:`SchemaIndex.save`).
+
+    Raises:
+        IndexLoadError: ``path`` is not an index directory (nothing is embedded then).
+        IndexSaveError: another build of ``path`` is running, or the files cannot be written.
+    """
+    target = Path(path)
+    check_index_target(target)
+    work = partial_dir(target)
+    try:
+        work.mkdir(parents=True, exist_ok=True)
+        lock = open(work / "lock", "a+b")
+    except OSError as e:
+        raise IndexSaveError(f"cannot create the work directory {work}: {e.strerror or e}") from e
+    with lock:
+        _lock_exclusively(lock, work)
+        if old is not None:
+            index = SchemaIndex.update(old, schema, embedder, progress=progress, work_dir=work, chunk_size=chunk_size)
+        else:
+            index = SchemaIndex.build(schema, embedder, progress=progress, work_dir=work, chunk_size=chunk_size)
+        index.save(target, store_samples=store_samples, ann=ann)
+        shutil.rmtree(work, ignore_errors=True)  # the index's arrays stay mapped (POSIX)
+    return index
+
+
+def _lock_exclusively(f: Any, work: Path) -> None:
+    """Hold an exclusive lock on the open file ``f`` (where the system has ``flock``)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise IndexSaveError(f"another build is using {work}; wait for it to end") from None
+    except OSError:  # a file system without locks
+        pass
+
 
 def cache_dir() -> Path:
     """Where indexes are cached between runs (``$JAR_RETRIEVAL_CACHE`` or ``~/.cache/jar-retrieval``)."""

@@ -156,7 +156,7 @@ class ColumnFeatures:
             n_words=n_w,
             values=v_m,
             n_values=n_v,
-            name_vectors=index.name_vectors,
+            name_vectors=index.ensure_name_vectors(),  # embedded now if the index lacks them
             fk_pairs=fk_pairs,
             fk_columns=fk_columns,
         )

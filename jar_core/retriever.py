@@ -311,6 +311,9 @@ class TableRetriever:
             raise StaleIndexError(
                 f"the index was built with model {self._index.model_name!r}, the retriever uses {self.embedder.name!r}"
             )
+        if self.joins == "paper" and self._index.name_vectors is None:  # the paper's pair score reads them
+            with self._lock:
+                self._index.ensure_name_vectors(self.embedder, progress=self.progress)
         return self._index
 
     def save_index(self, path: str | os.PathLike[str], *, store_samples: bool = True, ann: bool | None = None) -> Path:
@@ -333,12 +336,14 @@ class TableRetriever:
         ``path`` is a cache: when it cannot be written, a warning says so and the index built in
         memory is used. With ``store_samples=False`` a cached index holding sample values is
         rewritten without them. A cached index without the join graph this retriever uses (saved
-        before graphs were, by other join rules, or from other sample values) is rewritten with it.
+        before graphs were, by other join rules, or from other sample values), or without the
+        column-name vectors of the paper's join mode (``joins="paper"``), is rewritten with them.
         """
         try:
             self._index = SchemaIndex.load(path, schema=self.schema, model_name=self.embedder.name)
             if (store_samples or not self._index.stored_samples) and (
-                self.joins != "rules" or self._index.has_join_graph(cross_database=self.cross_database_joins)
+                self._index.has_join_graph(cross_database=self.cross_database_joins) if self.joins == "rules"
+                else self._index.name_vectors is not None
             ):
                 return self.index
         except IndexLoadError as e:

@@ -113,7 +113,7 @@ def main() -> int:
         print(f"lake_bench: error: folder of {args.json} does not exist", file=sys.stderr)
         return 1
     from jar_core.embedding import get_embedder
-    from jar_core.index import SchemaIndex
+    from jar_core.index import SchemaIndex, build_index
     from jar_core.retriever import TableRetriever
 
     embedder = get_embedder(None)
@@ -125,7 +125,7 @@ def main() -> int:
     try:
         t0 = time.perf_counter()
         step("building the index (embedding, then the join graph, then saving)")
-        SchemaIndex.build(lake, embedder, progress=True).save(folder / "index")  # with the join graph
+        build_index(lake, folder / "index", embedder, progress=True)  # as 'jar-retrieval index'; the join graph too
         build = time.perf_counter() - t0
         del lake  # the loaded index's schema is the one asked; nothing else holds the lake
         disk = sum(f.stat().st_size for f in (folder / "index").iterdir()) / 2**20

@@ -24,14 +24,22 @@ def schema():
 
 @pytest.fixture()
 def index(schema):
-    return SchemaIndex.build(schema, BagOfWordsEmbedder())
+    """An index with every array (the name vectors too, as the paper's join mode saves them)."""
+    index = SchemaIndex.build(schema, BagOfWordsEmbedder())
+    index.ensure_name_vectors()
+    return index
 
 
-def test_round_trip(tmp_path, index, schema):
+def test_round_trip(tmp_path, schema):
+    index = SchemaIndex.build(schema, BagOfWordsEmbedder())
     index.save(tmp_path / "idx")
     loaded = SchemaIndex.load(tmp_path / "idx", schema=schema, model_name="test-bow")
     np.testing.assert_array_equal(loaded.table_vectors, index.table_vectors)
     np.testing.assert_array_equal(loaded.column_vectors, index.column_vectors)
+    assert index.name_vectors is None and loaded.name_vectors is None  # embedded only for the paper's joins
+    index.ensure_name_vectors()
+    index.save(tmp_path / "idx")
+    loaded = SchemaIndex.load(tmp_path / "idx", schema=schema, model_name="test-bow")
     np.testing.assert_array_equal(loaded.name_vectors, index.name_vectors)
     assert loaded.schema.fingerprint() == schema.fingerprint()
     meta = json.loads((tmp_path / "idx" / "meta.json").read_text())
@@ -41,13 +49,19 @@ def test_round_trip(tmp_path, index, schema):
 
 
 def test_each_text_is_encoded_once(schema):
+    from jar_core.index import column_text, table_text
+
     emb = BagOfWordsEmbedder()
     cached = CachedEmbedder(emb)
     SchemaIndex.build(schema, cached)
-    n_texts = len(cached)
-    assert emb.calls == 1  # one batch for all distinct texts, the three lookups hit the cache
+    assert emb.calls == 1  # one call for all distinct texts
+    expected = {table_text(t) for t in schema.tables} | {column_text(t, i) for t in schema.tables
+                                                         for i in range(len(t.columns))}
+    assert sorted(emb.seen[0]) == sorted(expected)  # each once; the column-name texts not at all
+    assert [len(t) for t in emb.seen[0]] == sorted(len(t) for t in expected)  # in order of length
+    assert len(cached) == 0  # the build's vectors are kept in the index, not in the cache
     cached.embed_documents(["customers:name"])
-    assert len(cached) == n_texts
+    assert len(cached) == 1
 
 
 def test_other_schema_or_model_is_stale(tmp_path, index):

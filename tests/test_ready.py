@@ -45,7 +45,9 @@ def copies(schema: Schema, n: int) -> Schema:
 
 @pytest.fixture()
 def index(demo_schema):
-    return SchemaIndex.build(demo_schema, BagOfWordsEmbedder())
+    index = SchemaIndex.build(demo_schema, BagOfWordsEmbedder())
+    index.ensure_name_vectors()  # every array saved
+    return index
 
 
 def no_inference(monkeypatch):
