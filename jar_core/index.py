@@ -1093,6 +1093,10 @@ def build_index(
         else:
             index = SchemaIndex.build(schema, embedder, progress=progress, work_dir=work, chunk_size=chunk_size)
         index.save(target, store_samples=store_samples, ann=ann)
+        for name in ("table_vectors", "column_vectors", "name_vectors"):
+            arr = getattr(index, name)
+            if isinstance(arr, np.memmap):  # its file is removed below: not to be copied by a later save
+                setattr(index, name, arr.view(np.ndarray))
         shutil.rmtree(work, ignore_errors=True)  # the index's arrays stay mapped (POSIX)
     return index
 

@@ -181,6 +181,7 @@ def gather(sources: Sequence[np.ndarray], which: np.ndarray, rows: np.ndarray, d
             out[m] = sources[int(k)][rows[m]]
         return out
     try:
+        path.unlink(missing_ok=True)  # a new file: an index still mapping the old one keeps it whole
         with open(path, "wb") as f:
             np.lib.format.write_array_header_1_0(
                 f, {"descr": np.lib.format.dtype_to_descr(_F32), "fortran_order": False, "shape": (n, dim)}

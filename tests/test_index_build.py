@@ -148,6 +148,7 @@ def test_an_interrupted_build_resumes_from_the_chunks_embedded(tmp_path, demo_sc
     assert index.report.resumed == 15 and index.report.embedded == n - 15
     assert not partial_dir(out).exists()  # removed once the index is saved
     same_vectors(SchemaIndex.load(out), SchemaIndex.build(demo_schema, BagOfWordsEmbedder()))
+    same_vectors(SchemaIndex.load(index.save(tmp_path / "again")), index)  # its files gone, it saves still
 
 
 def test_a_work_directory_of_other_texts_or_another_model_starts_over(tmp_path, demo_schema):
