@@ -192,7 +192,8 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
     retriever = _retriever(args, **options)
     if not args.index and not args.no_cache:
         retriever.load_or_build_index(_cache_path(retriever), store_samples=not args.no_samples)
-    res = retriever.retrieve(question, k=args.k, include=args.include or (), exclude=args.exclude or ())
+    res = retriever.retrieve(question, k=args.k, include=args.include or (), exclude=args.exclude or (),
+                             database=args.database)
     _print_retrieval(res, fmt, explain=args.explain, strategy=retriever.strategy, candidates=args.candidates)
     return 0
 
@@ -372,6 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
     first_stage_argument(r)
     r.add_argument("--include", action="append", metavar="TABLE", help="pin a table (repeatable)")
     r.add_argument("--exclude", action="append", metavar="TABLE", help="never return a table (repeatable)")
+    r.add_argument("--database", metavar="DB", help="search the tables of this database only (a lake of many)")
     r.add_argument("--strategy", choices=("join-aware", "greedy", "dense", "mip", "crush"),
                    help="search strategy (default join-aware; greedy is the paper's)")
     r.add_argument("--weights", metavar="COV,JOIN,COARSE",

@@ -299,3 +299,13 @@ def test_conflicting_output_options(args, message, capsys):
 def test_help_explains_candidates():
     help_text = build_parser()._subparsers._group_actions[0].choices["retrieve"].format_help()
     assert "every table when the source has fewer" in " ".join(help_text.split())
+
+
+def test_retrieve_within_one_database(tmp_path, capsys):
+    assert main(["index", "--out", str(tmp_path / "idx"), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["retrieve", DEMO_QUESTION, "--index", str(tmp_path / "idx"), "--database", "demo", "--json"]) == 0
+    assert {t["database"] for t in json.loads(capsys.readouterr().out)["tables"]} == {"demo"}
+    assert main(["retrieve", DEMO_QUESTION, "--index", str(tmp_path / "idx"), "--database", "nope"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == "jar-retrieval: error: unknown database 'nope' (known: demo)"

@@ -8,7 +8,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-PAGES = ("getting-started.md", "langchain.md", "llamaindex.md", "databases.md")
+PAGES = ("getting-started.md", "langchain.md", "llamaindex.md", "databases.md", "lakes.md")
 BLOCKS = [
     (page, i, code)
     for page in PAGES
