@@ -608,8 +608,13 @@ class SchemaIndex:
             raise IndexLoadError(
                 f"index at {p} is corrupt: vectors of dimension {arrays['table_vectors'].shape[1:]}, meta.json says {meta['dim']}"
             )
+        mapped = isinstance(files["vectors.npz"], mmap.mmap)
+        if mapped:  # checked here block by block, the pages released: no whole file left resident
+            bad = _all_finite_mapped(arrays, files["vectors.npz"])
+            if bad is not None:
+                raise IndexLoadError(f"index at {p} is corrupt: index array {bad} holds non-finite values (NaN or infinity)")
         try:
-            index = cls(schema=schema, model_name=meta["model"], **arrays)
+            index = cls(schema=schema, model_name=meta["model"], checked=mapped, **arrays)
         except IndexLoadError as e:
             raise IndexLoadError(f"index at {p} is corrupt: {e}") from e
         index.stored_samples = meta.get("samples") is not False
@@ -703,6 +708,36 @@ def _read(p: Path, name: str, dfd: int | None, mapped: bool = False) -> Any:
 _HASH_BESIDE_BYTES = 32 << 20
 
 
+#: Mapped files are read in chunks of this many bytes, each chunk's pages released after use.
+_CHUNK_BYTES = 64 << 20
+
+
+def _release(data: Any, start: int, end: int) -> None:
+    """Drop the pages of bytes ``start:end`` of the memory map ``data`` from this process (they are
+    read again from the file if used later), so that checking a large index does not leave all of
+    it resident; nothing where ``data`` is not a map or the system cannot."""
+    if not isinstance(data, mmap.mmap) or not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    start -= start % mmap.PAGESIZE
+    end = min(end, len(data))
+    if end > start:
+        try:
+            data.madvise(mmap.MADV_DONTNEED, start, end - start)
+        except (OSError, ValueError):  # pragma: no cover - an advice the system refuses
+            pass
+
+
+def _sha256_chunked(data: Any) -> str:
+    """SHA-256 (hex) of ``data`` read in chunks, each released after hashing (:func:`_release`)."""
+    h = hashlib.sha256()
+    view = memoryview(data)
+    for a in range(0, len(view), _CHUNK_BYTES):
+        h.update(view[a : a + _CHUNK_BYTES])
+        _release(data, a, a + _CHUNK_BYTES)
+    view.release()
+    return h.hexdigest()
+
+
 def _sha256_beside(data: Any) -> Any:
     """A function returning the SHA-256 (hex) of ``data``, computed meanwhile in a thread when
     ``data`` is large (hashlib releases the GIL: the schema is parsed at the same time)."""
@@ -710,15 +745,34 @@ def _sha256_beside(data: Any) -> Any:
         digest = hashlib.sha256(data).hexdigest()
         return lambda: digest
     out: list[str] = []
-    thread = threading.Thread(target=lambda: out.append(hashlib.sha256(data).hexdigest()),
+    thread = threading.Thread(target=lambda: out.append(_sha256_chunked(data)),
                               name="jar-index-checksum", daemon=True)
     thread.start()
 
     def result() -> str:
         thread.join()
-        return out[0] if out else hashlib.sha256(data).hexdigest()
+        return out[0] if out else _sha256_chunked(data)
 
     return result
+
+
+def _all_finite_mapped(arrays: dict[str, np.ndarray], data: Any) -> str | None:
+    """The name of the first of ``arrays`` (views of the map ``data``) holding a non-finite value,
+    or ``None``; read in blocks, each block's pages released after its check."""
+    base = np.frombuffer(data, dtype=np.uint8, count=1).__array_interface__["data"][0] if len(data) else 0
+    for name, arr in arrays.items():
+        if arr.ndim != 2 or arr.shape[0] == 0:
+            if not np.isfinite(arr).all():
+                return name
+            continue
+        row_bytes = arr.strides[0]
+        rows = max(1, _CHUNK_BYTES // max(row_bytes, 1))
+        start = arr.__array_interface__["data"][0] - base
+        for a in range(0, arr.shape[0], rows):
+            if not np.isfinite(arr[a : a + rows]).all():
+                return name
+            _release(data, start + a * row_bytes, start + (a + rows) * row_bytes)
+    return None
 
 
 def _parse_meta(p: Path, data: bytes | None) -> dict[str, Any]:

@@ -383,3 +383,26 @@ def test_one_fingerprint_per_load_and_retriever(tmp_path, index, monkeypatch):
     assert len(calls) == 1
     r.retrieve("customers orders", k=2)
     assert len(calls) == 1  # the decomposer's vocabulary cache reuses it too
+
+
+def test_a_mapped_index_is_checked_in_released_blocks(tmp_path, monkeypatch):
+    """Checksums and finite values read block by block (pages released), same verdicts as whole."""
+    import hashlib
+    import mmap
+
+    import numpy as np
+
+    import jar_core.index as ix
+
+    monkeypatch.setattr(ix, "_CHUNK_BYTES", 4096)
+    monkeypatch.setattr(ix, "_HASH_BESIDE_BYTES", 1)
+    data = np.arange(50_000, dtype=np.float32).tobytes()
+    (tmp_path / "f").write_bytes(data)
+    with open(tmp_path / "f", "rb") as f:
+        m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    assert ix._sha256_beside(m)() == hashlib.sha256(data).hexdigest()
+    arr = np.frombuffer(m, dtype=np.float32).reshape(-1, 10)
+    assert ix._all_finite_mapped({"a": arr}, m) is None
+    bad = np.frombuffer(data, dtype=np.float32).copy()
+    bad[-3] = np.nan
+    assert ix._all_finite_mapped({"b": bad.reshape(-1, 10)}, m) == "b"
