@@ -489,24 +489,33 @@ class TableRetriever:
 
     def _first_stage(self, query: np.ndarray, n: int, allowed: np.ndarray) -> np.ndarray:
         """The ``n`` tables most similar to ``query`` among ``allowed``, best first, with the
-        copies of one table in other databases collapsed (:mod:`jar_core.copies`), asking the
-        candidate generator for more while copies take places."""
+        copies of one table in other databases collapsed (:mod:`jar_core.copies`).
+
+        The candidate generator is asked for ``2n``; when copies leave fewer than ``n`` of them
+        (a lake of many copies), every allowed table is scored exactly (one product with the table
+        vectors costs less than asking an index for ever more neighbours) and the copies are
+        collapsed within ever longer prefixes of that ranking (``8n``, ``32n``...) until ``n`` remain.
+        """
         idx = self.index
-        want = n
-        while True:
-            pos, _ = self.candidate_generator.search(idx, query, want, allowed)
-            if not self.collapse_copies or len(pos) < 2:
-                return pos[:n]
-            if self._signatures is None:
-                from jar_core.copies import table_signatures
+        pos, _ = self.candidate_generator.search(idx, query, 2 * n if self.collapse_copies else n, allowed)
+        if not self.collapse_copies or len(pos) < 2:
+            return pos[:n]
+        from jar_core.copies import first_copies, table_signatures
 
-                self._signatures = table_signatures(self.schema)
-            from jar_core.copies import first_copies
-
-            kept = pos[first_copies(pos, *self._signatures)]
-            if len(kept) >= n or len(pos) < want:
+        if self._signatures is None:
+            self._signatures = table_signatures(self.schema)
+        kept = pos[first_copies(pos, *self._signatures)]
+        if len(kept) >= n or len(pos) < 2 * n:
+            return kept[:n]
+        every = np.flatnonzero(allowed)
+        scores = idx.table_vectors[every] @ query if len(every) < len(allowed) else idx.table_vectors @ query
+        m = 8 * n
+        while True:  # copies collapsed within ever longer prefixes of the exact ranking
+            ranked, _ = exact_top(scores, every, m)
+            kept = ranked[first_copies(ranked, *self._signatures)]
+            if len(kept) >= n or m >= len(every):
                 return kept[:n]
-            want *= 4
+            m *= 4
 
     def _relevance(self, query: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """Coarse relevance ``r`` of the tables at ``positions`` (cosine with the question)."""
