@@ -92,6 +92,36 @@ def complete_recall(asked, retriever, k: int, desc: str) -> tuple[float, list[fl
     return 100.0 * sum(complete) / max(len(complete), 1), times
 
 
+def summarize(paths: list[str]) -> str:
+    """A Markdown table of several runs' JSON (how each figure grows with the lake) and a linear
+    extrapolation to 1,000,000 tables from the two largest runs (an extrapolation, not a run)."""
+    runs = sorted((json.loads(Path(p).read_text(encoding="utf-8")) for p in paths), key=lambda r: r["tables"])
+    head = ("| tables | build s | build ms/table | peak MB | disk MB | disk kB/table | load s | p50 ms | p95 ms "
+            "| CR lake % | CR own % |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    rows = [
+        f"| {r['tables']:,} | {r['build_seconds']:.0f} | {1000 * r['build_seconds'] / r['tables']:.1f} "
+        f"| {r['peak_rss_mb']:.0f} | {r['disk_mb']:.0f} | {1024 * r['disk_mb'] / r['tables']:.1f} "
+        f"| {r['load_seconds']:.2f} | {r['p50_ms']:.1f} | {r['p95_ms']:.1f} "
+        f"| {r['complete_recall_lake']:.1f} | {r['complete_recall_own']:.1f} |"
+        for r in runs
+    ]
+    out = [head, *rows]
+    if len(runs) >= 2:
+        a, b = runs[-2], runs[-1]
+        n = 1_000_000
+
+        def line(key: str) -> float:  # through the two largest runs (a figure that fell stays flat)
+            slope = max((b[key] - a[key]) / (b["tables"] - a["tables"]), 0.0)
+            return b[key] + slope * (n - b["tables"])
+
+        out.append(
+            f"| 1,000,000 (extrapolated) | {line('build_seconds'):.0f} | {1000 * line('build_seconds') / n:.1f} "
+            f"| {line('peak_rss_mb'):.0f} | {line('disk_mb'):.0f} | {1024 * line('disk_mb') / n:.1f} "
+            f"| {line('load_seconds'):.1f} | {line('p50_ms'):.1f} | {line('p95_ms'):.1f} | - | - |"
+        )
+    return "\n".join(out)
+
+
 def step(message: str) -> None:
     """One line of progress on stderr, with the time since the start."""
     print(f"[{time.perf_counter() - _START:7.1f}s] {message}", file=sys.stderr, flush=True)
@@ -102,13 +132,20 @@ _START = time.perf_counter()
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--lake", type=int, required=True, metavar="N", help="tables in the lake")
+    p.add_argument("--lake", type=int, metavar="N", help="tables in the lake")
+    p.add_argument("--summarize", nargs="+", metavar="JSON",
+                   help="print a table of several runs' --json output and a linear extrapolation to 1M tables")
     p.add_argument("--k", type=int, default=5)
     p.add_argument("--questions", type=int, default=None, help="the first N multi-table questions (default all)")
     p.add_argument("--json", metavar="OUT")
     p.add_argument("--work-dir", metavar="DIR", default=None,
                    help="where the index is built (default: the system's temporary folder)")
     args = p.parse_args()
+    if args.summarize:
+        print(summarize(args.summarize))
+        return 0
+    if args.lake is None:
+        p.error("--lake N is required (or --summarize JSON...)")
     if args.json and not Path(args.json).resolve().parent.is_dir():
         print(f"lake_bench: error: folder of {args.json} does not exist", file=sys.stderr)
         return 1
