@@ -3,7 +3,8 @@
 Three tools over one :class:`~jar_core.retriever.TableRetriever`, whose model and index stay
 loaded between calls:
 
-* ``find_tables(question, k=None)``: the tables that answer the question and how they join.
+* ``find_tables(question, k=None)``: the tables that answer the question and how they join
+  (``k``: a number of tables, or ``"auto"``).
   The text content is what ``jar-retrieval retrieve`` prints; the structured content is the
   JSON of ``retrieve --format json`` (tables, joins with their kind and confidence, join path).
 * ``describe_table(name)``: one table's ``CREATE TABLE`` DDL, keys and joins to other tables.
@@ -14,7 +15,7 @@ over stdio: stdout carries the protocol, everything else goes to stderr.
 """
 # No ``from __future__ import annotations``: the SDK reads the tools' signatures (their argument
 # schemas) from real annotation objects, some of them names local to build_server.
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 
 from jar_core.errors import InvalidArgumentError, JarError
 
@@ -98,7 +99,7 @@ def build_server(
     server = server_cls(name, instructions=INSTRUCTIONS)
     annotations = _read_only_annotations()
 
-    def find(question: str, k: Optional[int]) -> Any:
+    def find(question: str, k: Optional[int | str]) -> Any:
         res = retriever.retrieve(question, k=default_k if k is None else k)
         text = render.result_text(res, candidates=retriever.n_candidates)  # what `retrieve` prints
         return _tool_result(text, render.result_json(res))
@@ -129,7 +130,11 @@ def build_server(
 
     async def find_tables(
         question: Annotated[str, Field(description="The user's question, in natural language.")],
-        k: Annotated[Optional[int], Field(ge=1, le=100, description=f"How many tables (default {default_k}).")] = None,
+        k: Annotated[
+            Optional[Union[Annotated[int, Field(ge=1, le=100)], Literal["auto"]]],
+            Field(description=f"How many tables (default {default_k}), or 'auto': as few as cover the question "
+                  "and join up."),
+        ] = None,
     ) -> CallToolResult:
         return await call(find, question, k)
 

@@ -11,7 +11,7 @@
 """
 from __future__ import annotations
 
-from typing import Any, Literal, Optional, Sequence
+from typing import Annotated, Any, Literal, Optional, Sequence, Union
 
 from langchain_core.callbacks import AsyncCallbackManagerForToolRun, CallbackManagerForToolRun
 from langchain_core.documents import Document
@@ -46,8 +46,10 @@ class FindTablesInput(BaseModel):
     """Arguments of :class:`JoinAwareTablesTool`."""
 
     question: str = Field(description="The user's question, in natural language.")
-    k: Optional[int] = Field(
-        default=None, ge=1, le=100, description="How many tables to return (default: the tool's setting)."
+    k: Optional[Union[Annotated[int, Field(ge=1, le=100)], Literal["auto"]]] = Field(
+        default=None,
+        description="How many tables to return, or 'auto' for as few as cover the question and join up "
+        "(default: the tool's setting).",
     )
     include: Optional[list[str]] = Field(
         default=None, description="Tables that must be part of the answer, by name (optional)."
@@ -131,7 +133,7 @@ class JoinAwareTablesTool(BaseTool):
     def _run(
         self,
         question: str,
-        k: Optional[int] = None,
+        k: Optional[Union[int, str]] = None,
         include: Optional[list[str]] = None,
         run_manager: Optional[CallbackManagerForToolRun] = None,
     ) -> tuple[str, dict[str, Any]]:
@@ -145,7 +147,7 @@ class JoinAwareTablesTool(BaseTool):
     async def _arun(
         self,
         question: str,
-        k: Optional[int] = None,
+        k: Optional[Union[int, str]] = None,
         include: Optional[list[str]] = None,
         run_manager: Optional[AsyncCallbackManagerForToolRun] = None,
     ) -> tuple[str, dict[str, Any]]:

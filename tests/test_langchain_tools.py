@@ -111,8 +111,16 @@ def test_tool_errors_are_returned_to_the_model() -> None:
                           ({"question": "x", "include": ["nope"]}, "no table 'nope'")):
         msg = _tool().invoke(_tool_call(args))
         assert msg.status == "error" and message in msg.content and msg.artifact is None
-    with pytest.raises(Exception):  # schema validation: k >= 1
-        _tool().invoke({"question": "x", "k": 0})
+    for bad in (0, "many"):  # schema validation: k >= 1, or "auto"
+        with pytest.raises(Exception):
+            _tool().invoke({"question": "x", "k": bad})
+
+
+def test_tool_k_auto_lets_the_retriever_choose_the_size() -> None:
+    msg = _tool().invoke(_tool_call({"question": DEMO_QUESTION, "k": "auto"}))
+    tables = msg.artifact["join_plan"]["tables"]
+    assert 2 <= len(tables) <= 10 and msg.artifact["join_plan"]["unjoined"] == []
+    assert "auto" in str(_tool().tool_call_schema.model_json_schema()["properties"]["k"])
 
 
 def test_tool_schema_for_models() -> None:

@@ -62,6 +62,7 @@ def test_a_client_session_over_stdio(tmp_path, capsys, embedder, monkeypatch):
         ("list_databases", {}),
         ("find_tables", {"question": "   "}),
         ("find_tables", {"question": QUESTION, "k": 0}),
+        ("find_tables", {"question": QUESTION, "k": "auto"}),
     ]
     tools, results = asyncio.run(asyncio.wait_for(_session([], tmp_path, calls), 240))
     by_name = {t.name: t for t in tools.tools}
@@ -71,7 +72,7 @@ def test_a_client_session_over_stdio(tmp_path, capsys, embedder, monkeypatch):
     assert _get(by_name["describe_table"], "input_schema", "inputSchema")["required"] == ["name"]
     assert _get(by_name["find_tables"].annotations, "read_only_hint", "readOnlyHint") is True
 
-    found, second, described, unknown, listed, empty, bad_k = results
+    found, second, described, unknown, listed, empty, bad_k, auto = results
     # find_tables: the command's text, the command's JSON as structured content
     import jar_core.embedding as emb
 
@@ -98,6 +99,7 @@ def test_a_client_session_over_stdio(tmp_path, capsys, embedder, monkeypatch):
     assert "demo: 13 tables" in listed.content[0].text
     assert _is_error(empty) and "the question is empty" in empty.content[0].text
     assert _is_error(bad_k)
+    assert not _is_error(auto) and 2 <= len(_structured(auto)["tables"]) <= 10
 
     # the model was loaded and the index built once, before the first call, for all of them
     log = (tmp_path / "server.err").read_text()
