@@ -195,8 +195,7 @@ class ApproximateCandidates:
         if want <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         if n_allowed <= max(self.exact_rows, self.oversample * want):
-            pos = np.flatnonzero(allowed) if n_allowed < total else np.arange(total)
-            return exact_top(vectors[pos] @ query, pos, n)
+            return BruteForceCandidates().search(index, query, n, allowed)
         ann = ann_for(index, nlist=self.nlist)
         request = min(total, math.ceil(self.oversample * want * total / n_allowed))
         nprobe = self.nprobe

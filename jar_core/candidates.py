@@ -18,7 +18,7 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index import SchemaIndex
 
-__all__ = ["CandidateGenerator", "BruteForceCandidates", "exact_top"]
+__all__ = ["CandidateGenerator", "BruteForceCandidates", "exact_top", "exact_scores"]
 
 
 @runtime_checkable
@@ -54,17 +54,22 @@ def exact_top(scores: np.ndarray, positions: np.ndarray, n: int) -> tuple[np.nda
     return positions[order], scores[order]
 
 
+def exact_scores(index: "SchemaIndex", query: np.ndarray, allowed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(positions, scores)`` of every allowed table: one product of ``query`` with their vectors."""
+    if allowed.all():
+        return np.arange(len(index.table_vectors)), index.table_vectors @ query
+    pos = np.flatnonzero(allowed)
+    return pos, index.table_vectors[pos] @ query
+
+
 class BruteForceCandidates:
     """Exact top-N: one product of the query with the allowed tables' vectors."""
 
     def search(
         self, index: "SchemaIndex", query: np.ndarray, n: int, allowed: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        n_tables = len(index.table_vectors)
-        if allowed.all():
-            return exact_top(index.table_vectors @ query, np.arange(n_tables), n)
-        pos = np.flatnonzero(allowed)
-        return exact_top(index.table_vectors[pos] @ query, pos, n)
+        pos, scores = exact_scores(index, query, allowed)
+        return exact_top(scores, pos, n)
 
     def __repr__(self) -> str:
         return "BruteForceCandidates()"

@@ -104,9 +104,15 @@ def _inner(embedder: Embedder | Any | None) -> Embedder:
     return emb.inner if isinstance(emb, CachedEmbedder) else emb
 
 
-def _all_finite(arr: np.ndarray, rows: int = 1 << 16) -> bool:
-    """Whether ``arr`` holds finite values only (checked in blocks of rows: no array of its size)."""
-    return all(bool(np.isfinite(arr[a : a + rows]).all()) for a in range(0, arr.shape[0], rows))
+def _all_finite(arr: np.ndarray, rows: int = 1 << 16, after: Any = None) -> bool:
+    """Whether ``arr`` holds finite values only (checked in blocks of rows: no array of its size);
+    ``after(a, b)`` is called once rows ``a:b`` are checked."""
+    for a in range(0, arr.shape[0], rows):
+        if not np.isfinite(arr[a : a + rows]).all():
+            return False
+        if after is not None:
+            after(a, a + rows)
+    return True
 
 
 def _changes(old: Schema, new: Schema, *, samples: bool = True) -> dict[str, tuple[str, ...]]:
@@ -758,7 +764,7 @@ def _sha256_beside(data: Any) -> Any:
 
 def _all_finite_mapped(arrays: dict[str, np.ndarray], data: Any) -> str | None:
     """The name of the first of ``arrays`` (views of the map ``data``) holding a non-finite value,
-    or ``None``; read in blocks, each block's pages released after its check."""
+    or ``None``; read in blocks (:func:`_all_finite`), each block's pages released after its check."""
     base = np.frombuffer(data, dtype=np.uint8, count=1).__array_interface__["data"][0] if len(data) else 0
     for name, arr in arrays.items():
         if arr.ndim != 2 or arr.shape[0] == 0:
@@ -766,12 +772,13 @@ def _all_finite_mapped(arrays: dict[str, np.ndarray], data: Any) -> str | None:
                 return name
             continue
         row_bytes = arr.strides[0]
-        rows = max(1, _CHUNK_BYTES // max(row_bytes, 1))
         start = arr.__array_interface__["data"][0] - base
-        for a in range(0, arr.shape[0], rows):
-            if not np.isfinite(arr[a : a + rows]).all():
-                return name
-            _release(data, start + a * row_bytes, start + (a + rows) * row_bytes)
+
+        def release(a: int, b: int) -> None:
+            _release(data, start + a * row_bytes, start + b * row_bytes)
+
+        if not _all_finite(arr, max(1, _CHUNK_BYTES // max(row_bytes, 1)), release):
+            return name
     return None
 
 

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from jar_core.auto_k import AUTO_K_MAX
-from jar_core.candidates import CandidateGenerator, exact_top
+from jar_core.candidates import CandidateGenerator, exact_scores, exact_top
 from jar_core.decomposition import Decomposer, Decomposition, HeuristicDecomposer
 from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import IndexLoadError, IndexSaveError, InvalidArgumentError, StaleIndexError
@@ -507,8 +507,7 @@ class TableRetriever:
         kept = pos[first_copies(pos, *self._signatures)]
         if len(kept) >= n or len(pos) < 2 * n:
             return kept[:n]
-        every = np.flatnonzero(allowed)
-        scores = idx.table_vectors[every] @ query if len(every) < len(allowed) else idx.table_vectors @ query
+        every, scores = exact_scores(idx, query, allowed)
         m = 8 * n
         while True:  # copies collapsed within ever longer prefixes of the exact ranking
             ranked, _ = exact_top(scores, every, m)
