@@ -1,8 +1,12 @@
 """A lexical first stage (BM25 over the table texts, with ``bm25s``) fused with dense similarity.
 
 ``fused = (1 - alpha) * r + alpha * bm25 / max(bm25)`` ranks the tables for the candidate set
-only; BM25 scores the dense shortlist (the 200 tables most similar to the question; every table
-of a smaller corpus, with one index kept), so a lake pays for 200 texts per question, not all; the search still sees the dense coarse relevance ``r``. The default weight is 0.5
+and, with a smaller weight (``lexical_relevance``, :data:`DEFAULT_LEXICAL_RELEVANCE`), the coarse
+relevance ``r`` the search weighs, so a table the question names word for word keeps its edge
+after it became a candidate. BM25 scores the dense shortlist (the 200 tables most similar to the question; every table
+of a smaller corpus, with one index kept), so a lake pays for 200 texts per question, not all (a
+candidate outside the shortlist, added by expansion or value matching, has BM25 0). The default
+weight for ranking the candidates is 0.5
 (measured on Spider and BEAVER-DW: docs/results.md, "Beyond the paper").
 """
 from __future__ import annotations
@@ -17,7 +21,11 @@ from jar_core.errors import InvalidArgumentError
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index import SchemaIndex
 
-__all__ = ["LexicalIndex", "fuse"]
+__all__ = ["LexicalIndex", "fuse", "normalized", "DEFAULT_LEXICAL_RELEVANCE"]
+
+#: Default weight of BM25 in the coarse relevance the search itself sees
+#: (``TableRetriever(lexical_relevance=...)``; measured in docs/results.md, "Hub tables and BM25").
+DEFAULT_LEXICAL_RELEVANCE = 0.1
 
 
 class LexicalIndex:
@@ -51,8 +59,12 @@ class LexicalIndex:
         return np.asarray(self._model.get_scores(toks), dtype=np.float32)
 
 
+def normalized(bm25: np.ndarray) -> np.ndarray:
+    """``bm25 / max(bm25)`` (zeros when no table shares a word with the question)."""
+    top = float(bm25.max()) if bm25.size else 0.0
+    return bm25 / top if top > 0 else np.zeros_like(bm25)
+
+
 def fuse(r: np.ndarray, bm25: np.ndarray, alpha: float) -> np.ndarray:
     """``(1 - alpha) * r + alpha * bm25 / max(bm25)``."""
-    top = float(bm25.max()) if bm25.size else 0.0
-    lex = bm25 / top if top > 0 else np.zeros_like(bm25)
-    return (1.0 - alpha) * r + alpha * lex
+    return (1.0 - alpha) * r + alpha * normalized(bm25)

@@ -15,6 +15,8 @@ from jar_core.candidates import CandidateGenerator, exact_scores, exact_top
 from jar_core.decomposition import Decomposer, Decomposition, HeuristicDecomposer
 from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import IndexLoadError, IndexSaveError, InvalidArgumentError, StaleIndexError
+from jar_core.hubness import DEFAULT_HUBNESS
+from jar_core.lexical import DEFAULT_LEXICAL_RELEVANCE
 from jar_core.index import SchemaIndex
 from jar_core.join_path import components, join_tree
 from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable, TraceEntry
@@ -159,9 +161,14 @@ class TableRetriever:
             and covers the value as a sub-query; the result lists the matches.
         lexical: weight of BM25 over the table texts fused with dense similarity to rank the
             candidates (:mod:`jar_core.lexical`); 0 is dense only (the paper).
+        lexical_relevance: weight of the same BM25 in the coarse relevance the search weighs
+            (when ``lexical`` > 0); 0 leaves the search the dense relevance (the paper).
         collapse_copies: among the first stage's tables, keep of the copies of one table (same
             name and columns in several databases of a lake) only the one in the best-ranked
             database (:mod:`jar_core.copies`), so the candidates come from one copy.
+        hubness: weight of the correction of fine relevance for hub tables, wide tables whose
+            generic columns match every sub-query a little (:mod:`jar_core.hubness`); 0 is the
+            paper's fine relevance.
 
     Example:
         >>> r = TableRetriever.from_ddl("CREATE TABLE a(id INT PRIMARY KEY); ...")  # doctest: +SKIP
@@ -187,6 +194,8 @@ class TableRetriever:
         match_values: bool = True,
         lexical: float = DEFAULT_LEXICAL,
         collapse_copies: bool = True,
+        hubness: float = DEFAULT_HUBNESS,
+        lexical_relevance: float = DEFAULT_LEXICAL_RELEVANCE,
     ) -> None:
         from jar_core.join_compat import JOIN_MODES
 
@@ -206,6 +215,14 @@ class TableRetriever:
         if isinstance(lexical, bool) or not isinstance(lexical, (int, float)) or not 0.0 <= float(lexical) <= 1.0:
             raise InvalidArgumentError(f"lexical must be a weight in [0, 1], got {lexical!r}")
         self.lexical = float(lexical)
+        if isinstance(hubness, bool) or not isinstance(hubness, (int, float)) or not 0.0 <= float(hubness) <= 2.0:
+            raise InvalidArgumentError(f"hubness must be a weight in [0, 2], got {hubness!r}")
+        self.hubness = float(hubness)
+        if isinstance(lexical_relevance, bool) or not isinstance(lexical_relevance, (int, float)) or not (
+            0.0 <= float(lexical_relevance) <= 1.0
+        ):
+            raise InvalidArgumentError(f"lexical_relevance must be a weight in [0, 1], got {lexical_relevance!r}")
+        self.lexical_relevance = float(lexical_relevance)
         self.min_join_score = float(min_join_score)
         self.cross_database_joins = bool(cross_database_joins)
         schema.validate()
@@ -238,7 +255,8 @@ class TableRetriever:
             "candidate_generator": self.candidate_generator, "progress": self.progress, "joins": self.joins,
             "min_join_score": self.min_join_score, "cross_database_joins": self.cross_database_joins,
             "expand": self.expand, "expand_seeds": self.expand_seeds, "match_values": self.match_values,
-            "lexical": self.lexical, "collapse_copies": self.collapse_copies,
+            "lexical": self.lexical, "collapse_copies": self.collapse_copies, "hubness": self.hubness,
+            "lexical_relevance": self.lexical_relevance,
         }
 
     def with_options(self, **changes: Any) -> "TableRetriever":
@@ -448,7 +466,8 @@ class TableRetriever:
                 if lex is None:
                     lex = idx._lexical = LexicalIndex(idx)
             pool = lex.tables[allowed[lex.tables]]
-            fused = fuse(self._relevance(query, lex.tables), lex.scores(question), lexical)[allowed[lex.tables]]
+            bm25 = lex.scores(question)
+            fused = fuse(self._relevance(query, lex.tables), bm25, lexical)[allowed[lex.tables]]
             top, _ = exact_top(fused, pool, want)
         else:
             top = self._first_stage(query, want, allowed)
@@ -479,9 +498,17 @@ class TableRetriever:
             extra = [m.table for m in matches if m.table not in in_cands]
             if extra:
                 cands = np.concatenate([cands, np.array(list(dict.fromkeys(extra)), dtype=np.int64)])
+        r = self._relevance(query, cands)
+        if lexical > 0 and self.lexical_relevance > 0 and len(lex.tables) and len(cands):
+            from jar_core.lexical import normalized
+
+            # the BM25 of the candidates (0 for a table outside the scored shortlist)
+            at = np.minimum(np.searchsorted(lex.tables, cands), len(lex.tables) - 1)
+            b = np.where(lex.tables[at] == cands, normalized(bm25)[at], 0.0)
+            r = ((1.0 - self.lexical_relevance) * r + self.lexical_relevance * b).astype(np.float32)
         sig = compute_signals(
-            idx, cands, self._relevance(query, cands), list(subqueries), vecs[1:], segment_sim=segment_sim, joins=self.joins,
-            cross_database_joins=self.cross_database_joins, min_join_score=self.min_join_score,
+            idx, cands, r, list(subqueries), vecs[1:], segment_sim=segment_sim, joins=self.joins,
+            cross_database_joins=self.cross_database_joins, min_join_score=self.min_join_score, hubness=self.hubness,
         )
         if matches:
             _apply_value_matches(sig, matches)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from jar_core.hubness import corrected
+
 from jar_core.join_compat import join_compatibility
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -88,9 +90,13 @@ def compute_signals(
     joins: str = "rules",
     cross_database_joins: bool = False,
     min_join_score: float = 0.0,
+    hubness: float = 0.0,
 ) -> Signals:
     """Assemble :class:`Signals` for ``candidates`` (positions in ``index.schema.tables``) whose
     coarse relevance is ``r``.
+
+    ``hubness`` > 0 corrects fine relevance for hub tables (:mod:`jar_core.hubness`); 0 is the
+    paper's ``F``.
 
     Joins weaker than ``min_join_score`` are dropped (``w = 0``): a weak join is no join,
     neither for the search nor in the returned join path.
@@ -111,7 +117,7 @@ def compute_signals(
     return Signals(
         candidates=candidates,
         r=np.asarray(r, dtype=np.float32),
-        F=fine_relevance(index, subquery_vectors, candidates).astype(np.float32),
+        F=corrected(fine_relevance(index, subquery_vectors, candidates).astype(np.float32), index, candidates, hubness),
         w=w,
         join_columns=join_columns,
         subqueries=list(subqueries),

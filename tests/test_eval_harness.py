@@ -251,6 +251,8 @@ def test_command_with_ablation_and_weights(tiny, tmp_path):
         (["--candidates", "0"], "--candidates must be >= 1"),
         (["--limit", "0"], "--limit must be >= 1"),
         (["--weights", "1,2"], "--weights takes"),
+        (["--hubness", "3"], "--hubness must be between 0 and 2"),
+        (["--hubness", "nan"], "--hubness must be between 0 and 2"),
     ],
 )
 def test_command_errors_are_one_line(tiny, extra, message, capsys):

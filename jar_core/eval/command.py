@@ -45,6 +45,11 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="time limit of each MIP solve (default 60)")
     e.add_argument("--weights", metavar="COV,JOIN,COARSE",
                    help="run the greedy with these weights (l_cov,l_join,l_coarse; default 2,1,4)")
+    from jar_core.hubness import DEFAULT_HUBNESS
+
+    e.add_argument("--hubness", type=float, default=DEFAULT_HUBNESS, metavar="W",
+                   help=f"weight of the hub-table correction of fine relevance (0..2, default {DEFAULT_HUBNESS}; "
+                   "0 is the paper's fine relevance)")
     e.add_argument("--ablation", action="store_true",
                    help="also run the paper's ablation weight configurations of the greedy")
     from jar_core.cli import _join_arguments, add_embedding_options
@@ -128,6 +133,8 @@ def run_eval(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(f"--limit must be >= 1, got {args.limit}")
     if not (args.mip_time_limit > 0 and math.isfinite(args.mip_time_limit)):
         raise InvalidArgumentError(f"--mip-time-limit must be > 0 seconds, got {args.mip_time_limit}")
+    if not 0.0 <= args.hubness <= 2.0:
+        raise InvalidArgumentError(f"--hubness must be between 0 and 2, got {args.hubness}")
     weights = _weights(args.weights) if args.weights else None
     if weights is not None and "greedy" not in methods:
         raise InvalidArgumentError("--weights applies to the greedy: add greedy to --methods")
@@ -155,6 +162,7 @@ def run_eval(args: argparse.Namespace) -> int:
         bench.schema, embedder=embedder_from_args(args), candidates=args.candidates, progress=progress,
         # the paper's candidates for the paper's methods; "default" adds expansion and values itself
         **join_options(args), expand=0, match_values=False, lexical=0.0, candidate_generator=args.first_stage,
+        hubness=args.hubness,
     )
     if not args.no_cache:
         from jar_core.index import cache_path

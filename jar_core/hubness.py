@@ -1,0 +1,112 @@
+"""Hub tables: fine relevance corrected for how well a table matches *any* phrase.
+
+Fine relevance ``F_ji`` is the best column match of sub-query ``q_j`` in table ``i``
+(:func:`jar_core.signals.fine_relevance`). A wide table with many generic columns (``name``,
+``description``, ``term_code``, ``status``...) has some column close to almost every phrase, so it
+covers every sub-query a little and wins coverage it does not deserve: in an embedding space such
+points are *hubs*, near neighbours of everything. The correction is the one of hubness reduction
+(CSLS and its relatives): subtract from each table's similarities its similarity to phrases in
+general,
+
+    ``h_i = mean over probes p (columns of other tables) of max_{c in table i} cos(p, c)``
+
+    ``F'_ji = F_ji - weight * (h_i - h_bar)``
+
+where the probes are the schema's own column vectors (all of them, or a fixed sample of
+:data:`PROBES` in a larger schema) standing for the phrases questions use, and ``h_bar`` is the
+mean ``h`` of the schema's tables (of a fixed sample of :data:`BASELINE_TABLES` in a larger schema)
+so that ``F`` keeps its scale. A table's own columns are never its probes.
+
+Scores are computed for the tables that become candidates only, and kept on the index (one float
+per table), so a lake pays in proportion to what questions touch. Weight 0 is the paper's ``F``;
+the default, :data:`DEFAULT_HUBNESS`, was measured on Spider and BEAVER-DW (docs/results.md,
+"Hub tables").
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jar_core.index import SchemaIndex
+
+__all__ = ["DEFAULT_HUBNESS", "PROBES", "BASELINE_TABLES", "HubScores", "hub_scores", "corrected"]
+
+#: Default weight of the correction (``TableRetriever(hubness=...)``).
+DEFAULT_HUBNESS = 0.5
+#: Probe columns: every column of a schema up to this many, else a fixed sample of this many.
+PROBES = 1024
+#: Tables whose mean hub score is the baseline ``h_bar``: all of them up to this many, else a sample.
+BASELINE_TABLES = 256
+_SEED = 0
+_BLOCK = 4096  # columns scored per matrix product
+
+
+class HubScores:
+    """The hub scores of one index's tables, computed on demand and kept."""
+
+    def __init__(self, index: "SchemaIndex") -> None:
+        self._index = index
+        offsets = np.asarray(index.col_offsets, dtype=np.int64)
+        self._offsets = offsets
+        n_columns = int(offsets[-1])
+        n_tables = len(offsets) - 1
+        rng = np.random.default_rng(_SEED)
+        if n_columns <= PROBES:
+            probes = np.arange(n_columns, dtype=np.int64)
+        else:
+            probes = np.sort(rng.choice(n_columns, PROBES, replace=False))
+        self._probe_table = np.searchsorted(offsets, probes, side="right") - 1
+        self._probes = np.ascontiguousarray(np.asarray(index.column_vectors[probes], dtype=np.float32))
+        self._scores = np.full(n_tables, np.nan, dtype=np.float32)
+        if n_tables <= BASELINE_TABLES:
+            base = np.arange(n_tables, dtype=np.int64)
+        else:
+            base = np.sort(rng.choice(n_tables, BASELINE_TABLES, replace=False))
+        self.baseline = float(self.scores(base).mean()) if n_tables else 0.0
+
+    def scores(self, tables: np.ndarray) -> np.ndarray:
+        """``h`` of the tables at positions ``tables`` (computed for those not seen before)."""
+        tables = np.asarray(tables, dtype=np.int64)
+        todo = np.unique(tables[np.isnan(self._scores[tables])])
+        if len(todo):
+            self._compute(todo)
+        return self._scores[tables]
+
+    def _compute(self, tables: np.ndarray) -> None:
+        offsets = self._offsets
+        sizes = offsets[tables + 1] - offsets[tables]
+        have = sizes > 0
+        self._scores[tables[~have]] = 0.0  # a table without columns matches nothing
+        tables, sizes = tables[have], sizes[have]
+        # blocks of whole tables, about _BLOCK columns each
+        ends = np.cumsum(sizes)
+        start = 0
+        while start < len(tables):
+            stop = max(int(np.searchsorted(ends, ends[start] - sizes[start] + _BLOCK, side="right")), start + 1)
+            block, bsizes = tables[start:stop], sizes[start:stop]
+            cols = np.concatenate([np.arange(offsets[t], offsets[t] + z) for t, z in zip(block, bsizes)])
+            sims = self._probes @ np.asarray(self._index.column_vectors[cols], dtype=np.float32).T
+            best = np.maximum.reduceat(sims, np.concatenate([[0], np.cumsum(bsizes)[:-1]]), axis=1)
+            own = self._probe_table[:, None] == block[None, :]  # a table's own columns are not its probes
+            counted = (~own).sum(axis=0)
+            total = np.where(own, 0.0, best).sum(axis=0)
+            self._scores[block] = np.where(counted > 0, total / np.maximum(counted, 1), 0.0)
+            start = stop
+
+
+def hub_scores(index: "SchemaIndex") -> HubScores:
+    """The :class:`HubScores` of ``index`` (made once, kept on the index)."""
+    hubs = getattr(index, "_hub_scores", None)
+    if hubs is None:
+        hubs = index._hub_scores = HubScores(index)
+    return hubs
+
+
+def corrected(F: np.ndarray, index: "SchemaIndex", tables: np.ndarray, weight: float) -> np.ndarray:
+    """``F - weight * (h - h_bar)`` for the tables at positions ``tables`` (the columns of ``F``)."""
+    if weight == 0 or F.size == 0:
+        return F
+    hubs = hub_scores(index)
+    return (F - weight * (hubs.scores(tables) - hubs.baseline)[None, :]).astype(F.dtype, copy=False)
