@@ -20,7 +20,7 @@ so that ``F`` keeps its scale. A table's own columns are never its probes.
 Scores are computed for the tables that become candidates only, and kept on the index (one float
 per table), so a lake pays in proportion to what questions touch. Weight 0 is the paper's ``F``;
 the default, :data:`DEFAULT_HUBNESS`, was measured on Spider and BEAVER-DW (docs/results.md,
-"Hub tables").
+"Beyond the paper").
 """
 from __future__ import annotations
 

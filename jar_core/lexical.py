@@ -1,13 +1,13 @@
 """A lexical first stage (BM25 over the table texts, with ``bm25s``) fused with dense similarity.
 
 ``fused = (1 - alpha) * r + alpha * bm25 / max(bm25)`` ranks the tables for the candidate set
-and, with a smaller weight (``lexical_relevance``, :data:`DEFAULT_LEXICAL_RELEVANCE`), the coarse
-relevance ``r`` the search weighs, so a table the question names word for word keeps its edge
-after it became a candidate. BM25 scores the dense shortlist (the 200 tables most similar to the question; every table
-of a smaller corpus, with one index kept), so a lake pays for 200 texts per question, not all (a
-candidate outside the shortlist, added by expansion or value matching, has BM25 0). The default
-weight for ranking the candidates is 0.5
-(measured on Spider and BEAVER-DW: docs/results.md, "Beyond the paper").
+(``lexical``, 0.7 by default) and, with a smaller weight (``lexical_relevance``,
+:data:`DEFAULT_LEXICAL_RELEVANCE`), gives the coarse relevance ``r`` the search weighs, so a table
+the question names word for word keeps its edge once it is a candidate. BM25 scores the dense
+shortlist (the 200 tables most similar to the question; every table of a smaller corpus, with
+one index kept), so a lake pays for 200 texts per question, not all; a candidate outside the
+shortlist (added by expansion or value matching) has BM25 0. Both weights were measured on
+Spider and BEAVER-DW together (docs/results.md, "Beyond the paper").
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["LexicalIndex", "fuse", "normalized", "DEFAULT_LEXICAL_RELEVANCE"]
 
 #: Default weight of BM25 in the coarse relevance the search itself sees
-#: (``TableRetriever(lexical_relevance=...)``; measured in docs/results.md, "Hub tables and BM25").
+#: (``TableRetriever(lexical_relevance=...)``; measured in docs/results.md, "Beyond the paper").
 DEFAULT_LEXICAL_RELEVANCE = 0.1
 
 

@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 LEXICAL_SHORTLIST = 200
 
 #: Default ``lexical``: weight of BM25 fused with dense similarity for the candidate set.
-DEFAULT_LEXICAL = 0.5
+DEFAULT_LEXICAL = 0.7
 
 #: Default ``expand``: tables joinable to the strongest candidates added to the candidate set.
 DEFAULT_EXPAND = 10

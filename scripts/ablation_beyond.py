@@ -11,12 +11,15 @@ Configurations, each adding one part to the one above it:
 * ``+ connection gain``: ``join-aware``'s ``max`` join gain and weights (3, 1, 4), no bridges;
 * ``+ bridges``: the bridge step;
 * ``+ value matching``: the question's values found in the columns' samples;
-* ``+ BM25 fusion``: candidates ranked by dense similarity fused with BM25 (weight 0.5);
-* ``+ family gain``: a table of a chosen table's family (same leading name word) gains 0.4; this
-  is the default configuration (``--methods default``);
+* ``+ BM25 fusion``: candidates ranked by dense similarity fused with BM25 (weight 0.7);
+* ``+ family gain``: a table of a chosen table's family (same leading name word) gains 0.4;
+* ``+ hub correction``: fine relevance corrected for hub tables (``hubness`` 0.5, :mod:`jar_core.hubness`);
+* ``+ BM25 in relevance``: the search's coarse relevance mixes in the question's BM25 (weight
+  0.1); this is the default configuration (``--methods default``);
 
-and the default without expansion, without bridges, without value matching, and with other
-BM25 and family weights, to see each part alone; then the
+and the default without expansion, without bridges, without value matching, without the family
+gain, without the hub correction, and with other BM25, family, hub and relevance weights, to
+see each part alone; then the
 default with ``k="auto"``: the average number of tables returned against R and CR.
 """
 from __future__ import annotations
@@ -32,25 +35,38 @@ from jar_core.loaders import load_benchmark
 from jar_core.retriever import DEFAULT_EXPAND, TableRetriever
 from jar_core.strategies import GreedyStrategy, JoinAwareStrategy
 
+#: The options the parts below add to: the paper's fine and coarse relevance.
+PAPER_RELEVANCE = dict(hubness=0.0, lexical_relevance=0.0)
+HUB = dict(lexical_relevance=0.0)  # the hub correction at its default weight, no BM25 in r
+
 CONFIGS = (
-    ("paper greedy", dict(joins="paper", min_join_score=0.0, expand=0, match_values=False, lexical=0.0),
+    ("paper greedy", dict(joins="paper", min_join_score=0.0, expand=0, match_values=False, lexical=0.0,
+                          **PAPER_RELEVANCE), lambda: GreedyStrategy()),
+    ("+ honest joins", dict(expand=0, match_values=False, lexical=0.0, **PAPER_RELEVANCE), lambda: GreedyStrategy()),
+    ("+ expansion", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0, **PAPER_RELEVANCE),
      lambda: GreedyStrategy()),
-    ("+ honest joins", dict(expand=0, match_values=False, lexical=0.0), lambda: GreedyStrategy()),
-    ("+ expansion", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0), lambda: GreedyStrategy()),
-    ("+ connection gain", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0),
+    ("+ connection gain", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0, **PAPER_RELEVANCE),
      lambda: JoinAwareStrategy(l_family=0, bridges=False)),
-    ("+ bridges", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0),
+    ("+ bridges", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0, **PAPER_RELEVANCE),
      lambda: JoinAwareStrategy(l_family=0)),
-    ("+ value matching", dict(expand=DEFAULT_EXPAND, lexical=0.0), lambda: JoinAwareStrategy(l_family=0)),
-    ("+ BM25 fusion", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(l_family=0)),
-    ("+ family gain (default)", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy()),
+    ("+ value matching", dict(expand=DEFAULT_EXPAND, lexical=0.0, **PAPER_RELEVANCE),
+     lambda: JoinAwareStrategy(l_family=0)),
+    ("+ BM25 fusion", dict(expand=DEFAULT_EXPAND, **PAPER_RELEVANCE), lambda: JoinAwareStrategy(l_family=0)),
+    ("+ family gain", dict(expand=DEFAULT_EXPAND, **PAPER_RELEVANCE), lambda: JoinAwareStrategy()),
+    ("+ hub correction", dict(expand=DEFAULT_EXPAND, **HUB), lambda: JoinAwareStrategy()),
+    ("+ BM25 in relevance (default)", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy()),
     ("default - expansion", dict(expand=0), lambda: JoinAwareStrategy()),
     ("default - bridges", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(bridges=False)),
     ("default - value matching", dict(expand=DEFAULT_EXPAND, match_values=False), lambda: JoinAwareStrategy()),
+    ("default - family gain", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(l_family=0)),
+    ("default - hub correction", dict(expand=DEFAULT_EXPAND, hubness=0.0), lambda: JoinAwareStrategy()),
     ("default, BM25 weight 0.3", dict(expand=DEFAULT_EXPAND, lexical=0.3), lambda: JoinAwareStrategy()),
-    ("default, BM25 weight 0.7", dict(expand=DEFAULT_EXPAND, lexical=0.7), lambda: JoinAwareStrategy()),
+    ("default, BM25 weight 0.5", dict(expand=DEFAULT_EXPAND, lexical=0.5), lambda: JoinAwareStrategy()),
     ("default, family weight 0.2", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(l_family=0.2)),
     ("default, family weight 0.7", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(l_family=0.7)),
+    ("default, hubness 0.3", dict(expand=DEFAULT_EXPAND, hubness=0.3), lambda: JoinAwareStrategy()),
+    ("default, hubness 0.7", dict(expand=DEFAULT_EXPAND, hubness=0.7), lambda: JoinAwareStrategy()),
+    ("default, BM25 in relevance 0.2", dict(expand=DEFAULT_EXPAND, lexical_relevance=0.2), lambda: JoinAwareStrategy()),
 )
 
 
