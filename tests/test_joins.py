@@ -400,3 +400,26 @@ def test_within_database_edges_are_the_same_with_cross_database(schema):
     same = db[g.table_a] == db[g.table_b]
     assert set(zip(g.a[same], g.b[same], g.confidence[same], g.evidence[same])) == set(
         zip(within.a, within.b, within.confidence, within.evidence))
+
+
+def test_a_table_named_exactly_by_one_key_is_not_keyed_by_a_shorter_name():
+    # building_address_key names the whole table; building_key there only starts its name: it is
+    # a reference to building, not the address table's own key
+    schema = Schema([
+        T("building", "building_key", Column("building_name", "text")),
+        T("building_address", "building_address_key", "building_key", Column("street", "text")),
+        T("floor", "floor_key", "building_key", Column("floor_name", "text")),
+    ])
+    got = edges(schema)
+    assert "building.building_key = floor.building_key" in got, sorted(got)
+    assert got["building.building_key = floor.building_key"][1] == "same name"
+    assert got["building.building_key = building_address.building_key"][1] == "same name"
+    # two references to one key: siblings at most, never a key and its reference
+    shared = got.get("building_address.building_key = floor.building_key")
+    assert shared is None or shared[1] == "sibling"
+    # a natural key without a key word stays a key beside the surrogate (Spider's model_list)
+    cars = Schema([
+        T("model_list", "ModelId", Column("Maker", "int"), Column("Model", "text", unique_ratio=1.0)),
+        T("car_names", "MakeId", Column("Model", "text"), Column("Make", "text")),
+    ])
+    assert "car_names.Model = model_list.Model" in edges(cars)

@@ -182,9 +182,14 @@ def _names_table(stem: str, tnames: list[str], twords: list[str]) -> bool:
 
 def _name_facts(
     name: str, prefix: str | None, tnames: list[str], twords: list[str],
-) -> tuple[str | None, bool, list[list[str]], list[str], bool]:
+) -> tuple[str | None, bool, list[list[str]], list[str], int]:
     """``(key word, flag, stems per variant, full names, named as its table's key)`` of column
-    ``name`` in a table with names ``tnames`` / words ``twords`` and column prefix ``prefix``."""
+    ``name`` in a table with names ``tnames`` / words ``twords`` and column prefix ``prefix``.
+
+    The last is 2 when the name is one of the table's names with a key word (or a bare key word:
+    ``id``), 1 when it names the table otherwise: only the start of a name
+    (``fclt_building_key`` in ``FCLT_BUILDING_ADDRESS``) or without a key word
+    (``model_list.Model``), 0 when it does not name the table."""
     toks = words(name)
     variants = [(toks, False)]
     if prefix and len(toks) > 1 and toks[0] == prefix:
@@ -198,9 +203,11 @@ def _name_facts(
         v_stems.append(stem)
         v_full.append("".join(stem) + (k or ""))
     flag = bool(toks) and (toks[0] in FLAG_WORDS or toks[-1] in FLAG_WORDS)
-    named_own = any(_names_table("".join(s), tnames, twords) for s in v_stems if s) or (
-        kw is not None and all(not s for s in v_stems)  # ``id``, ``key``, ``code``
-    )
+    bare = kw is not None and all(not s for s in v_stems)  # ``id``, ``key``, ``code``
+    if bare or (kw is not None and any("".join(s) in tnames for s in v_stems if s)):
+        named_own = 2
+    else:
+        named_own = 1 if any(_names_table("".join(s), tnames, twords) for s in v_stems if s) else 0
     return kw, flag, v_stems, list(dict.fromkeys(v_full)), named_own
 
 
@@ -244,7 +251,8 @@ class ColumnProfile:
         # what a name tells depends on the names alone: worked out once per (column, table, prefix)
         # and per table name, shared (never changed) by the columns that repeat them
         by_table: dict[str, tuple[list[str], list[list[str]], list[str]]] = {}
-        by_name: dict[tuple[str, str, str | None], tuple[str | None, bool, list[list[str]], list[str], bool]] = {}
+        by_name: dict[tuple[str, str, str | None], tuple[str | None, bool, list[list[str]], list[str], int]] = {}
+        named_level: list[int] = []  # how exactly each column names its table (see _name_facts)
         for ti, t in enumerate(schema.tables):
             prefix = _table_prefix(t)
             named = by_table.get(t.name)
@@ -277,7 +285,8 @@ class ColumnProfile:
                 twords_l.append(twl)
                 is_pk = pk == (c.name,)
                 not_unique = c.unique_ratio is not None and c.unique_ratio < 0.95
-                own.append(is_pk or (not pk and named_own and not not_unique and (kw is not None or c.unique_ratio == 1.0)))
+                own.append(is_pk or (not pk and named_own > 0 and not not_unique and (kw is not None or c.unique_ratio == 1.0)))
+                named_level.append(named_own if own[-1] and not is_pk else 0)
                 uniq.append(np.nan if c.unique_ratio is None else float(c.unique_ratio))
                 pk_decl.append(is_pk)
                 has_pk.append(bool(pk))
@@ -285,6 +294,15 @@ class ColumnProfile:
         declared: list[tuple[int, int]] = []
         fk_from = np.zeros(n, dtype=bool)
         own_arr = np.array(own, dtype=bool)
+        # a table named exactly by one key column (FCLT_BUILDING_ADDRESS_KEY) is not also keyed by
+        # another key column that names only the start of it (FCLT_BUILDING_KEY: a reference to
+        # FCLT_BUILDING); a natural key without a key word (model_list.Model beside ModelId) stays
+        level = np.array(named_level, dtype=np.int8)
+        table_arr = np.array(table, dtype=np.int64)
+        with_kw = np.array([k is not None for k in key_word], dtype=bool)
+        exact = np.zeros(len(schema.tables), dtype=bool)
+        exact[table_arr[level == 2]] = True
+        own_arr &= ~((level == 1) & with_kw & exact[table_arr])
         from jar_core.joins.declared import declared_columns
 
         for ga, gb, single in declared_columns(schema, col_offsets):
