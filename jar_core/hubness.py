@@ -87,11 +87,12 @@ class HubScores:
             stop = max(int(np.searchsorted(ends, ends[start] - sizes[start] + _BLOCK, side="right")), start + 1)
             block, bsizes = tables[start:stop], sizes[start:stop]
             cols = np.concatenate([np.arange(offsets[t], offsets[t] + z) for t, z in zip(block, bsizes)])
-            sims = self._probes @ np.asarray(self._index.column_vectors[cols], dtype=np.float32).T
-            best = np.maximum.reduceat(sims, np.concatenate([[0], np.cumsum(bsizes)[:-1]]), axis=1)
-            own = self._probe_table[:, None] == block[None, :]  # a table's own columns are not its probes
-            counted = (~own).sum(axis=0)
-            total = np.where(own, 0.0, best).sum(axis=0)
+            # columns x probes, so each table's best match is a reduction over contiguous rows
+            sims = np.asarray(self._index.column_vectors[cols], dtype=np.float32) @ self._probes.T
+            best = np.maximum.reduceat(sims, np.concatenate([[0], np.cumsum(bsizes)[:-1]]), axis=0)
+            own = block[:, None] == self._probe_table[None, :]  # a table's own columns are not its probes
+            counted = (~own).sum(axis=1)
+            total = np.where(own, 0.0, best).sum(axis=1)
             self._scores[block] = np.where(counted > 0, total / np.maximum(counted, 1), 0.0)
             start = stop
 
