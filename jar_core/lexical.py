@@ -3,11 +3,13 @@
 ``fused = (1 - alpha) * r + alpha * bm25 / max(bm25)`` ranks the tables for the candidate set
 (``lexical``, 0.7 by default) and, with a smaller weight (``lexical_relevance``,
 :data:`DEFAULT_LEXICAL_RELEVANCE`), gives the coarse relevance ``r`` the search weighs, so a table
-the question names word for word keeps its edge once it is a candidate. BM25 scores the dense
-shortlist (the 200 tables most similar to the question; every table of a smaller corpus, with
-one index kept), so a lake pays for 200 texts per question, not all; a candidate outside the
-shortlist (added by expansion or value matching) has BM25 0. Both weights were measured on
-Spider and BEAVER-DW together (docs/results.md, "Beyond the paper").
+the question names word for word keeps its edge once it is a candidate. BM25 scores every table
+from one index, built at the first question and kept, up to 20,000 tables with the brute-force
+first stage; in a larger lake, or behind an approximate index or a vector store, it scores the
+first stage's dense shortlist (the 200 tables most similar to the question), so a lake pays for
+200 texts per question, not all; a candidate outside the shortlist (added by expansion or value
+matching) has BM25 0. Both weights were measured on Spider and BEAVER-DW together
+(docs/results.md, "Beyond the paper").
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from jar_core.auto_k import AUTO_K_MAX
-from jar_core.candidates import CandidateGenerator, exact_scores, exact_top
+from jar_core.candidates import BruteForceCandidates, CandidateGenerator, exact_scores, exact_top
 from jar_core.decomposition import Decomposer, Decomposition, HeuristicDecomposer
 from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import IndexLoadError, IndexSaveError, InvalidArgumentError, StaleIndexError
@@ -30,6 +30,10 @@ log = logging.getLogger(__name__)
 
 #: BM25 scores the tables of the dense shortlist of this size (the whole corpus when smaller).
 LEXICAL_SHORTLIST = 200
+#: Up to this many tables (and with the brute-force first stage) BM25 scores the whole corpus from
+#: one index, built at the first question and kept (cheaper than a shortlist's index per question);
+#: above it, or with another first stage, the dense shortlist.
+LEXICAL_WHOLE_CORPUS = 20_000
 
 #: Default ``lexical``: weight of BM25 fused with dense similarity for the candidate set.
 DEFAULT_LEXICAL = 0.7
@@ -455,11 +459,15 @@ class TableRetriever:
         if lexical > 0:
             from jar_core.lexical import LexicalIndex, fuse
 
-            # BM25 over the dense shortlist (all tables of a small corpus: one index, kept); a
-            # table outside the shortlist fuses below every table in it, so the top-N is the
-            # shortlist's best by the fused score
+            # BM25 over the whole corpus (one index, kept) or over the first stage's dense
+            # shortlist (a larger lake, or a first stage of the user's: an approximate index, a
+            # vector store); a table outside the shortlist fuses below every table in it, so the
+            # top-N is the shortlist's best by the fused score
             shortlist = max(LEXICAL_SHORTLIST, n)
-            if usable.sum() > shortlist:
+            whole = isinstance(self.candidate_generator, BruteForceCandidates) and (
+                len(self.schema) <= LEXICAL_WHOLE_CORPUS
+            )
+            if usable.sum() > shortlist and not whole:
                 lex = LexicalIndex(idx, np.sort(self._first_stage(query, shortlist, usable)))
             else:
                 lex = getattr(idx, "_lexical", None)

@@ -233,8 +233,13 @@ def test_default_switches_at_the_threshold(monkeypatch, caplog):
     assert "needs FAISS" in caplog.text
 
 
-def test_retriever_with_ann_forced_answers_as_brute_force():
+def test_retriever_with_ann_forced_answers_as_brute_force(monkeypatch):
+    import jar_core.retriever as retriever_mod
     from jar_core.retriever import TableRetriever
+
+    # both through the BM25 shortlist of their first stage (brute force scores a corpus this
+    # small whole otherwise)
+    monkeypatch.setattr(retriever_mod, "LEXICAL_WHOLE_CORPUS", 0)
 
     from tests.helpers import BagOfWordsEmbedder
 

@@ -167,6 +167,32 @@ def test_bm25_fusion_ranks_candidates_by_words_too():
         _music(lexical=2)
 
 
+def test_bm25_scores_the_whole_corpus_once_below_the_threshold(monkeypatch):
+    import jar_core.lexical as lexical_mod
+    import jar_core.retriever as retriever_mod
+
+    built = []
+    real = lexical_mod.LexicalIndex
+
+    class Counting(real):
+        def __init__(self, index, tables=None):
+            built.append(None if tables is None else len(tables))
+            super().__init__(index, tables)
+
+    monkeypatch.setattr(lexical_mod, "LexicalIndex", Counting)
+    monkeypatch.setattr(retriever_mod, "LEXICAL_SHORTLIST", 2)  # the corpus is "larger" than the shortlist
+    r = _music(candidates=2)
+    for q in ("which city hosts the concert hall", "albums by Iron Maiden"):
+        r.retrieve(q, k=2)
+    assert built == [None]  # one index over every table, kept for the next question
+    built.clear()
+    monkeypatch.setattr(retriever_mod, "LEXICAL_WHOLE_CORPUS", 1)  # a lake above the threshold
+    r = _music(candidates=2)
+    for q in ("which city hosts the concert hall", "albums by Iron Maiden"):
+        r.retrieve(q, k=2)
+    assert built == [2, 2]  # the dense shortlist of each question
+
+
 def test_family_gain_keeps_a_subject_area_together():
     # 0 chosen first; 1 (SIS_x) and 2 (other) are equally relevant, neither joins: the family wins
     w = np.zeros((3, 3))
