@@ -18,7 +18,8 @@ mean ``h`` of the schema's tables (of a fixed sample of :data:`BASELINE_TABLES` 
 so that ``F`` keeps its scale. A table's own columns are never its probes.
 
 Scores are computed for the tables that become candidates only, and kept on the index (one float
-per table), so a lake pays in proportion to what questions touch. Weight 0 is the paper's ``F``;
+per table; the copies of a table in a lake, with the same column texts, share one), so a lake
+pays in proportion to what questions touch. Weight 0 is the paper's ``F``;
 the default, :data:`DEFAULT_HUBNESS`, was measured on Spider and BEAVER-DW (docs/results.md,
 "Beyond the paper").
 """
@@ -27,6 +28,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from jar_core.index import column_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index import SchemaIndex
@@ -60,6 +63,7 @@ class HubScores:
         self._probe_table = np.searchsorted(offsets, probes, side="right") - 1
         self._probes = np.ascontiguousarray(np.asarray(index.column_vectors[probes], dtype=np.float32))
         self._scores = np.full(n_tables, np.nan, dtype=np.float32)
+        self._by_text: dict[tuple[str, ...], float] = {}  # column texts -> score
         if n_tables <= BASELINE_TABLES:
             base = np.arange(n_tables, dtype=np.int64)
         else:
@@ -67,12 +71,24 @@ class HubScores:
         self.baseline = float(self.scores(base).mean()) if n_tables else 0.0
 
     def scores(self, tables: np.ndarray) -> np.ndarray:
-        """``h`` of the tables at positions ``tables`` (computed for those not seen before)."""
+        """``h`` of the tables at positions ``tables`` (computed for those not seen before; the
+        copies of a table in a lake, with the same column texts, share one score)."""
         tables = np.asarray(tables, dtype=np.int64)
         todo = np.unique(tables[np.isnan(self._scores[tables])])
         if len(todo):
-            self._compute(todo)
+            keys = [self._key(int(t)) for t in todo]
+            known = np.array([k in self._by_text for k in keys], dtype=bool)
+            self._scores[todo[known]] = [self._by_text[k] for k, seen in zip(keys, known) if seen]
+            new = todo[~known]
+            if len(new):
+                self._compute(new)
+                for t, k in zip(new.tolist(), (k for k, seen in zip(keys, known) if not seen)):
+                    self._by_text.setdefault(k, float(self._scores[t]))
         return self._scores[tables]
+
+    def _key(self, t: int) -> tuple[str, ...]:
+        table = self._index.schema.tables[t]
+        return tuple(column_text(table, i) for i in range(len(table.columns)))
 
     def _compute(self, tables: np.ndarray) -> None:
         offsets = self._offsets

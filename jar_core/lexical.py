@@ -23,7 +23,7 @@ from jar_core.errors import InvalidArgumentError
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index import SchemaIndex
 
-__all__ = ["LexicalIndex", "fuse", "normalized", "DEFAULT_LEXICAL_RELEVANCE"]
+__all__ = ["LexicalIndex", "fuse", "normalized", "table_tokens", "DEFAULT_LEXICAL_RELEVANCE"]
 
 #: Default weight of BM25 in the coarse relevance the search itself sees
 #: (``TableRetriever(lexical_relevance=...)``; measured in docs/results.md, "Beyond the paper").
@@ -38,20 +38,17 @@ class LexicalIndex:
             import bm25s
         except ImportError as e:
             raise InvalidArgumentError("lexical= needs the bm25s package (pip install bm25s), or pass lexical=0") from e
-        from jar_core.index import table_text
-
         self._bm25s = bm25s
         self.tables = np.arange(len(index.schema.tables)) if tables is None else np.asarray(tables, dtype=np.int64)
-        texts = [table_text(index.schema.tables[int(i)]) for i in self.tables]
         quiet = logging.getLogger("bm25s")
         level = quiet.level
         quiet.setLevel(logging.WARNING)  # its debug lines ("Building index from IDs") are not ours to print
         try:
             self._model = bm25s.BM25()
-            self._model.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+            self._model.index(table_tokens(index, self.tables), show_progress=False)
         finally:
             quiet.setLevel(level)
-        self.n = len(texts)
+        self.n = len(self.tables)
 
     def scores(self, question: str) -> np.ndarray:
         """BM25 score of each of :attr:`tables` for ``question`` (0 where no word is shared)."""
@@ -59,6 +56,24 @@ class LexicalIndex:
         if not toks:
             return np.zeros(self.n, dtype=np.float32)
         return np.asarray(self._model.get_scores(toks), dtype=np.float32)
+
+
+def table_tokens(index: "SchemaIndex", tables: np.ndarray) -> list[list[str]]:
+    """The BM25 tokens of ``table_text`` of the tables at positions ``tables``, tokenized once per
+    table and kept on the index (a lake's shortlists come back to the same tables)."""
+    import bm25s
+
+    from jar_core.index import table_text
+
+    cache: dict[int, list[str]] | None = getattr(index, "_bm25_tokens", None)
+    if cache is None:
+        cache = index._bm25_tokens = {}
+    todo = list(dict.fromkeys(int(i) for i in tables if int(i) not in cache))
+    if todo:
+        texts = [table_text(index.schema.tables[i]) for i in todo]
+        for i, toks in zip(todo, bm25s.tokenize(texts, stopwords="en", return_ids=False, show_progress=False)):
+            cache[i] = list(toks)
+    return [cache[int(i)] for i in tables]
 
 
 def normalized(bm25: np.ndarray) -> np.ndarray:

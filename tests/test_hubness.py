@@ -119,3 +119,24 @@ def test_options_round_trip():
     r = _retriever(hubness=0.25, lexical_relevance=0.3)
     assert r.options()["hubness"] == 0.25 and r.options()["lexical_relevance"] == 0.3
     assert r.with_options(candidates=3).hubness == 0.25
+
+
+def test_copies_of_a_table_share_one_score(monkeypatch):
+    from jar_core.loaders import load_ddl
+    from jar_core.schema import Schema
+
+    one = load_ddl(SCHEMA)
+    lake = Schema([t.copy_to(db) for db in ("east", "west") for t in one.tables])
+    r = TableRetriever(lake, embedder=BagOfWordsEmbedder())
+    hubs = HubScores(r.index)
+    hubs._scores[:] = np.nan  # forget what the baseline computed
+    hubs._by_text.clear()
+    computed = []
+    real = hubs._compute
+    monkeypatch.setattr(hubs, "_compute", lambda tables: (computed.append(len(tables)), real(tables)))
+    east = [lake.position(f"east.{t.name}") for t in one.tables]
+    west = [lake.position(f"west.{t.name}") for t in one.tables]
+    a = hubs.scores(np.array(east))
+    b = hubs.scores(np.array(west))
+    np.testing.assert_array_equal(a, b)
+    assert computed == [len(east)]  # the west copies were not computed again
