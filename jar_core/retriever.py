@@ -476,7 +476,7 @@ class TableRetriever:
             pool = lex.tables[allowed[lex.tables]]
             bm25 = lex.scores(question)
             fused = fuse(self._relevance(query, lex.tables), bm25, lexical)[allowed[lex.tables]]
-            top, _ = exact_top(fused, pool, want)
+            top = self._top_collapsed(fused, pool, want)  # a shortlist's copies are collapsed already
         else:
             top = self._first_stage(query, want, allowed)
         cands = np.array(list(dict.fromkeys([*inc, *top.tolist()])), dtype=np.int64)
@@ -543,11 +543,23 @@ class TableRetriever:
         if len(kept) >= n or len(pos) < 2 * n:
             return kept[:n]
         every, scores = exact_scores(idx, query, allowed)
+        return self._top_collapsed(scores, every, n)
+
+    def _top_collapsed(self, scores: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:
+        """The ``n`` best of ``positions`` by ``scores``, best first, the copies of one table
+        collapsed (when ``collapse_copies``) within ever longer prefixes of the ranking (``8n``,
+        ``32n``...) until ``n`` remain."""
+        if not self.collapse_copies:
+            return exact_top(scores, positions, n)[0]
+        from jar_core.copies import first_copies, table_signatures
+
+        if self._signatures is None:
+            self._signatures = table_signatures(self.schema)
         m = 8 * n
-        while True:  # copies collapsed within ever longer prefixes of the exact ranking
-            ranked, _ = exact_top(scores, every, m)
+        while True:
+            ranked, _ = exact_top(scores, positions, m)
             kept = ranked[first_copies(ranked, *self._signatures)]
-            if len(kept) >= n or m >= len(every):
+            if len(kept) >= n or m >= len(positions):
                 return kept[:n]
             m *= 4
 

@@ -51,3 +51,13 @@ def test_candidates_come_from_one_copy_and_the_answer_joins():
                          collapse_copies=False)
     plain = [off.schema.tables[i] for i in off.signals(question, []).candidates]
     assert len({t.name for t in plain}) < 3  # without collapsing, copies of one table crowd the top 3
+
+
+def test_copies_collapse_with_bm25_fusion_too():
+    # BM25 over the whole corpus ranks the copies alike as well: they collapse there too
+    question = "track names with their album title and artist name"
+    for lexical in (0.5, 1.0):
+        r = TableRetriever(lake(), embedder=BagOfWordsEmbedder(), candidates=3, expand=0, lexical=lexical,
+                           match_values=False)
+        cands = [r.schema.tables[i] for i in r.signals(question, []).candidates]
+        assert len({t.name for t in cands}) == 3 and len({t.database for t in cands}) == 1
