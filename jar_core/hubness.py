@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from jar_core.index import column_text
+from jar_core.index_build import column_positions
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index import SchemaIndex
@@ -76,14 +77,14 @@ class HubScores:
         tables = np.asarray(tables, dtype=np.int64)
         todo = np.unique(tables[np.isnan(self._scores[tables])])
         if len(todo):
-            keys = [self._key(int(t)) for t in todo]
-            known = np.array([k in self._by_text for k in keys], dtype=bool)
-            self._scores[todo[known]] = [self._by_text[k] for k, seen in zip(keys, known) if seen]
-            new = todo[~known]
+            keys = {int(t): self._key(int(t)) for t in todo}
+            for t, k in keys.items():
+                self._scores[t] = self._by_text.get(k, np.nan)
+            new = todo[np.isnan(self._scores[todo])]
             if len(new):
                 self._compute(new)
-                for t, k in zip(new.tolist(), (k for k, seen in zip(keys, known) if not seen)):
-                    self._by_text.setdefault(k, float(self._scores[t]))
+                for t in new.tolist():
+                    self._by_text.setdefault(keys[t], float(self._scores[t]))
         return self._scores[tables]
 
     def _key(self, t: int) -> tuple[str, ...]:
@@ -102,7 +103,7 @@ class HubScores:
         while start < len(tables):
             stop = max(int(np.searchsorted(ends, ends[start] - sizes[start] + _BLOCK, side="right")), start + 1)
             block, bsizes = tables[start:stop], sizes[start:stop]
-            cols = np.concatenate([np.arange(offsets[t], offsets[t] + z) for t, z in zip(block, bsizes)])
+            cols = column_positions(offsets, block)
             # columns x probes, so each table's best match is a reduction over contiguous rows
             sims = np.asarray(self._index.column_vectors[cols], dtype=np.float32) @ self._probes.T
             best = np.maximum.reduceat(sims, np.concatenate([[0], np.cumsum(bsizes)[:-1]]), axis=0)

@@ -29,7 +29,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from jar_core.joins.graph import JoinGraph
     from jar_core.schema import Schema
 
-__all__ = ["CHUNK_TEXTS", "embed_texts", "gather", "texts_key", "clear_work_dir", "merge_database_graphs"]
+__all__ = ["CHUNK_TEXTS", "embed_texts", "gather", "texts_key", "clear_work_dir", "merge_database_graphs",
+           "column_positions"]
 
 log = logging.getLogger(__name__)
 
@@ -204,7 +205,9 @@ def _crosses_databases(schema: "Schema") -> bool:
     return any(fk.ref_table.split(".", 1)[0] != t.database for t in schema.tables for fk in t.foreign_keys)
 
 
-def _column_positions(offsets: np.ndarray, tables: Sequence[int]) -> np.ndarray:
+def column_positions(offsets: np.ndarray, tables: Sequence[int]) -> np.ndarray:
+    """Positions of the columns of the tables at positions ``tables``, table after table
+    (``offsets[t]`` is table ``t``'s first column)."""
     if not len(tables):
         return np.zeros(0, dtype=np.int64)
     t = np.asarray(tables, dtype=np.int64)
@@ -239,7 +242,7 @@ def merge_database_graphs(
         if db not in changed and before is not None and [old_schema.tables[i].name for i in before] == [
             schema.tables[j].name for j in tables
         ]:
-            col_map[_column_positions(old_offsets, before)] = _column_positions(offsets, tables)
+            col_map[column_positions(old_offsets, before)] = column_positions(offsets, tables)
         else:
             redo.extend(tables)
     a, b = col_map[old_graph.a], col_map[old_graph.b]
@@ -250,7 +253,7 @@ def merge_database_graphs(
         redo.sort()
         sub = Schema([schema.tables[i] for i in redo], dialect=schema.dialect, validate=False)
         g = build_join_graph(sub)
-        where = _column_positions(offsets, redo)
+        where = column_positions(offsets, redo)
         parts.append((where[g.a], where[g.b], g.confidence.astype(np.float32), g.evidence.astype(np.int64)))
     f, k, conf, ev = (np.concatenate([p[i] for p in parts]) for i in range(4))
     order = np.lexsort((k, f, -conf))

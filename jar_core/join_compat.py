@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
+from jar_core.index_build import column_positions
 from jar_core.joins.profile import incidence
 from jar_core.schema import Column, Schema, Table
 
@@ -233,9 +234,8 @@ def paper_join_compatibility(
     """
     f = index.features
     n = len(tables)
-    starts = index.col_offsets[tables]
-    sizes = index.col_offsets[tables + 1] - starts
-    cols = np.concatenate([np.arange(s, s + z) for s, z in zip(starts, sizes)]) if n else np.zeros(0, int)
+    sizes = index.col_offsets[tables + 1] - index.col_offsets[tables]
+    cols = column_positions(index.col_offsets, tables)
     owner = np.repeat(np.arange(n), sizes)
     score = pair_scores(f, cols)
     declared_cols = np.zeros_like(score, dtype=bool)

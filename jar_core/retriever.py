@@ -70,6 +70,13 @@ def _apply_value_matches(sig: Signals, matches: list[Any]) -> None:
     sig.value_matches = list(matches)
 
 
+def _weight(name: str, value: Any, top: float) -> float:
+    """``value`` as a float weight in ``[0, top]``, or :class:`InvalidArgumentError` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= top:
+        raise InvalidArgumentError(f"{name} must be a weight in [0, {top:g}], got {value!r}")
+    return float(value)
+
+
 def check_question(question: Any) -> str:
     """The stripped question, or :class:`InvalidArgumentError` if it is not a non-blank string."""
     if not isinstance(question, str):
@@ -216,17 +223,9 @@ class TableRetriever:
         self.expand = int(expand)
         self.expand_seeds = int(expand_seeds)
         self.match_values = bool(match_values)
-        if isinstance(lexical, bool) or not isinstance(lexical, (int, float)) or not 0.0 <= float(lexical) <= 1.0:
-            raise InvalidArgumentError(f"lexical must be a weight in [0, 1], got {lexical!r}")
-        self.lexical = float(lexical)
-        if isinstance(hubness, bool) or not isinstance(hubness, (int, float)) or not 0.0 <= float(hubness) <= 2.0:
-            raise InvalidArgumentError(f"hubness must be a weight in [0, 2], got {hubness!r}")
-        self.hubness = float(hubness)
-        if isinstance(lexical_relevance, bool) or not isinstance(lexical_relevance, (int, float)) or not (
-            0.0 <= float(lexical_relevance) <= 1.0
-        ):
-            raise InvalidArgumentError(f"lexical_relevance must be a weight in [0, 1], got {lexical_relevance!r}")
-        self.lexical_relevance = float(lexical_relevance)
+        self.lexical = _weight("lexical", lexical, 1.0)
+        self.hubness = _weight("hubness", hubness, 2.0)
+        self.lexical_relevance = _weight("lexical_relevance", lexical_relevance, 1.0)
         self.min_join_score = float(min_join_score)
         self.cross_database_joins = bool(cross_database_joins)
         schema.validate()
@@ -535,15 +534,21 @@ class TableRetriever:
         pos, _ = self.candidate_generator.search(idx, query, 2 * n if self.collapse_copies else n, allowed)
         if not self.collapse_copies or len(pos) < 2:
             return pos[:n]
-        from jar_core.copies import first_copies, table_signatures
+        from jar_core.copies import first_copies
 
-        if self._signatures is None:
-            self._signatures = table_signatures(self.schema)
-        kept = pos[first_copies(pos, *self._signatures)]
+        kept = pos[first_copies(pos, *self._copy_signatures())]
         if len(kept) >= n or len(pos) < 2 * n:
             return kept[:n]
         every, scores = exact_scores(idx, query, allowed)
         return self._top_collapsed(scores, every, n)
+
+    def _copy_signatures(self) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`jar_core.copies.table_signatures` of the schema, worked out once."""
+        if self._signatures is None:
+            from jar_core.copies import table_signatures
+
+            self._signatures = table_signatures(self.schema)
+        return self._signatures
 
     def _top_collapsed(self, scores: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:
         """The ``n`` best of ``positions`` by ``scores``, best first, the copies of one table
@@ -551,14 +556,13 @@ class TableRetriever:
         ``32n``...) until ``n`` remain."""
         if not self.collapse_copies:
             return exact_top(scores, positions, n)[0]
-        from jar_core.copies import first_copies, table_signatures
+        from jar_core.copies import first_copies
 
-        if self._signatures is None:
-            self._signatures = table_signatures(self.schema)
+        signatures = self._copy_signatures()
         m = 8 * n
         while True:
             ranked, _ = exact_top(scores, positions, m)
-            kept = ranked[first_copies(ranked, *self._signatures)]
+            kept = ranked[first_copies(ranked, *signatures)]
             if len(kept) >= n or m >= len(positions):
                 return kept[:n]
             m *= 4

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from jar_core.hubness import corrected
-
+from jar_core.index_build import column_positions
 from jar_core.join_compat import join_compatibility
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,9 +72,8 @@ def fine_relevance(index: "SchemaIndex", subquery_vectors: np.ndarray, tables: n
     m = subquery_vectors.shape[0]
     if m == 0 or len(tables) == 0:
         return np.zeros((m, len(tables)), dtype=np.float32)
-    starts = index.col_offsets[tables]
-    sizes = index.col_offsets[tables + 1] - starts
-    cols = np.concatenate([np.arange(s, s + z) for s, z in zip(starts, sizes)])
+    sizes = index.col_offsets[tables + 1] - index.col_offsets[tables]
+    cols = column_positions(index.col_offsets, tables)
     sims = subquery_vectors @ index.column_vectors[cols].T
     return np.maximum.reduceat(sims, np.concatenate([[0], np.cumsum(sizes)[:-1]]), axis=1)
 

@@ -312,7 +312,7 @@ class ColumnProfile:
                 own_arr[gb] = True  # a referenced column is a key
         vm, n_values = incidence(value_rows)
         return cls(
-            table=np.array(table, dtype=np.int64), database=np.array(database, dtype=np.int64),
+            table=table_arr, database=np.array(database, dtype=np.int64),
             type_class=np.array(tclass, dtype=np.int32), from_samples=np.array(from_s, dtype=bool),
             other_class=classes["other"], key_word=key_word, flag=np.array(flags, dtype=bool), stems=stems, own_key=own_arr,
             unique=np.array(uniq, dtype=np.float64), pk_declared=np.array(pk_decl, dtype=bool),
