@@ -173,3 +173,19 @@ class PostgresServer:
                     continue
                 break
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def start_or_skip(found: tuple[Path | None, str], howto: str = "") -> PostgresServer:
+    """A started server on the binaries ``found`` (a ``find_*bin_dir()`` result), or a pytest
+    skip saying why there is none (with ``howto`` after the reason, when given)."""
+    import pytest
+
+    bin_dir, why = found
+    if bin_dir is None:
+        pytest.skip(why)
+    try:
+        srv = PostgresServer(bin_dir)
+    except RuntimeError as e:
+        pytest.skip(f"{e}; {howto}" if howto else str(e))
+    srv.start()
+    return srv

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from helpers import SHOP, BagOfWordsEmbedder, assert_same_top_n, lake
-from pg_server import PGVECTOR_HOWTO, PostgresServer, find_pgvector_bin_dir
+from pg_server import PGVECTOR_HOWTO, PostgresServer, find_pgvector_bin_dir, start_or_skip
 
 pytestmark = pytest.mark.integration
 
@@ -31,14 +31,7 @@ QUESTION = "Which customers ordered products with five star reviews?"
 
 @pytest.fixture(scope="module")
 def server():
-    bin_dir, why = find_pgvector_bin_dir()
-    if bin_dir is None:
-        pytest.skip(why)
-    try:
-        srv = PostgresServer(bin_dir)
-    except RuntimeError as e:
-        pytest.skip(f"{e}; {PGVECTOR_HOWTO}")
-    srv.start()
+    srv = start_or_skip(find_pgvector_bin_dir(), PGVECTOR_HOWTO)
     try:
         yield srv
     finally:

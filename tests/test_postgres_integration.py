@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from pg_server import PostgresServer, find_bin_dir
+from pg_server import PostgresServer, find_bin_dir, start_or_skip
 
 pytestmark = pytest.mark.integration
 
@@ -49,14 +49,7 @@ QUESTION = "Which tracks are on the playlist named Workout?"
 
 @pytest.fixture(scope="module")
 def server():
-    bin_dir, why = find_bin_dir()
-    if bin_dir is None:
-        pytest.skip(why)
-    try:
-        srv = PostgresServer(bin_dir)
-    except RuntimeError as e:
-        pytest.skip(str(e))
-    srv.start()
+    srv = start_or_skip(find_bin_dir())
     try:
         with psycopg.connect(_dsn(srv), autocommit=True) as conn:
             conn.execute(MUSIC)
