@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from jar_core.joins import build_join_graph
-from jar_core.joins.graph import EVIDENCE
+from jar_core.joins.graph import AMBIGUOUS, EVIDENCE, THROUGH_KEY
 from jar_core.joins.profile import sample_class, words
 from jar_core.schema import Column, ForeignKey, Schema, Table
 
@@ -423,3 +423,36 @@ def test_a_table_named_exactly_by_one_key_is_not_keyed_by_a_shorter_name():
         T("car_names", "MakeId", Column("Model", "text"), Column("Make", "text")),
     ])
     assert "car_names.Model = model_list.Model" in edges(cars)
+
+
+def test_a_reference_to_several_keys_is_uncertain():
+    # subject_id is the key of two subject tables alike: the detail table's subject_id may join
+    # either, and its confidence says so; with one such table the reference is sure
+    def subject(name: str) -> Table:
+        return T(name, Column("subject_id", "text", unique_ratio=1.0), Column(f"{name}_title", "text"))
+
+    detail = T("tip_detail", "tip_detail_key", Column("subject_id", "text"))
+    one = edges(Schema([subject("subject_offered"), detail]))
+    assert one["subject_offered.subject_id = tip_detail.subject_id"][0] > AMBIGUOUS
+    two = edges(Schema([subject("subject_offered"), subject("subject_enrollable"), detail]))
+    for table in ("subject_offered", "subject_enrollable"):
+        conf, evidence = two[f"{table}.subject_id = tip_detail.subject_id"]
+        assert evidence == "same name" and conf == pytest.approx(AMBIGUOUS)
+
+
+def test_siblings_of_one_key_join_through_its_table():
+    codes = ("ABW", "AFG", "AGO", "AIA", "ALB", "AND")
+    countries = T("country", Column("Code", "text", primary_key=True, unique_ratio=1.0, sample=codes),
+                  Column("Name", "text"))
+    city = T("city", "ID", Column("CountryCode", "text", unique_ratio=0.5, sample=("ABW", "AFG", "AFG", "AGO")),
+             Column("Name", "text"))
+    language = T("countrylanguage", Column("CountryCode", "text", unique_ratio=0.5, sample=("ABW", "ABW", "AFG", "AGO")),
+                 Column("Language", "text"))
+    got = edges(Schema([countries, city, language]))
+    assert got["city.CountryCode = country.Code"][0] > 0.8
+    assert got["country.Code = countrylanguage.CountryCode"][0] > 0.8
+    # the direct edge stays (queries do use it) but below every join through the key
+    assert got["city.CountryCode = countrylanguage.CountryCode"] == (pytest.approx(THROUGH_KEY), "sibling")
+    # without the key table, the two siblings are the only join and keep their confidence
+    alone = edges(Schema([city, language]))
+    assert alone["city.CountryCode = countrylanguage.CountryCode"][0] > THROUGH_KEY + 0.1

@@ -20,7 +20,12 @@ Composed from the rules, in order of trust (each a module of :mod:`jar_core.join
 6. a referencing column references one key: only its best match is kept (all of them on a
    tie), so ``Track.GenreId`` joins ``Genre`` and not ``MediaType``; between keys of equal
    evidence, one in a table of the referencing table's family (same leading name word:
-   ``FAC_ROOMS.BUILDING_KEY`` -> ``FAC_BUILDING``, not ``BUILDINGS``) is preferred.
+   ``FAC_ROOMS.BUILDING_KEY`` -> ``FAC_BUILDING``, not ``BUILDINGS``) is preferred;
+7. what stays uncertain says so (:func:`_uncertain`): a reference kept to several keys on a tie
+   (``SUBJECT_ID`` unique in five subject tables) cannot tell which table it joins, and
+   counts at most :data:`AMBIGUOUS`; two siblings that both reference one key of the graph
+   (``city.CountryCode``, ``countrylanguage.CountryCode`` -> ``country.Code``) join through
+   that key's table, and their direct edge counts :data:`THROUGH_KEY`, below every direct join.
 
 The graph is sparse (one row per joining column pair, never all pairs) and computed once per
 index; :func:`candidate_joins` reads the join matrix of a candidate set from it.
@@ -42,12 +47,12 @@ from jar_core.joins.profile import ColumnProfile
 from jar_core.schema import Schema
 
 __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALUE_SUPPORT", "TIE_MARGIN",
-           "JOIN_RULES_VERSION"]
+           "AMBIGUOUS", "THROUGH_KEY", "JOIN_RULES_VERSION"]
 
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 3
+JOIN_RULES_VERSION = 4
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion")
@@ -63,6 +68,12 @@ BLOCK_COLUMNS = 4096
 #: Across databases (``cross_database=True``), a referencing column joins at most this many
 #: columns of other databases (the best, see :func:`_across`).
 MAX_CROSS_KEYS = 3
+#: Confidence cap of a reference kept to several keys on a tie (rule 7): no surer than a
+#: sibling with value support.
+AMBIGUOUS = 0.74
+#: Confidence of two siblings that both reference one key of the graph (rule 7): a many-to-many
+#: shortcut of the join through the key's table, kept above the default ``min_join_score``.
+THROUGH_KEY = 0.55
 
 
 @dataclass
@@ -136,11 +147,35 @@ def _build_join_graph(
     conf = np.concatenate([np.ones(len(df)), conf])
     ev = np.concatenate([np.zeros(len(df), dtype=np.int64), ev])
     f, k, conf, ev = _best_per_pair(f, k, conf, ev)
+    conf = _uncertain(p.n, f, k, conf, ev, p.database[f] == p.database[k])
     order = np.lexsort((k, f, -conf))
     f, k, conf, ev = f[order], k[order], conf[order], ev[order]
     return JoinGraph(
         a=f, b=k, confidence=conf.astype(np.float32), evidence=ev, table_a=p.table[f], table_b=p.table[k],
     )
+
+
+def _uncertain(
+    n: int, f: np.ndarray, k: np.ndarray, conf: np.ndarray, ev: np.ndarray, within: np.ndarray,
+) -> np.ndarray:
+    """The confidences of the edges ``f -> k`` (``n`` columns) after rule 7, within databases
+    (``within``; the joins across databases, bounded by rule 5, leave those within as they are):
+    an inferred reference whose column references several keys is capped at :data:`AMBIGUOUS`;
+    a sibling pair whose two columns reference one key lowered to :data:`THROUGH_KEY`. Declared
+    edges are left alone."""
+    if len(f) == 0:
+        return conf
+    sib = (ev == EVIDENCE.index("sibling")) & within
+    ref = (ev != EVIDENCE.index("sibling")) & within
+    n_keys = np.bincount(f[ref], minlength=n)
+    ambiguous = ref & (ev != 0) & (n_keys[f] > 1)
+    refs = sparse.csr_matrix((np.ones(int(ref.sum()), dtype=np.float32), (f[ref], k[ref])), shape=(n, n))
+    through = np.zeros(len(f), dtype=bool)
+    if sib.any() and refs.nnz:
+        shared = np.asarray(refs[f[sib]].multiply(refs[k[sib]]).sum(axis=1)).ravel() > 0
+        through[np.flatnonzero(sib)] = shared
+    conf = np.where(ambiguous, np.minimum(conf, AMBIGUOUS), conf)
+    return np.where(through, np.minimum(conf, THROUGH_KEY), conf)
 
 
 def _database_blocks(database: np.ndarray, limit: int) -> list[np.ndarray] | None:
