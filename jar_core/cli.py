@@ -153,6 +153,33 @@ def _join_arguments(p: argparse.ArgumentParser) -> None:
                    help="also infer joins between tables of different databases")
 
 
+def _search_arguments(p: argparse.ArgumentParser) -> None:
+    """The switchable parts of the default search (docs/method.md, "Beyond the paper")."""
+    from jar_core.hubness import DEFAULT_HUBNESS
+    from jar_core.lexical import DEFAULT_LEXICAL_RELEVANCE
+    from jar_core.retriever import DEFAULT_EXPAND, DEFAULT_LEXICAL
+
+    p.add_argument("--expand", type=int, default=DEFAULT_EXPAND, metavar="N",
+                   help=f"add up to N tables joinable to the most relevant candidates (bridge tables; "
+                   f"default {DEFAULT_EXPAND}, 0 off)")
+    p.add_argument("--no-values", action="store_true",
+                   help="do not match the question's words against the columns' sample values")
+    p.add_argument("--lexical", type=float, default=DEFAULT_LEXICAL, metavar="W",
+                   help=f"weight of BM25 fused with dense similarity to rank candidates (0..1, default "
+                   f"{DEFAULT_LEXICAL}; 0 is dense only)")
+    p.add_argument("--lexical-relevance", type=float, default=DEFAULT_LEXICAL_RELEVANCE, metavar="W",
+                   help=f"weight of BM25 in the search's coarse relevance (0..1, default {DEFAULT_LEXICAL_RELEVANCE})")
+    p.add_argument("--hubness", type=float, default=DEFAULT_HUBNESS, metavar="W",
+                   help=f"weight of the hub-table correction of fine relevance (0..2, default {DEFAULT_HUBNESS}; "
+                   "0 is the paper's fine relevance)")
+
+
+def search_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The :class:`TableRetriever` options of :func:`_search_arguments` (checked by the retriever)."""
+    return {"expand": args.expand, "match_values": not args.no_values, "lexical": args.lexical,
+            "lexical_relevance": args.lexical_relevance, "hubness": args.hubness}
+
+
 def first_stage_argument(p: argparse.ArgumentParser) -> None:
     """``--first-stage``: how the candidate set is found (:mod:`jar_core.ann`)."""
     p.add_argument("--first-stage", choices=("auto", "exact", "ann"), default="auto",
@@ -185,7 +212,7 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
         question = DEMO_QUESTION
     fmt = _output_format(args)
     options: dict[str, Any] = {"candidates": args.candidates, "progress": _progress_enabled(args), **join_options(args),
-                               "candidate_generator": args.first_stage}
+                               **search_options(args), "candidate_generator": args.first_stage}
     strategy = _strategy(args)
     if strategy is not None:
         options["strategy"] = strategy
@@ -311,7 +338,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     check_k(args.candidates, "--candidates")
     check_mcp()  # before the model and the index, not after
     t0 = time.perf_counter()
-    retriever = _retriever(args, candidates=args.candidates, **join_options(args))
+    retriever = _retriever(args, candidates=args.candidates, **join_options(args), **search_options(args))
     if not args.index and not args.no_cache:
         retriever.load_or_build_index(_cache_path(retriever), store_samples=not args.no_samples)
     retriever.index  # noqa: B018 - built (or loaded) now, not on the first call
@@ -379,6 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--weights", metavar="COV,JOIN,COARSE",
                    help="weights of the join-aware or greedy search (defaults 3,1,4 and 2,1,4)")
     _join_arguments(r)
+    _search_arguments(r)
     r.add_argument("--explain", action="store_true", help="print a legend of the columns and the step trace")
     r.add_argument("--format", choices=("text", "json", "mermaid", "dot"),
                    help="text (default), json (with the join path), or a picture of the joins: "
@@ -415,6 +443,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--candidates", type=int, default=20, metavar="N", help="candidate set size (default 20)")
     s.add_argument("--name", default="jar-retrieval", help="the server's name shown to clients")
     _join_arguments(s)
+    _search_arguments(s)
     s.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
     s.add_argument("--no-samples", action="store_true",
                    help="keep the columns' sample values (rows of the source) out of the index cache")

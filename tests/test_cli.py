@@ -309,3 +309,22 @@ def test_retrieve_within_one_database(tmp_path, capsys):
     assert main(["retrieve", DEMO_QUESTION, "--index", str(tmp_path / "idx"), "--database", "nope"]) == 1
     err = capsys.readouterr().err.strip()
     assert err == "jar-retrieval: error: unknown database 'nope' (known: demo)"
+
+
+def test_the_default_search_parts_are_switchable_from_the_command(capsys):
+    default = _json_run(capsys, "-k", "4")
+    assert default["value_matches"]  # the demo question names a category by its value
+    plain = _json_run(capsys, "-k", "4", "--no-values", "--expand", "0", "--lexical", "0",
+                      "--lexical-relevance", "0", "--hubness", "0")
+    assert plain["value_matches"] == [] and len(plain["tables"]) == 4
+
+
+@pytest.mark.parametrize("flag,value,message", [
+    ("--hubness", "3", "hubness must be a weight in [0, 2]"),
+    ("--lexical", "-0.5", "lexical must be a weight in [0, 1]"),
+    ("--lexical-relevance", "2", "lexical_relevance must be a weight in [0, 1]"),
+    ("--expand", "-1", "expand must be an integer >= 0"),
+])
+def test_bad_search_part_options_are_an_error(flag, value, message, capsys):
+    assert main(["retrieve", "q", f"{flag}={value}"]) == 1
+    _one_line_error(capsys, message)
