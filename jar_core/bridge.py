@@ -21,22 +21,31 @@ __all__ = ["bridge_paths", "connect", "is_connected", "MAX_BRIDGES"]
 MAX_BRIDGES = 2
 
 
+#: Up to this many nodes, components come from a few squarings of the reachability matrix;
+#: above it from scipy's graph traversal.
+SMALL_GRAPH = 64
+
+
 def labels(w: np.ndarray, nodes: Sequence[int]) -> np.ndarray:
-    """Component label of each of ``nodes`` in the graph ``w > 0`` restricted to them."""
+    """Component label of each of ``nodes`` in the graph ``w > 0`` restricted to them (the
+    position, among ``nodes``, of the component's first node)."""
     idx = np.asarray(nodes, dtype=np.int64)
+    n = len(idx)
     adj = w[np.ix_(idx, idx)] > 0
-    out = np.full(len(idx), -1, dtype=np.int64)
-    for start in range(len(idx)):
-        if out[start] >= 0:
-            continue
-        reached = np.zeros(len(idx), dtype=bool)
-        reached[start] = True
-        frontier = reached.copy()
-        while frontier.any():  # breadth-first: a few vector steps
-            frontier = adj[frontier].any(axis=0) & ~reached
-            reached |= frontier
-        out[reached] = start
-    return out
+    if n > SMALL_GRAPH:
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        comp = connected_components(csr_matrix(adj), directed=False)[1]
+        first = np.full(comp.max() + 1 if n else 0, n, dtype=np.int64)
+        np.minimum.at(first, comp, np.arange(n))
+        return first[comp]
+    reach = (adj | adj.T | np.eye(n, dtype=bool)).astype(np.float32)
+    while True:  # paths of length 2^s after s squarings: at most log2(n) of them
+        nxt = (reach @ reach > 0).astype(np.float32)
+        if np.array_equal(nxt, reach):
+            return reach.argmax(axis=1).astype(np.int64)
+        reach = nxt
 
 
 def is_connected(w: np.ndarray, nodes: Sequence[int]) -> bool:

@@ -215,3 +215,31 @@ def test_family_relation_from_names():
     names = [r.schema.tables[i].name for i in s.candidates]
     fam = {(names[i], names[j]) for i, j in zip(*np.nonzero(s.family))}
     assert fam == {("sis_dept", "sis_course"), ("sis_course", "sis_dept")}
+
+
+@pytest.mark.parametrize("n", [12, 150])  # the squaring path and scipy's traversal
+def test_component_labels_name_each_component_by_its_first_node(n):
+    from scipy.sparse.csgraph import connected_components
+
+    from jar_core.bridge import labels
+
+    rng = np.random.default_rng(n)
+    w = np.zeros((n, n))
+    for group in np.array_split(rng.permutation(n), 4):  # four chains of shuffled nodes, one edge direction
+        w[group[:-1], group[1:]] = rng.uniform(0.5, 1.0, len(group) - 1)
+    nodes = rng.permutation(n)[: n - 2]
+    got = labels(w, nodes)
+    _, comp = connected_components((w + w.T)[np.ix_(nodes, nodes)] > 0, directed=False)
+    assert len(set(comp.tolist())) > 1
+    expected = np.array([np.flatnonzero(comp == c)[0] for c in comp])
+    assert got.tolist() == expected.tolist()
+
+
+def test_trace_lists_every_step_best_first_with_fewer_as_candidates_run_out():
+    r = np.array([0.9, 0.8, 0.7])
+    sig = Signals(candidates=np.arange(3), r=r, F=np.eye(3)[:2], w=np.zeros((3, 3)), join_columns=np.full((3, 3, 2), -1))
+    sel = GreedyStrategy(trace_width=5).select(sig, 3)
+    assert [len(t) for t in sel.trace] == [3, 2, 1]
+    for step, entries in zip(sel.steps, sel.trace):
+        assert entries[0] == step  # the chosen candidate heads its step's trace, with the same gains
+        assert [g.total for g in entries] == sorted((g.total for g in entries), reverse=True)

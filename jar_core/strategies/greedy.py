@@ -85,6 +85,9 @@ class GreedyStrategy:
         fam = signals.family if self.l_family > 0 else None
         fam_acc = np.zeros(n, dtype=np.float64)
         sel = Selection(order=[])
+        width = min(self.trace_width, n)
+        # per step: the (masked) utilities and the gains behind them, for the trace built at the end
+        seen: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         for step in range(k):
             if step == 0:
                 cov = F.sum(axis=0)
@@ -98,11 +101,8 @@ class GreedyStrategy:
             i = int(pinned[step]) if step < len(pinned) else int(np.argmax(total))
             sel.order.append(i)
             sel.steps.append(StepGain(i, float(r[i]), float(cov[i]), float(join_acc[i]), float(total[i])))
-            if self.trace_width:
-                top = np.argsort(-total, kind="stable")[: min(self.trace_width, n - step)]
-                sel.trace.append(
-                    [StepGain(int(c), float(r[c]), float(cov[c]), float(join_acc[c]), float(total[c])) for c in top]
-                )
+            if width:
+                seen.append((total, cov, join_acc.copy()))
             selected[i] = True
             q = update_coverage(q, F, i)
             if fam is not None:
@@ -112,7 +112,23 @@ class GreedyStrategy:
             else:
                 join_acc += w[i]
         sel.coverage = q
+        if seen:
+            sel.trace = _trace(r, seen, width, n)
         return sel
+
+
+def _trace(
+    r: np.ndarray, seen: list[tuple[np.ndarray, np.ndarray, np.ndarray]], width: int, n: int,
+) -> list[list[StepGain]]:
+    """The best ``width`` candidates of each step (fewer as candidates run out), from the steps'
+    ``(total, coverage, join)`` arrays: one sort for all steps."""
+    total, cov, join = (np.stack(x) for x in zip(*seen))
+    top = np.argsort(-total, axis=1, kind="stable")[:, :width]
+    cols = [top.tolist(), r[top].tolist()] + [np.take_along_axis(a, top, axis=1).tolist() for a in (cov, join, total)]
+    return [
+        [StepGain(*g) for g in zip(*(c[step][: min(width, n - step)] for c in cols))]
+        for step in range(len(seen))
+    ]
 
 
 #: (l_cov, l_join, l_coarse) of :class:`JoinAwareStrategy`, chosen on Spider and BEAVER-DW together
