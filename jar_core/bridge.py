@@ -31,13 +31,15 @@ def labels(w: np.ndarray, nodes: Sequence[int]) -> np.ndarray:
     position, among ``nodes``, of the component's first node)."""
     idx = np.asarray(nodes, dtype=np.int64)
     n = len(idx)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
     adj = w[np.ix_(idx, idx)] > 0
     if n > SMALL_GRAPH:
         from scipy.sparse import csr_matrix
         from scipy.sparse.csgraph import connected_components
 
         comp = connected_components(csr_matrix(adj), directed=False)[1]
-        first = np.full(comp.max() + 1 if n else 0, n, dtype=np.int64)
+        first = np.full(comp.max() + 1, n, dtype=np.int64)
         np.minimum.at(first, comp, np.arange(n))
         return first[comp]
     reach = (adj | adj.T | np.eye(n, dtype=bool)).astype(np.float32)

@@ -153,9 +153,17 @@ def _join_arguments(p: argparse.ArgumentParser) -> None:
                    help="also infer joins between tables of different databases")
 
 
+def hubness_argument(p: argparse.ArgumentParser) -> None:
+    """``--hubness W``: the weight of the hub-table correction (:mod:`jar_core.hubness`)."""
+    from jar_core.hubness import DEFAULT_HUBNESS
+
+    p.add_argument("--hubness", type=float, default=DEFAULT_HUBNESS, metavar="W",
+                   help=f"weight of the hub-table correction of fine relevance (0..2, default {DEFAULT_HUBNESS}; "
+                   "0 is the paper's fine relevance)")
+
+
 def _search_arguments(p: argparse.ArgumentParser) -> None:
     """The switchable parts of the default search (docs/method.md, "Beyond the paper")."""
-    from jar_core.hubness import DEFAULT_HUBNESS
     from jar_core.lexical import DEFAULT_LEXICAL_RELEVANCE
     from jar_core.retriever import DEFAULT_EXPAND, DEFAULT_LEXICAL
 
@@ -169,9 +177,7 @@ def _search_arguments(p: argparse.ArgumentParser) -> None:
                    f"{DEFAULT_LEXICAL}; 0 is dense only)")
     p.add_argument("--lexical-relevance", type=float, default=DEFAULT_LEXICAL_RELEVANCE, metavar="W",
                    help=f"weight of BM25 in the search's coarse relevance (0..1, default {DEFAULT_LEXICAL_RELEVANCE})")
-    p.add_argument("--hubness", type=float, default=DEFAULT_HUBNESS, metavar="W",
-                   help=f"weight of the hub-table correction of fine relevance (0..2, default {DEFAULT_HUBNESS}; "
-                   "0 is the paper's fine relevance)")
+    hubness_argument(p)
 
 
 def search_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -233,6 +233,7 @@ def test_component_labels_name_each_component_by_its_first_node(n):
     assert len(set(comp.tolist())) > 1
     expected = np.array([np.flatnonzero(comp == c)[0] for c in comp])
     assert got.tolist() == expected.tolist()
+    assert labels(w, []).tolist() == []
 
 
 def test_trace_lists_every_step_best_first_with_fewer_as_candidates_run_out():

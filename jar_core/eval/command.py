@@ -45,11 +45,9 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="time limit of each MIP solve (default 60)")
     e.add_argument("--weights", metavar="COV,JOIN,COARSE",
                    help="run the greedy with these weights (l_cov,l_join,l_coarse; default 2,1,4)")
-    from jar_core.hubness import DEFAULT_HUBNESS
+    from jar_core.cli import hubness_argument
 
-    e.add_argument("--hubness", type=float, default=DEFAULT_HUBNESS, metavar="W",
-                   help=f"weight of the hub-table correction of fine relevance (0..2, default {DEFAULT_HUBNESS}; "
-                   "0 is the paper's fine relevance)")
+    hubness_argument(e)
     e.add_argument("--ablation", action="store_true",
                    help="also run the paper's ablation weight configurations of the greedy")
     from jar_core.cli import _join_arguments, add_embedding_options
