@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from jar_core.joins import build_join_graph
-from jar_core.joins.graph import AMBIGUOUS, EVIDENCE, THROUGH_KEY
+from jar_core.joins.graph import AMBIGUOUS, EVIDENCE, MAX_VALUE_TIES, THROUGH_KEY
 from jar_core.joins.profile import sample_class, words
 from jar_core.schema import Column, ForeignKey, Schema, Table
 
@@ -456,3 +456,55 @@ def test_siblings_of_one_key_join_through_its_table():
     # without the key table, the two siblings are the only join and keep their confidence
     alone = edges(Schema([city, language]))
     assert alone["city.CountryCode = countrylanguage.CountryCode"][0] > THROUGH_KEY + 0.1
+
+
+def test_a_role_before_an_abbreviated_key_still_finds_it():
+    # TPC-DS: ws_ship_cdemo_sk is the ship-to customer's demographics, cd_demo_sk; not hd_demo_sk
+    s = Schema([
+        T("customer_demographics", Column("cd_demo_sk", "int", primary_key=True), Column("cd_gender", "text")),
+        T("household_demographics", Column("hd_demo_sk", "int", primary_key=True), "hd_dep_count"),
+        T("web_sales", "ws_item_sk", "ws_ship_cdemo_sk", "ws_bill_hdemo_sk"),
+    ])
+    got = edges(s)
+    assert got["customer_demographics.cd_demo_sk = web_sales.ws_ship_cdemo_sk"][1] == "abbreviation"
+    assert got["household_demographics.hd_demo_sk = web_sales.ws_bill_hdemo_sk"][1] == "abbreviation"
+    assert "household_demographics.hd_demo_sk = web_sales.ws_ship_cdemo_sk" not in got
+    # two tables' own surrogate keys that share a name only without their prefixes do not join
+    assert "customer_demographics.cd_demo_sk = household_demographics.hd_demo_sk" not in got
+
+
+def test_the_key_named_after_its_table_is_the_reference():
+    # Sakila: film_text is keyed by film_id too (a 1:1 table); film_actor.film_id is film's
+    film = T("film", Column("film_id", "int", primary_key=True), Column("title", "text"))
+    text = T("film_text", Column("film_id", "int", primary_key=True), Column("description", "text"))
+    actor = T("film_actor", "actor_id", "film_id")
+    got = edges(Schema([film, text, actor]))
+    assert got["film.film_id = film_actor.film_id"][0] > AMBIGUOUS
+    # no reference to film_text; the two join through film's key only (rule 7)
+    assert got.get("film_actor.film_id = film_text.film_id", (0.0, "sibling")) <= (THROUGH_KEY, "sibling")
+    assert got["film.film_id = film_text.film_id"][0] > AMBIGUOUS  # the 1:1 join itself stays
+
+
+def test_a_tables_own_key_references_nothing_by_a_partial_name():
+    # TPC-DS: web_page's key is not a catalog page ("page" is the end of both names)
+    s = Schema([
+        T("catalog_page", Column("cp_catalog_page_sk", "int", primary_key=True), Column("cp_type", "text")),
+        T("web_page", Column("wp_web_page_sk", "int", primary_key=True), Column("wp_url", "text")),
+    ])
+    assert edges(s) == {}
+
+
+def test_values_alone_that_fit_many_keys_join_nothing():
+    # Chinook: SupportRepId holds 3, 4, 5, which every serial id of the database holds too
+    def entity(name: str) -> Table:
+        return T(name, Column(f"{name}_id", "int", primary_key=True, unique_ratio=1.0, sample=ints(*range(1, 9))),
+                 Column("label", "text"))
+
+    rep = T("customer", Column("customer_id", "int", primary_key=True, unique_ratio=1.0, sample=ints(*range(1, 9))),
+            Column("support_rep_id", "int", unique_ratio=0.4, sample=ints(3, 4, 5)))
+    few = [entity(n) for n in ("employee", "album")]
+    many = [entity(n) for n in ("employee", "album", "genre", "artist")]
+    got_few = edges(Schema([rep, *few]))
+    assert sum("support_rep" in e for e in got_few) == len(few) <= MAX_VALUE_TIES
+    assert all(got_few[e][1] == "inclusion" for e in got_few if "support_rep" in e)
+    assert not any("support_rep" in e for e in edges(Schema([rep, *many])))

@@ -314,3 +314,27 @@ def test_duplicate_tables_and_columns_warn() -> None:
 def test_deeply_nested_ddl_is_a_parse_error() -> None:
     with pytest.raises(DDLParseError, match="statement 2 nests too deeply"):
         load_ddl("CREATE TABLE ok (id INT); CREATE TABLE t (a INT DEFAULT " + "(" * 2000 + "1" + ")" * 2000 + ");")
+
+
+def test_mysql_client_delimiter_blocks_hold_no_tables_but_their_own() -> None:
+    # mysqldump / Sakila: triggers and procedures between DELIMITER lines; a temporary table in a
+    # procedure's body is no table of the schema, a table defined at the block's delimiter is
+    ddl = """CREATE TABLE film (film_id int PRIMARY KEY, title text);
+DELIMITER ;;
+CREATE TRIGGER ins_film AFTER INSERT ON film FOR EACH ROW BEGIN
+    INSERT INTO film_text (film_id) VALUES (new.film_id);
+END;;
+DELIMITER ;
+DELIMITER //
+CREATE PROCEDURE rewards_report () BEGIN
+    CREATE TEMPORARY TABLE tmpCustomer (customer_id INT NOT NULL PRIMARY KEY);
+    DROP TABLE tmpCustomer;
+END //
+CREATE TABLE film_text (film_id int PRIMARY KEY, description text)//
+DELIMITER ;
+CREATE TABLE broken (
+"""
+    with pytest.raises(DDLParseError, match="line 14"):  # line numbers are still the file's
+        load_ddl(ddl, dialect="mysql")
+    schema = load_ddl(ddl.rsplit("CREATE TABLE broken", 1)[0], dialect="mysql")
+    assert [t.name for t in schema.tables] == ["film", "film_text"]

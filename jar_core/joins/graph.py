@@ -19,13 +19,16 @@ Composed from the rules, in order of trust (each a module of :mod:`jar_core.join
    pairs compared and the edges kept grow linearly with the lake;
 6. a referencing column references one key: only its best match is kept (all of them on a
    tie), so ``Track.GenreId`` joins ``Genre`` and not ``MediaType``; between keys of equal
-   evidence, one in a table of the referencing table's family (same leading name word:
-   ``FAC_ROOMS.BUILDING_KEY`` -> ``FAC_BUILDING``, not ``BUILDINGS``) is preferred;
+   evidence, one named exactly after its own table is preferred (``film_actor.film_id`` ->
+   ``film``, not the 1:1 ``film_text``), then one in a table of the referencing table's family
+   (same leading name word: ``FAC_ROOMS.BUILDING_KEY`` -> ``FAC_BUILDING``, not ``BUILDINGS``);
 7. what stays uncertain says so (:func:`_uncertain`): a reference kept to several keys on a tie
    (``SUBJECT_ID`` unique in five subject tables) cannot tell which table it joins, and
    counts at most :data:`AMBIGUOUS`; two siblings that both reference one key of the graph
    (``city.CountryCode``, ``countrylanguage.CountryCode`` -> ``country.Code``) join through
-   that key's table, and their direct edge counts :data:`THROUGH_KEY`, below every direct join.
+   that key's table, and their direct edge counts :data:`THROUGH_KEY`, below every direct join;
+   a reference found by values alone that fits more than :data:`MAX_VALUE_TIES` keys is dropped
+   (small integers lie inside every surrogate key).
 
 The graph is sparse (one row per joining column pair, never all pairs) and computed once per
 index; :func:`candidate_joins` reads the join matrix of a candidate set from it.
@@ -47,18 +50,22 @@ from jar_core.joins.profile import ColumnProfile
 from jar_core.schema import Schema
 
 __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALUE_SUPPORT", "TIE_MARGIN",
-           "AMBIGUOUS", "THROUGH_KEY", "JOIN_RULES_VERSION"]
+           "AMBIGUOUS", "THROUGH_KEY", "MAX_VALUE_TIES", "JOIN_RULES_VERSION"]
 
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 4
+JOIN_RULES_VERSION = 5
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion")
 VALUE_SUPPORT = 0.04
 MIN_DISJOINT = 5
 TIE_MARGIN = 1e-6
+#: Rule 6's preferences between keys of equal evidence, the first above the second: a key named
+#: exactly after its own table (``film.film_id``, not ``film_text.film_id``, a 1:1 extension
+#: table keyed by the same id), then a key in the referencing table's family.
+EXACT_NAME = 0.05
 FAMILY = 0.03
 TYPE_MISMATCH = 0.6
 #: Within databases the rules run on blocks of whole databases of about this many columns, not
@@ -74,6 +81,9 @@ AMBIGUOUS = 0.74
 #: Confidence of two siblings that both reference one key of the graph (rule 7): a many-to-many
 #: shortcut of the join through the key's table, kept above the default ``min_join_score``.
 THROUGH_KEY = 0.55
+#: A reference found by its values alone (no name says it) and tied between more keys than this
+#: is dropped (rule 7): small integers are included in every surrogate key of a database.
+MAX_VALUE_TIES = 2
 
 
 @dataclass
@@ -147,7 +157,9 @@ def _build_join_graph(
     conf = np.concatenate([np.ones(len(df)), conf])
     ev = np.concatenate([np.zeros(len(df), dtype=np.int64), ev])
     f, k, conf, ev = _best_per_pair(f, k, conf, ev)
-    conf = _uncertain(p.n, f, k, conf, ev, p.database[f] == p.database[k])
+    conf = _uncertain(p.n, f, k, conf, ev, p.database[f] == p.database[k], p.own_key | p.pk_declared)
+    kept = conf > 0
+    f, k, conf, ev = f[kept], k[kept], conf[kept], ev[kept]
     order = np.lexsort((k, f, -conf))
     f, k, conf, ev = f[order], k[order], conf[order], ev[order]
     return JoinGraph(
@@ -156,25 +168,32 @@ def _build_join_graph(
 
 
 def _uncertain(
-    n: int, f: np.ndarray, k: np.ndarray, conf: np.ndarray, ev: np.ndarray, within: np.ndarray,
+    n: int, f: np.ndarray, k: np.ndarray, conf: np.ndarray, ev: np.ndarray, within: np.ndarray, key: np.ndarray,
 ) -> np.ndarray:
     """The confidences of the edges ``f -> k`` (``n`` columns) after rule 7, within databases
     (``within``; the joins across databases, bounded by rule 5, leave those within as they are):
     an inferred reference whose column references several keys is capped at :data:`AMBIGUOUS`;
-    a sibling pair whose two columns reference one key lowered to :data:`THROUGH_KEY`. Declared
-    edges are left alone."""
+    a sibling pair whose two columns reference one key lowered to :data:`THROUGH_KEY` (``key``:
+    the columns that are their table's key); a reference found by values alone and tied between
+    more than :data:`MAX_VALUE_TIES` keys dropped (confidence 0). Declared edges are left alone."""
     if len(f) == 0:
         return conf
     sib = (ev == EVIDENCE.index("sibling")) & within
     ref = (ev != EVIDENCE.index("sibling")) & within
     n_keys = np.bincount(f[ref], minlength=n)
     ambiguous = ref & (ev != 0) & (n_keys[f] > 1)
-    refs = sparse.csr_matrix((np.ones(int(ref.sum()), dtype=np.float32), (f[ref], k[ref])), shape=(n, n))
+    # a join of two keys (film_text.film_id = film.film_id, 1:1) references either way
+    both = ref & key[f] & key[k]
+    rf, rk = np.concatenate([f[ref], k[both]]), np.concatenate([k[ref], f[both]])
+    refs = sparse.csr_matrix((np.ones(len(rf), dtype=np.float32), (rf, rk)), shape=(n, n))
     through = np.zeros(len(f), dtype=bool)
     if sib.any() and refs.nnz:
         shared = np.asarray(refs[f[sib]].multiply(refs[k[sib]]).sum(axis=1)).ravel() > 0
         through[np.flatnonzero(sib)] = shared
     conf = np.where(ambiguous, np.minimum(conf, AMBIGUOUS), conf)
+    # values alone that fit many keys fit any: {3, 4, 5} is in every serial id of the database
+    unfounded = ambiguous & (ev == EVIDENCE.index("inclusion")) & (n_keys[f] > MAX_VALUE_TIES)
+    conf = np.where(unfounded, 0.0, conf)
     return np.where(through, np.minimum(conf, THROUGH_KEY), conf)
 
 
@@ -211,12 +230,18 @@ def _inferred(p: ColumnProfile, cross_database: bool) -> tuple[np.ndarray, np.nd
     # one key per referencing column (siblings are two references, not a reference); a key in
     # a table of the referencing table's family (``FAC_ROOMS`` -> ``FAC_BUILDING``) is nearer
     sib = ev == EVIDENCE.index("sibling")
-    rank = conf + FAMILY * _same_family(p, f, k)
+    rank = _rank(p, f, k, conf)
     best = np.full(p.n, -np.inf)
     np.maximum.at(best, f[~sib], rank[~sib])
     keep = sib | (rank >= best[f] - TIE_MARGIN)
     f, k, conf, ev = f[keep], k[keep], conf[keep], ev[keep]
     return _best_per_pair(f, k, conf, ev)
+
+
+def _rank(p: ColumnProfile, f: np.ndarray, k: np.ndarray, conf: np.ndarray) -> np.ndarray:
+    """Rule 6's order of the keys ``k`` a column ``f`` may reference: the confidence, then a key
+    named exactly after its table, then a key of the referencing table's family."""
+    return conf + EXACT_NAME * (p.names_table[k] == 2) + FAMILY * _same_family(p, f, k)
 
 
 def _checked(
@@ -296,11 +321,11 @@ def _across(
     # rule 6 over the joins within and across databases: a key of another database only where
     # it is as good as the referencing column's best
     sib = ev == EVIDENCE.index("sibling")
-    rank = conf + FAMILY * _same_family(p, f, k)
+    rank = _rank(p, f, k, conf)
     best = np.full(p.n, -np.inf)
     np.maximum.at(best, f[~sib], rank[~sib])
     wsib = wev == EVIDENCE.index("sibling")
-    np.maximum.at(best, wf[~wsib], (wconf + FAMILY * _same_family(p, wf, wk))[~wsib])
+    np.maximum.at(best, wf[~wsib], _rank(p, wf, wk, wconf)[~wsib])
     keep = sib | (rank >= best[f] - TIE_MARGIN)
     f, k, conf, ev, rank = f[keep], k[keep], conf[keep], ev[keep], rank[keep]
 

@@ -14,7 +14,11 @@ sibling        0.70  ``city.CountryCode`` = ``countrylanguage.CountryCode`` (two
 
 ``k`` must be its table's key (declared, or named after its table: ``id``, ``<table>_id``,
 ``c_custkey`` in ``customer``), except for *sibling*, where both columns carry the same
-key-like name and neither is known to be unique. A referencing name without a key word
+key-like name and neither is known to be unique. A table's own key references another table
+by that table's whole name only (same name or entity on the key's own words), never by a role,
+an abbreviation or a partial table name (``web_page.wp_web_page_sk`` is no ``catalog_page``
+key), and two own keys whose names meet only without their tables' prefixes (``cd_demo_sk``,
+``hd_demo_sk``) do not join unless the name is the referenced table's. A referencing name without a key word
 (``flights.Airline``, ``ship.lost_in_battle``) counts 0.85 times and is never an abbreviation
 (``page_count`` is not ``country``), a natural key word
 (``number``, ``no``) 0.9 times; the same key word on both sides adds 0.02; a flag
@@ -139,33 +143,37 @@ def naming(
     role_kw = [x if has_kw[i] else none for i, x in enumerate(role_f)]
 
     def glue_ok(fi: int, ki: int) -> bool:
-        """``ss_cdemo_sk`` -> ``cd_demo_sk``: the letters glued before the key's words start the key's table."""
+        """``ss_cdemo_sk`` -> ``cd_demo_sk``: the letters glued before the key's words start the key's
+        table, in the whole name or in its last word (``ws_ship_cdemo_sk``: a role, then ``cdemo``)."""
         tw = p.table_words[ki][0]
         initials, flat = "".join(w[0] for w in tw if w), "".join(tw)
         for stem in p.stems[fi]:
-            fs = "".join(stem)
-            for e in ent_k[ki]:
-                if len(fs) > len(e) and fs.endswith(e):
-                    lead = fs[: -len(e)]
-                    if initials.startswith(lead) or flat.startswith(lead):
-                        return True
+            for fs in dict.fromkeys(("".join(stem), stem[-1] if stem else "")):
+                for e in ent_k[ki]:
+                    if len(fs) > len(e) and fs.endswith(e):
+                        lead = fs[: -len(e)]
+                        if initials.startswith(lead) or flat.startswith(lead):
+                            return True
         return False
 
     parts = []
-    for rule, a_rows, b_rows in (
-        ("entity", ent_f, ent_k),
-        ("entity", ent_f, part_k),
-        ("role", role_f, ent_k),
-        ("role", role_kw, part_k),
-        ("abbreviation", abbr_f, abbr_k),
-        ("abbreviation", glue_f, ent_k),
-        ("same name", same, same),
+    for rule, a_rows, b_rows, exact in (
+        ("entity", ent_f, ent_k, True),
+        ("entity", ent_f, part_k, False),
+        ("role", role_f, ent_k, False),
+        ("role", role_kw, part_k, False),
+        ("abbreviation", abbr_f, abbr_k, False),
+        ("abbreviation", glue_f, ent_k, False),
+        ("same name", same, same, True),
     ):
         m = product(a_rows, b_rows)
         row, col = m.row, m.col
         if a_rows is glue_f:
             ok = np.array([glue_ok(int(a), int(b)) for a, b in zip(row, col)], dtype=bool)
             row, col = row[ok], col[ok]
+        if not exact:  # a table's own key is another table's only by that table's whole name
+            keep_own = ~p.own_key[row] if len(row) else np.zeros(0, dtype=bool)
+            row, col = row[keep_own], col[keep_own]
         parts.append((row, col, np.full(len(row), list(RULES).index(rule), dtype=np.int64)))
     f = np.concatenate([x[0] for x in parts]).astype(np.int64)
     k = np.concatenate([x[1] for x in parts]).astype(np.int64)
@@ -179,7 +187,13 @@ def naming(
     key_k = p.own_key[k] | p.pk_declared[k]
     sib = is_same & ~key_k & ~uniq_f
     rule = np.where(sib, list(RULES).index("sibling"), rule)
-    keep = ~is_same | key_k | sib
+    # two tables' own keys whose names meet only without their tables' prefixes (cd_demo_sk in
+    # customer_demographics, hd_demo_sk in household_demographics) are two surrogate keys, unless
+    # the name is the referenced table's; one name in both (film_text.film_id, film.film_id;
+    # a table and its copy) is a 1:1 join
+    raw = np.array([x[0] if x else "" for x in p.full_names], dtype=object)
+    keys_alike = p.own_key[f] & p.own_key[k] & (p.names_table[k] < 2) & (raw[f] != raw[k])
+    keep = (~is_same | key_k | sib) & ~keys_alike
     f, k, rule = f[keep], k[keep], rule[keep]
     conf = np.array(list(RULES.values()), dtype=np.float64)[rule]
     conf = np.where(has_kw[f], conf, conf * NO_KEY_WORD)

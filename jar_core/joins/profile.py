@@ -224,6 +224,7 @@ class ColumnProfile:
     flag: np.ndarray  # bool: a flag (``is_current``, ``*_flag``, or one or two distinct values and no key word)
     stems: list[list[str]]  # entity words before the key word, per name variant (with/without prefix)
     own_key: np.ndarray  # bool: the column is its table's key (declared, or named after its table)
+    names_table: np.ndarray  # int8: 2 the column's name is its table's name with a key word, 1 names it otherwise, 0 not
     unique: np.ndarray  # float: distinct/rows, NaN when unknown
     pk_declared: np.ndarray  # bool: the table declares a primary key and this column is it
     table_has_pk: np.ndarray  # bool: the column's table declares a primary key
@@ -253,6 +254,7 @@ class ColumnProfile:
         by_table: dict[str, tuple[list[str], list[list[str]], list[str]]] = {}
         by_name: dict[tuple[str, str, str | None], tuple[str | None, bool, list[list[str]], list[str], int]] = {}
         named_level: list[int] = []  # how exactly each column names its table (see _name_facts)
+        names_table: list[int] = []
         for ti, t in enumerate(schema.tables):
             prefix = _table_prefix(t)
             named = by_table.get(t.name)
@@ -287,6 +289,7 @@ class ColumnProfile:
                 not_unique = c.unique_ratio is not None and c.unique_ratio < 0.95
                 own.append(is_pk or (not pk and named_own > 0 and not not_unique and (kw is not None or c.unique_ratio == 1.0)))
                 named_level.append(named_own if own[-1] and not is_pk else 0)
+                names_table.append(named_own)
                 uniq.append(np.nan if c.unique_ratio is None else float(c.unique_ratio))
                 pk_decl.append(is_pk)
                 has_pk.append(bool(pk))
@@ -315,6 +318,7 @@ class ColumnProfile:
             table=table_arr, database=np.array(database, dtype=np.int64),
             type_class=np.array(tclass, dtype=np.int32), from_samples=np.array(from_s, dtype=bool),
             other_class=classes["other"], key_word=key_word, flag=np.array(flags, dtype=bool), stems=stems, own_key=own_arr,
+            names_table=np.array(names_table, dtype=np.int8),
             unique=np.array(uniq, dtype=np.float64), pk_declared=np.array(pk_decl, dtype=bool),
             table_has_pk=np.array(has_pk, dtype=bool), fk_from=fk_from, values=vm,
             n_values=n_values, full_names=full, table_names=tnames_l, table_words=twords_l, declared=declared,
@@ -338,7 +342,7 @@ class ColumnProfile:
             table=self.table[rows], database=self.database[rows], type_class=self.type_class[rows],
             from_samples=self.from_samples[rows], other_class=self.other_class,
             key_word=[self.key_word[i] for i in lst], flag=self.flag[rows], stems=[self.stems[i] for i in lst],
-            own_key=self.own_key[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
+            own_key=self.own_key[rows], names_table=self.names_table[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
             table_has_pk=self.table_has_pk[rows], fk_from=self.fk_from[rows], values=self.values[rows],
             n_values=self.n_values[rows], full_names=[self.full_names[i] for i in lst],
             table_names=[self.table_names[i] for i in lst], table_words=[self.table_words[i] for i in lst],

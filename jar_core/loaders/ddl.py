@@ -1,7 +1,10 @@
 """Load a :class:`~jar_core.schema.Schema` from DDL text (``CREATE TABLE`` statements) with sqlglot.
 
 The text is tokenized once with the dialect's tokenizer and split into statements at ``;``
-(and at T-SQL ``GO``). Only table definitions are parsed: ``CREATE ... TABLE``, ``ALTER TABLE``
+(and at T-SQL ``GO``). The MySQL client's ``DELIMITER`` blocks (triggers, procedures and
+functions in ``mysqldump`` output) are read at their own delimiter, and only the table
+definitions among them are kept: a ``CREATE TEMPORARY TABLE`` in a procedure's body is no
+table of the schema. Only table definitions are parsed: ``CREATE ... TABLE``, ``ALTER TABLE``
 (added columns, primary and foreign keys, as in ``pg_dump`` output) and ``COMMENT ON
 TABLE/COLUMN``; every other statement (``INSERT``, ``CREATE INDEX``, ``SET``...) is skipped
 unread. A table definition that sqlglot cannot parse raises :class:`DDLParseError` naming the
@@ -33,6 +36,12 @@ __all__ = ["load_ddl"]
 _SNIPPET_CHARS = 80
 _CREATE, _ALTER, _COMMENT = "create", "alter", "comment"
 _CREATE_WORD = re.compile(r"\bcreate\s", re.IGNORECASE)
+_DELIMITER_LINE = re.compile(r"^[ \t]*DELIMITER[ \t]+(\S+)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+_TABLE_STATEMENT = re.compile(
+    r"\A(?:\s|--[^\n]*\n|/\*.*?\*/)*(?:CREATE\s+(?:OR\s+REPLACE\s+)?(?:GLOBAL\s+|LOCAL\s+)?"
+    r"(?:TEMPORARY\s+|TEMP\s+)?TABLE|ALTER\s+TABLE)\b",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 def load_ddl(source: str | os.PathLike[str], *, dialect: str | None = None, database: str = "main") -> Schema:
@@ -61,7 +70,7 @@ def load_ddl(source: str | os.PathLike[str], *, dialect: str | None = None, data
         reader = Dialect.get_or_raise(dialect)
     except (ValueError, SqlglotError) as err:
         raise InvalidArgumentError(f"unknown SQL dialect {dialect!r}: {_first_line(err)}") from err
-    tokens = _tokenize(reader, text, origin)
+    tokens = _tokenize(reader, _client_delimiters(text), origin)
     builder = _Builder(database=database, dialect=reader, origin=origin)
     number, chunk = 0, list(tokens[:1])
     try:
@@ -116,6 +125,42 @@ def _read_source(source: str | os.PathLike[str]) -> tuple[str, str]:
         raise SourceError(f"DDL file {str(path)!r} is not UTF-8 text: {err}") from err
     except OSError as err:
         raise SourceError(f"cannot read DDL file {str(path)!r}: {err.strerror or err}") from err
+
+
+def _blank(text: str) -> str:
+    """``text`` with every character but line breaks turned into a space (offsets and line
+    numbers of what follows stay those of the file)."""
+    return re.sub(r"[^\n]", " ", text)
+
+
+def _client_delimiters(text: str) -> str:
+    """``text`` with the MySQL client's ``DELIMITER x`` blocks rewritten for the tokenizer.
+
+    Between ``DELIMITER x`` (``x`` not ``;``) and the next ``DELIMITER`` line, statements end
+    at ``x``; the table definitions among them are kept, ended by ``;``, and everything else
+    (trigger, procedure and function bodies, whose ``;`` end their inner statements) is
+    blanked. Offsets are kept, so messages name the file's own lines.
+    """
+    marks = list(_DELIMITER_LINE.finditer(text))
+    if not marks:
+        return text
+    out, pos, delim = [], 0, ";"
+    for m in [*marks, None]:
+        block = text[pos : m.start() if m else len(text)]
+        if delim == ";":
+            out.append(block)
+        else:
+            pieces = block.split(delim)
+            for j, piece in enumerate(pieces):
+                end = "" if j == len(pieces) - 1 else delim
+                if _TABLE_STATEMENT.match(piece):
+                    out.append(piece + (";" + " " * (len(end) - 1) if end else ""))
+                else:
+                    out.append(_blank(piece + end))
+        if m is not None:
+            out.append(_blank(m.group(0)))
+            delim, pos = m.group(1), m.end()
+    return "".join(out)
 
 
 def _looks_like_path(text: str) -> bool:

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Inferred join keys on schemas no one here wrote, against the keys they declare.
+
+Each source is read with its declared keys, which are the truth; then its foreign keys are
+removed (``pk kept``: primary keys stay, as in databases that declare keys but no references;
+``no keys``: primary keys removed too, as ``dbgen`` writes TPC-H) and the join graph is inferred
+from what is left (:func:`jar_core.joins.graph.build_join_graph`). An inferred join counts as
+right when it joins the two columns of a declared foreign key (either direction); precision and
+recall are over column pairs, for every inferred join and for those of confidence >= 0.75 (the
+direct joins: rule 7's uncertain joins and the siblings are below it). ``--list`` prints each
+wrong and each missed join.
+
+A join the schema's authors did not declare is counted wrong even when it is a real join
+(Sakila's ``film_text.film_id`` -> ``film.film_id``, a 1:1 table kept by triggers; TPC-DS's
+``web_page.wp_customer_sk`` -> ``customer``): read the ``--list`` output before the figure.
+
+Sources: a ``.sql`` DDL file (``path.sql:dialect``, sqlglot's dialect name) or a database URL
+(its sample values then count, as for a live database). The figures in docs/results.md are for
+the DDL files of public repositories, fetched separately (not shipped here):
+
+* Chinook: ``ChinookDatabase/DataSources/Chinook_Sqlite.sql`` of ``lerocha/chinook-database``
+  (and a SQLite database made from it: ``sqlite3 chinook.db < Chinook_Sqlite.sql``);
+* Sakila: ``mysql-sakila-db/mysql-sakila-schema.sql`` of ``jOOQ/sakila``;
+* Northwind: ``northwind.sql`` of ``pthom/northwind_psql``;
+* TPC-H: ``dss.ddl`` and ``dss.ri`` of ``electrum/tpch-dbgen``, with ``dss.ri``'s DB2 forms
+  rewritten to standard SQL (``sed -E -e 's/TPCD\\.//g' -e 's/ADD FOREIGN KEY ([A-Z_0-9]+) \\(/ADD
+  CONSTRAINT \\1 FOREIGN KEY (/'``);
+* TPC-DS: ``tools/tpcds.sql`` and ``tools/tpcds_ri.sql`` of ``gregrahn/tpcds-kit``, concatenated.
+
+    python scripts/join_keys_public.py chinook.sql:sqlite sqlite:///chinook.db sakila.sql:mysql \\
+        northwind.sql:postgres tpch.sql tpcds.sql [--list]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from jar_core.errors import JarError  # noqa: E402
+from jar_core.joins.graph import EVIDENCE, build_join_graph  # noqa: E402
+from jar_core.schema import Schema  # noqa: E402
+
+DIRECT = 0.75
+
+
+def load(source: str) -> tuple[str, Schema]:
+    """``(name, schema)`` of a ``path.sql[:dialect]`` or a database URL."""
+    if "://" in source:
+        from jar_core.loaders import load_database
+
+        return source.rsplit("/", 1)[-1], load_database(source)
+    from jar_core.loaders.ddl import load_ddl
+
+    path, _, dialect = source.partition(":")
+    return Path(path).name, load_ddl(Path(path), dialect=dialect or None)
+
+
+Pair = frozenset  # {(table, column), (table, column)}, lower case
+
+
+def declared(schema: Schema) -> set[Pair]:
+    out = set()
+    for t in schema.tables:
+        for fk in t.foreign_keys:
+            ref = fk.ref_table.split(".", 1)[1].lower()
+            for c, rc in zip(fk.columns, fk.ref_columns):
+                out.add(Pair([(t.name.lower(), c.lower()), (ref, rc.lower())]))
+    return out
+
+
+def stripped(schema: Schema, keep_pk: bool) -> Schema:
+    """``schema`` without foreign keys (and without primary keys unless ``keep_pk``)."""
+    tables = []
+    for t in schema.tables:
+        cols = t.columns if keep_pk else [dataclasses.replace(c, primary_key=False) for c in t.columns]
+        tables.append(dataclasses.replace(t, columns=cols, foreign_keys=[]))
+    return Schema(tables)
+
+
+def inferred(schema: Schema) -> dict[Pair, tuple[float, str, str]]:
+    """Every inferred join: pair -> (confidence, rule, ``a -> b`` as printed)."""
+    g = build_join_graph(schema)
+    cols = [(t.name.lower(), c.name.lower()) for t in schema.tables for c in t.columns]
+    out: dict[Pair, tuple[float, str, str]] = {}
+    for a, b, conf, ev in zip(g.a.tolist(), g.b.tolist(), g.confidence.tolist(), g.evidence.tolist()):
+        pair = Pair([cols[a], cols[b]])
+        if pair not in out or conf > out[pair][0]:
+            out[pair] = (conf, EVIDENCE[ev], f"{'.'.join(cols[a])} -> {'.'.join(cols[b])}")
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("sources", nargs="+", help="path.sql[:dialect] or a database URL")
+    p.add_argument("--list", action="store_true", help="print every wrong and missed join")
+    args = p.parse_args()
+    print("| schema | keys left | tables | declared | inferred | precision | recall "
+          f"| inferred >= {DIRECT} | precision | recall |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    notes = []
+    for source in args.sources:
+        try:
+            name, schema = load(source)
+        except JarError as err:
+            print(f"join_keys_public: {err}", file=sys.stderr)
+            return 2
+        truth = declared(schema)
+        for keep_pk in (True, False):
+            edges = inferred(stripped(schema, keep_pk))
+            cells = []
+            for floor in (0.0, DIRECT):
+                got = {e for e, v in edges.items() if v[0] >= floor}
+                right = len(got & truth)
+                cells += [str(len(got)), f"{100 * right / max(len(got), 1):.1f}", f"{100 * right / max(len(truth), 1):.1f}"]
+            keys = "primary" if keep_pk else "none"
+            print(f"| {name} | {keys} | {len(schema.tables)} | {len(truth)} | " + " | ".join(cells) + " |")
+            if args.list:
+                for e, (conf, rule, text) in sorted(edges.items(), key=lambda x: (-x[1][0], x[1][2])):
+                    if e not in truth:
+                        notes.append(f"{name} ({keys}): wrong  {conf:.2f} {rule:12s} {text}")
+                for e in sorted(truth - set(edges), key=sorted):
+                    notes.append(f"{name} ({keys}): missed {' = '.join('.'.join(c) for c in sorted(e))}")
+    if notes:
+        print()
+        print("\n".join(notes))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
