@@ -157,7 +157,7 @@ def _build_join_graph(
     conf = np.concatenate([np.ones(len(df)), conf])
     ev = np.concatenate([np.zeros(len(df), dtype=np.int64), ev])
     f, k, conf, ev = _best_per_pair(f, k, conf, ev)
-    conf = _uncertain(p.n, f, k, conf, ev, p.database[f] == p.database[k], p.own_key | p.pk_declared)
+    conf = _uncertain(p.n, f, k, conf, ev, p.database[f] == p.database[k])
     kept = conf > 0
     f, k, conf, ev = f[kept], k[kept], conf[kept], ev[kept]
     order = np.lexsort((k, f, -conf))
@@ -168,24 +168,21 @@ def _build_join_graph(
 
 
 def _uncertain(
-    n: int, f: np.ndarray, k: np.ndarray, conf: np.ndarray, ev: np.ndarray, within: np.ndarray, key: np.ndarray,
+    n: int, f: np.ndarray, k: np.ndarray, conf: np.ndarray, ev: np.ndarray, within: np.ndarray,
 ) -> np.ndarray:
     """The confidences of the edges ``f -> k`` (``n`` columns) after rule 7, within databases
     (``within``; the joins across databases, bounded by rule 5, leave those within as they are):
     an inferred reference whose column references several keys is capped at :data:`AMBIGUOUS`;
-    a sibling pair whose two columns reference one key lowered to :data:`THROUGH_KEY` (``key``:
-    the columns that are their table's key); a reference found by values alone and tied between
-    more than :data:`MAX_VALUE_TIES` keys dropped (confidence 0). Declared edges are left alone."""
+    a sibling pair whose two columns reference one key lowered to :data:`THROUGH_KEY`; a
+    reference found by values alone and tied between more than :data:`MAX_VALUE_TIES` keys
+    dropped (confidence 0). Declared edges are left alone."""
     if len(f) == 0:
         return conf
     sib = (ev == EVIDENCE.index("sibling")) & within
     ref = (ev != EVIDENCE.index("sibling")) & within
     n_keys = np.bincount(f[ref], minlength=n)
     ambiguous = ref & (ev != 0) & (n_keys[f] > 1)
-    # a join of two keys (film_text.film_id = film.film_id, 1:1) references either way
-    both = ref & key[f] & key[k]
-    rf, rk = np.concatenate([f[ref], k[both]]), np.concatenate([k[ref], f[both]])
-    refs = sparse.csr_matrix((np.ones(len(rf), dtype=np.float32), (rf, rk)), shape=(n, n))
+    refs = sparse.csr_matrix((np.ones(int(ref.sum()), dtype=np.float32), (f[ref], k[ref])), shape=(n, n))
     through = np.zeros(len(f), dtype=bool)
     if sib.any() and refs.nnz:
         shared = np.asarray(refs[f[sib]].multiply(refs[k[sib]]).sum(axis=1)).ravel() > 0
