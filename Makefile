@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	# PyTorch first, so that nothing pulls another build: the CPU one where the configured index
-	# serves it; TORCH_INDEX=https://download.pytorch.org/whl/cpu takes it from PyTorch's own index.
+	# serves it; TORCH_INDEX=<the CPU wheel index PyTorch's install page gives> takes it from there.
 	$(PY) -m pip install --quiet torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(PY) -m pip install --quiet -e ".[all,test]"
 	touch $(STAMP)

@@ -115,7 +115,7 @@ def result_documents(
     for t in result.tables:
         keys = [
             {"left": j.left, "right": j.right, "score": round(j.score, 4), "declared": j.declared,
-             "kind": j.kind, "confidence": round(j.score, 4), "evidence": j.evidence}
+             "kind": j.kind, "confidence": round(j.score, 4), "evidence": j.evidence, "uncertain": j.uncertain}
             for j in result.joins
             if t.id in (j.left_table.id, j.right_table.id)
         ]

@@ -16,7 +16,7 @@ import re
 from typing import TYPE_CHECKING, Any, Sequence
 
 from jar_core.errors import UnknownDatabaseError
-from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable
+from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable, join_note
 from jar_core.sql import create_table_ddl
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -122,7 +122,7 @@ def result_text(
     if res.joins:
         out.append("Joins:")
         for j in res.joins:
-            out.append(f"  {j.left} = {j.right}  ({'declared' if j.declared else f'inferred: {j.evidence}, {j.score:.2f}'})")
+            out.append(f"  {j.left} = {j.right}  ({join_note(j.declared, j.evidence, j.score)})")
     else:
         out.append("Joins: none")
     hint = res.join_clause()
@@ -181,7 +181,7 @@ def _column_note(t: RetrievedTable, column: str) -> str:
 
 
 def _edge_label(e: JoinEdge) -> str:
-    return str(e) if e.declared else f"{e} (inferred: {e.evidence or 'score'}, {e.score:.2f})"
+    return e.describe()
 
 
 def _node_title(t: RetrievedTable) -> str:
@@ -320,7 +320,7 @@ def describe_table(retriever: "TableRetriever", name: str, *, dialect: str | Non
     if joins:
         lines.append("-- Joins:")
         for j in joins:
-            how = "declared" if j["kind"] == "declared" else f"inferred: {j['evidence']}, {j['confidence']:.2f}"
+            how = join_note(j["kind"] == "declared", j["evidence"], j["confidence"])
             lines.append(f"--   {j['left']} = {j['right']} ({how})")
     else:
         lines.append("-- Joins: none found")

@@ -6,7 +6,20 @@ from typing import Any
 
 from jar_core.schema import Table
 
-__all__ = ["RetrievedTable", "JoinEdge", "TraceEntry", "RetrievalResult"]
+__all__ = ["RetrievedTable", "JoinEdge", "TraceEntry", "RetrievalResult", "UNCERTAIN_BELOW", "join_note"]
+
+#: An inferred join below this confidence is marked *uncertain* wherever it is shown: a reference
+#: tied between several keys (0.74), siblings (0.70-0.72) and siblings through a key (0.55), a
+#: join found by values alone (0.6-0.7). The direct name rules are at or above it.
+UNCERTAIN_BELOW = 0.75
+
+
+def join_note(declared: bool, evidence: str, confidence: float) -> str:
+    """``"declared"``, ``"inferred: same name, 0.97"`` or ``"inferred: sibling, 0.55, uncertain"``."""
+    if declared:
+        return "declared"
+    note = f"inferred: {evidence or 'score'}, {confidence:.2f}"
+    return note + ", uncertain" if confidence < UNCERTAIN_BELOW else note
 
 
 @dataclass(frozen=True)
@@ -97,11 +110,17 @@ class JoinEdge:
     def __str__(self) -> str:
         return f"{self.left} = {self.right}"
 
+    @property
+    def uncertain(self) -> bool:
+        """An inferred join below :data:`UNCERTAIN_BELOW`: names or values do not settle it."""
+        return not self.declared and self.score < UNCERTAIN_BELOW
+
     def describe(self) -> str:
-        """``"a.x = b.y"`` for a declared key, ``"a.x = b.y (inferred: same name, 0.95)"`` otherwise."""
+        """``"a.x = b.y"`` for a declared key, ``"a.x = b.y (inferred: same name, 0.95)"`` otherwise
+        (``", uncertain"`` added below :data:`UNCERTAIN_BELOW`)."""
         if self.declared:
             return str(self)
-        return f"{self} (inferred: {self.evidence or 'score'}, {self.score:.2f})"
+        return f"{self} ({join_note(False, self.evidence, self.score)})"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -112,6 +131,7 @@ class JoinEdge:
             "kind": self.kind,
             "evidence": self.evidence,
             "declared": self.declared,
+            "uncertain": self.uncertain,
             "left_table": self.left_table.id,
             "right_table": self.right_table.id,
         }

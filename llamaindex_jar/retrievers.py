@@ -90,7 +90,8 @@ def _context(metadata: dict[str, Any], n_tables: int, with_path: bool, descripti
     parts = [description] if description else []
     if metadata["join_keys"]:
         on = "; ".join(
-            f"{j['left']} = {j['right']}" + ("" if j.get("declared") else f" (inferred, confidence {j['score']:.2f})")
+            f"{j['left']} = {j['right']}" + ("" if j.get("declared") else
+                                              f" (inferred, confidence {j['score']:.2f}{', uncertain' if j.get('uncertain') else ''})")
             for j in metadata["join_keys"]
         )
         parts.append(f"Joins the other retrieved tables on {on}.")

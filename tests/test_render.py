@@ -106,3 +106,20 @@ def test_describe_table(retriever) -> None:
     assert info["text"].startswith('CREATE TABLE "orders"') and "-- Referenced by: main.order_lines (order_id)" in info["text"]
     with pytest.raises(UnknownDatabaseError, match="did you mean main.orders"):
         describe_table(retriever, "order")
+
+
+def test_uncertain_joins_say_so(result) -> None:
+    # customers.id = orders.customer_id is a sure name rule; the same join at a sibling's
+    # confidence is shown as uncertain everywhere it is shown; a declared key never is
+    from jar_core.result import UNCERTAIN_BELOW
+
+    inferred = next(j for j in result.joins if not j.declared)
+    assert inferred.score >= UNCERTAIN_BELOW and not inferred.uncertain
+    weak = dataclasses.replace(inferred, score=0.55, evidence="sibling")
+    assert weak.uncertain and weak.to_dict()["uncertain"] is True
+    assert weak.describe().endswith("(inferred: sibling, 0.55, uncertain)")
+    weak_result = dataclasses.replace(result, joins=[weak])
+    assert "(inferred: sibling, 0.55, uncertain)" in result_text(weak_result)
+    assert "uncertain" in to_mermaid(weak_result)
+    declared = next(j for j in result.joins if j.declared)
+    assert not dataclasses.replace(declared, score=0.1).uncertain
