@@ -1,6 +1,10 @@
 """Join inference (jar_core.joins): each rule on a small hand-made schema, one row per case."""
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -509,3 +513,22 @@ def test_values_alone_that_fit_many_keys_join_nothing():
     assert sum("support_rep" in e for e in got_few) == len(few) <= MAX_VALUE_TIES
     assert all(got_few[e][1] == "inclusion" for e in got_few if "support_rep" in e)
     assert not any("support_rep" in e for e in edges(Schema([rep, *many])))
+
+
+def test_public_schema_script_scores_inferred_joins_against_declared_ones(tmp_path, capsys, monkeypatch):
+    # scripts/join_keys_public.py: declared keys are the truth, the graph is inferred without them
+    spec = importlib.util.spec_from_file_location(
+        "join_keys_public", Path(__file__).resolve().parents[1] / "scripts" / "join_keys_public.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)  # type: ignore[union-attr]
+    ddl = tmp_path / "shop.sql"
+    ddl.write_text(
+        "CREATE TABLE customer (customer_id INT PRIMARY KEY, name TEXT);\n"
+        "CREATE TABLE orders (order_id INT PRIMARY KEY, customer_id INT REFERENCES customer(customer_id),"
+        " placed_by INT REFERENCES customer(customer_id));\n")
+    monkeypatch.setattr(sys, "argv", ["join_keys_public.py", f"{ddl}:sqlite", "--list"])
+    assert script.main() == 0
+    out = capsys.readouterr().out
+    # customer_id is found by its name; placed_by (a role no rule reads) is missed and listed
+    assert "| shop.sql | primary | 2 | 2 | 1 | 100.0 | 50.0 |" in out
+    assert "missed customer.customer_id = orders.placed_by" in out
