@@ -140,6 +140,8 @@ def main() -> int:
     p.add_argument("--json", metavar="OUT")
     p.add_argument("--work-dir", metavar="DIR", default=None,
                    help="where the index is built (default: the system's temporary folder)")
+    p.add_argument("--keep", action="store_true",
+                   help="keep the built index (its folder is printed) to profile or query it afterwards")
     args = p.parse_args()
     if args.summarize:
         print(summarize(args.summarize))
@@ -177,7 +179,10 @@ def main() -> int:
         own = TableRetriever(spider.schema, embedder=get_embedder(None))
         cr_own, _ = complete_recall(asked, own, args.k, "questions in their own corpus")
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        if args.keep:
+            step(f"index kept in {folder / 'index'}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
     times_ms = sorted(1000 * t for t in times)
     out = {
         "tables": n_tables, "build_seconds": round(build, 2),

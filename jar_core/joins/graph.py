@@ -19,8 +19,8 @@ Composed from the rules, in order of trust (each a module of :mod:`jar_core.join
    pairs compared and the edges kept grow linearly with the lake;
 6. a referencing column references one key: only its best match is kept (all of them on a
    tie), so ``Track.GenreId`` joins ``Genre`` and not ``MediaType``; between keys of equal
-   evidence, one named exactly after its own table is preferred (``film_actor.film_id`` ->
-   ``film``, not the 1:1 ``film_text``), then one in a table of the referencing table's family
+   evidence, one named after its own table (its name or head noun) is preferred to one naming
+   only the start of its table (``film_actor.film_id`` -> ``film``, not the 1:1 ``film_text``), then one in a table of the referencing table's family
    (same leading name word: ``FAC_ROOMS.BUILDING_KEY`` -> ``FAC_BUILDING``, not ``BUILDINGS``);
 7. what stays uncertain says so (:func:`_uncertain`): a reference kept to several keys on a tie
    (``SUBJECT_ID`` unique in five subject tables) cannot tell which table it joins, and
@@ -63,8 +63,9 @@ VALUE_SUPPORT = 0.04
 MIN_DISJOINT = 5
 TIE_MARGIN = 1e-6
 #: Rule 6's preferences between keys of equal evidence, the first above the second: a key named
-#: exactly after its own table (``film.film_id``, not ``film_text.film_id``, a 1:1 extension
-#: table keyed by the same id), then a key in the referencing table's family.
+#: after its own table, its name or head noun (``film.film_id``, ``ACADEMIC_TERMS.TERM_CODE``;
+#: not ``film_text.film_id`` in a 1:1 extension table, which names only the start of its table),
+#: then a key in the referencing table's family.
 EXACT_NAME = 0.05
 FAMILY = 0.03
 TYPE_MISMATCH = 0.6
@@ -237,7 +238,7 @@ def _inferred(p: ColumnProfile, cross_database: bool) -> tuple[np.ndarray, np.nd
 
 def _rank(p: ColumnProfile, f: np.ndarray, k: np.ndarray, conf: np.ndarray) -> np.ndarray:
     """Rule 6's order of the keys ``k`` a column ``f`` may reference: the confidence, then a key
-    named exactly after its table, then a key of the referencing table's family."""
+    named after its table (its name or head noun), then a key of the referencing table's family."""
     return conf + EXACT_NAME * (p.names_table[k] == 2) + FAMILY * _same_family(p, f, k)
 
 
