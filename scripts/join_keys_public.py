@@ -22,9 +22,10 @@ the DDL files of public repositories, fetched separately (not shipped here):
   (and a SQLite database made from it: ``sqlite3 chinook.db < Chinook_Sqlite.sql``);
 * Sakila: ``mysql-sakila-db/mysql-sakila-schema.sql`` of ``jOOQ/sakila``;
 * Northwind: ``northwind.sql`` of ``pthom/northwind_psql``;
-* TPC-H: ``dss.ddl`` and ``dss.ri`` of ``electrum/tpch-dbgen``, with ``dss.ri``'s DB2 forms
-  rewritten to standard SQL (``sed -E -e 's/TPCD\\.//g' -e 's/ADD FOREIGN KEY ([A-Z_0-9]+) \\(/ADD
-  CONSTRAINT \\1 FOREIGN KEY (/'``);
+* TPC-H: ``dss.ddl`` and ``dss.ri`` of ``electrum/tpch-dbgen``, concatenated (``dss.ri``'s DB2
+  forms, ``ALTER TABLE TPCD.NATION ADD FOREIGN KEY NATION_FK1 (...)``, are read as they are; for a
+  version that cannot read them, ``sed -E -e 's/TPCD\\.//g' -e 's/ADD FOREIGN KEY ([A-Z_0-9]+) \\(/ADD
+  CONSTRAINT \\1 FOREIGN KEY (/'`` rewrites them to standard SQL, as for the "before" run);
 * TPC-DS: ``tools/tpcds.sql`` and ``tools/tpcds_ri.sql`` of ``gregrahn/tpcds-kit``, concatenated.
 
     python scripts/join_keys_public.py chinook.sql:sqlite sqlite:///chinook.db sakila.sql:mysql \\

@@ -338,3 +338,27 @@ CREATE TABLE broken (
         load_ddl(ddl, dialect="mysql")
     schema = load_ddl(ddl.rsplit("CREATE TABLE broken", 1)[0], dialect="mysql")
     assert [t.name for t in schema.tables] == ["film", "film_text"]
+
+
+def test_tpch_reference_keys_db2_style() -> None:
+    # TPC-H's dss.ri: keys added in the connection's schema (TPCD.) to tables created without it,
+    # foreign keys named after FOREIGN KEY, references without columns (the primary key)
+    ddl = """CREATE TABLE NATION (N_NATIONKEY INTEGER NOT NULL, N_REGIONKEY INTEGER NOT NULL);
+CREATE TABLE REGION (R_REGIONKEY INTEGER NOT NULL, R_NAME CHAR(25));
+CONNECT TO TPCD;
+ALTER TABLE TPCD.REGION ADD PRIMARY KEY (R_REGIONKEY);
+ALTER TABLE TPCD.NATION ADD PRIMARY KEY (N_NATIONKEY);
+ALTER TABLE TPCD.NATION ADD FOREIGN KEY NATION_FK1 (N_REGIONKEY) references TPCD.REGION;
+COMMIT WORK;
+"""
+    schema = load_ddl(ddl)
+    nation = schema["main.NATION"]
+    assert nation.primary_key == ("N_NATIONKEY",)
+    assert nation.foreign_keys == [ForeignKey(("N_REGIONKEY",), "main.REGION", ("R_REGIONKEY",))]
+
+
+def test_alter_of_an_unknown_table_warns() -> None:
+    ddl = "CREATE TABLE a (id INT);\nALTER TABLE b ADD PRIMARY KEY (id);\n"
+    with pytest.warns(UserWarning, match=r"ALTER TABLE 'main.b' \(statement 2\) names no table"):
+        schema = load_ddl(ddl)
+    assert schema["main.a"].primary_key == ()

@@ -83,7 +83,7 @@ def load_ddl(source: str | os.PathLike[str], *, dialect: str | None = None, data
                 if isinstance(tree, exp.Create):
                     builder.create(tree, number, _snippet(text, chunk))
                 elif isinstance(tree, exp.Alter):
-                    builder.alter(tree)
+                    builder.alter(tree, number)
                 elif isinstance(tree, exp.Comment):
                     builder.comment(tree)
         tables = builder.build()
@@ -267,6 +267,7 @@ def _parse_statement(
     An unparseable ``CREATE TABLE`` is retried without what follows its column list (table
     options sqlglot does not know, such as SQLite's ``WITHOUT ROWID``).
     """
+    chunk = _without_key_names(chunk)
     try:
         tree = _parse_tokens(reader, chunk, text)
         if kind == _CREATE and not isinstance(tree, exp.Create):
@@ -282,6 +283,17 @@ def _parse_statement(
             if isinstance(tree, exp.Create):
                 return tree
         raise DDLParseError(_parse_error_message(err, chunk, text, number, origin)) from err
+
+
+def _without_key_names(chunk: list[Token]) -> list[Token]:
+    """``chunk`` without the constraint name DB2 writes after ``FOREIGN KEY`` (TPC-H's ``dss.ri``:
+    ``ADD FOREIGN KEY NATION_FK1 (N_REGIONKEY) REFERENCES REGION``), which sqlglot does not read."""
+    drop = {
+        i + 1 for i in range(len(chunk) - 2)
+        if chunk[i].token_type == TokenType.FOREIGN_KEY and chunk[i + 1].token_type == TokenType.VAR
+        and chunk[i + 2].token_type == TokenType.L_PAREN
+    }
+    return [t for i, t in enumerate(chunk) if i not in drop] if drop else chunk
 
 
 def _parse_error_message(err: Exception, chunk: Sequence[Token], text: str, number: int, origin: str) -> str:
@@ -394,6 +406,14 @@ class _Builder:
     def _qualified(self, table: exp.Table) -> tuple[str, str]:
         return (table.db or self.database, _table_name(table))
 
+    def _unqualified(self, name: str) -> _TableDef | None:
+        """The one table called ``name`` in any database, when a schema-qualified name finds none
+        (``ALTER TABLE TPCD.NATION`` after ``CREATE TABLE NATION``: the script's schema was the
+        connection's default); ``None`` when there is none or several."""
+        low = name.lower()
+        found = [t for (_, n), t in self.tables.items() if n.lower() == low]
+        return found[0] if len(found) == 1 else None
+
     # -- statements ---------------------------------------------------------------------
     def create(self, tree: exp.Create, number: int, snippet: str) -> None:
         if str(tree.args.get("kind") or "").upper() != "TABLE":
@@ -440,11 +460,17 @@ class _Builder:
             del self.tables[(earlier.database, earlier.name)]
         self.tables[(database, name)] = tdef
 
-    def alter(self, tree: exp.Alter) -> None:
+    def alter(self, tree: exp.Alter, number: int) -> None:
         if not isinstance(tree.this, exp.Table):
             return
-        tdef = self.find(*self._qualified(tree.this))
+        database, name = self._qualified(tree.this)
+        tdef = self.find(database, name) or self._unqualified(name)
         if tdef is None:
+            warnings.warn(
+                f"{self.origin}: ALTER TABLE {f'{database}.{name}'!r} (statement {number}) names no table "
+                "created before it; its columns and keys are ignored",
+                stacklevel=3,
+            )
             return
         for action in tree.args.get("actions") or ():
             for item in action.expressions if isinstance(action, exp.AddConstraint) else [action]:
@@ -533,6 +559,8 @@ class _Builder:
         else:
             candidates = list(dict.fromkeys([owner.database, self.database]))
         found = next(filter(None, (self.find(db, fk.ref_table) for db in candidates)), None)
+        if found is None and fk.ref_database is not None:
+            found = self._unqualified(fk.ref_table)
         ref_id = f"{found.database}.{found.name}" if found else f"{candidates[0]}.{fk.ref_table}"
         ref_columns = fk.ref_columns
         if not ref_columns and found is not None:
