@@ -57,12 +57,17 @@ def load_ddl(source: str | os.PathLike[str], *, dialect: str | None = None, data
             is table ``orders`` of database ``sales``, named ``"sales"."orders"`` in the SQL
             printed for it (:attr:`Table.sql_schema`); an unqualified ``REFERENCES t`` resolves
             to the referencing table's database, then to ``database``; a reference without
-            columns targets the primary key of the referenced table.
+            columns targets the primary key of the referenced table. A schema-qualified name in
+            ``ALTER TABLE`` or ``REFERENCES`` that names no table falls back to the one table of
+            that name (TPC-H's ``dss.ri`` adds keys to ``TPCD.NATION``, created as ``NATION``).
 
     Raises:
         SourceError: the file does not exist or cannot be read as UTF-8.
         DDLParseError: a table definition cannot be parsed (the message names the statement).
         SchemaError: no ``CREATE TABLE`` at all, or a table without column definitions.
+
+    Warns (``UserWarning``) on a table or column defined twice, and on an ``ALTER TABLE`` that
+    names no table created before it.
         InvalidArgumentError: sqlglot does not know ``dialect``.
     """
     text, origin = _read_source(source)
