@@ -143,6 +143,6 @@ def join_clause(result: "RetrievalResult", dialect: str | None = None) -> str:
     inferred = [e for e in result.joins if not e.declared]
     if inferred:
         text += "\n-- inferred joins (not declared in the schema; check them): " + "; ".join(
-            f"{e} ({e.evidence or 'score'}, {e.score:.2f})" for e in inferred
+            f"{e} ({e.evidence or 'score'}, {e.score:.2f}{', uncertain' if e.uncertain else ''})" for e in inferred
         )
     return text

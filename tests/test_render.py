@@ -121,5 +121,6 @@ def test_uncertain_joins_say_so(result) -> None:
     weak_result = dataclasses.replace(result, joins=[weak])
     assert "(inferred: sibling, 0.55, uncertain)" in result_text(weak_result)
     assert "uncertain" in to_mermaid(weak_result)
+    assert "(sibling, 0.55, uncertain)" in weak_result.join_clause()
     declared = next(j for j in result.joins if j.declared)
     assert not dataclasses.replace(declared, score=0.1).uncertain
