@@ -20,7 +20,7 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.schema import Schema
 
-__all__ = ["table_signatures", "first_copies"]
+__all__ = ["table_signatures", "first_copies", "best_copies"]
 
 
 def table_signatures(schema: "Schema") -> tuple[np.ndarray, np.ndarray]:
@@ -50,3 +50,31 @@ def first_copies(positions: np.ndarray, signature: np.ndarray, database: np.ndar
     best = np.full(int(s.max()) + 1, np.iinfo(np.int64).max)
     np.minimum.at(best, s, db_rank)
     return db_rank == best[s]
+
+
+def best_copies(
+    scores: np.ndarray, positions: np.ndarray, signature: np.ndarray, database: np.ndarray,
+) -> np.ndarray:
+    """Mask over ``positions`` (any order; ``scores`` aligned with them) keeping, of each table's
+    copies, the one whose database ranks first: :func:`first_copies` of the whole ranking by
+    score (ties by the lower position) without sorting it. A database ranks by its best table
+    here, ties by that table's lower position; a handful of vector operations over ``positions``,
+    so a lake's every table can be collapsed per question."""
+    positions = np.asarray(positions, dtype=np.int64)
+    scores = np.asarray(scores, dtype=np.float64)
+    if len(positions) < 2:
+        return np.ones(len(positions), dtype=bool)
+    d = database[positions]
+    dbs, d = np.unique(d, return_inverse=True)
+    best = np.full(len(dbs), -np.inf)
+    np.maximum.at(best, d, scores)
+    first = np.full(len(dbs), np.iinfo(np.int64).max)
+    top = scores == best[d]
+    np.minimum.at(first, d[top], positions[top])  # the database's first table in the ranking
+    db_rank = np.empty(len(dbs), dtype=np.int64)
+    db_rank[np.lexsort((first, -best))] = np.arange(len(dbs))
+    r = db_rank[d]
+    s = signature[positions]
+    keep_rank = np.full(int(s.max()) + 1, np.iinfo(np.int64).max)
+    np.minimum.at(keep_rank, s, r)
+    return r == keep_rank[s]

@@ -528,7 +528,7 @@ class TableRetriever:
         The candidate generator is asked for ``2n``; when copies leave fewer than ``n`` of them
         (a lake of many copies), every allowed table is scored exactly (one product with the table
         vectors costs less than asking an index for ever more neighbours) and the copies are
-        collapsed within ever longer prefixes of that ranking (``8n``, ``32n``...) until ``n`` remain.
+        collapsed over that whole ranking without sorting it (:func:`jar_core.copies.best_copies`).
         """
         idx = self.index
         pos, _ = self.candidate_generator.search(idx, query, 2 * n if self.collapse_copies else n, allowed)
@@ -552,20 +552,14 @@ class TableRetriever:
 
     def _top_collapsed(self, scores: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:
         """The ``n`` best of ``positions`` by ``scores``, best first, the copies of one table
-        collapsed (when ``collapse_copies``) within ever longer prefixes of the ranking (``8n``,
-        ``32n``...) until ``n`` remain."""
+        collapsed (when ``collapse_copies``) over the whole ranking (:func:`jar_core.copies.best_copies`)."""
         if not self.collapse_copies:
             return exact_top(scores, positions, n)[0]
-        from jar_core.copies import first_copies
+        from jar_core.copies import best_copies
 
-        signatures = self._copy_signatures()
-        m = 8 * n
-        while True:
-            ranked, _ = exact_top(scores, positions, m)
-            kept = ranked[first_copies(ranked, *signatures)]
-            if len(kept) >= n or m >= len(positions):
-                return kept[:n]
-            m *= 4
+        scores, positions = np.asarray(scores), np.asarray(positions, dtype=np.int64)
+        keep = best_copies(scores, positions, *self._copy_signatures())
+        return exact_top(scores[keep], positions[keep], n)[0]
 
     def _relevance(self, query: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """Coarse relevance ``r`` of the tables at ``positions`` (cosine with the question)."""

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 from helpers import BagOfWordsEmbedder
 
-from jar_core.copies import first_copies, table_signatures
+from jar_core.candidates import exact_top
+from jar_core.copies import best_copies, first_copies, table_signatures
 from jar_core.loaders import load_ddl
 from jar_core.retriever import TableRetriever
 from jar_core.schema import Schema
@@ -38,6 +39,21 @@ def test_first_copies_keeps_the_first_ranked_database_of_each_table():
     # ranking: table 2 (db 1) first, so db 1's copies win; table 4 has no copy
     keep = first_copies(np.array([2, 0, 1, 3, 4]), sig, db)
     assert keep.tolist() == [True, False, False, True, True]
+
+
+def test_best_copies_is_first_copies_of_the_whole_ranking():
+    # the same rule without sorting: random lakes (one copy of a table per database), scores
+    # with ties (one decimal) and without, positions in any order
+    rng = np.random.default_rng(7)
+    for _ in range(500):
+        n = int(rng.integers(2, 50))
+        sig, db = rng.integers(0, int(rng.integers(1, 12)), n), rng.integers(0, int(rng.integers(1, 6)), n)
+        pos = np.array(sorted({(int(d), int(s)): i for i, (d, s) in enumerate(zip(db, sig))}.values()))
+        pos = rng.permutation(pos)
+        scores = np.round(rng.random(len(pos)), int(rng.integers(1, 7))).astype(np.float32)
+        ranked, _ = exact_top(scores, pos, len(pos))
+        want = set(ranked[first_copies(ranked, sig, db)].tolist())
+        assert set(pos[best_copies(scores, pos, sig, db)].tolist()) == want
 
 
 def test_candidates_come_from_one_copy_and_the_answer_joins():
