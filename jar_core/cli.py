@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from jar_core.errors import InvalidArgumentError, JarError
+from jar_core.schema import MAX_SAMPLE_VALUES
 
 __all__ = ["main", "build_parser", "add_embedding_options", "embedder_from_args"]
 
@@ -41,6 +42,9 @@ def _add_source(p: argparse.ArgumentParser) -> None:
                      "printed is qualified with it")
     src.add_argument("--sample-rows", type=int, default=None, metavar="N",
                      help="with --db (or the demo database): rows read per table for statistics (default 1000)")
+    src.add_argument("--sample-values", type=int, default=None, metavar="N",
+                     help="with --db (or the demo database): distinct values kept per column, where the "
+                     "question's names are looked up (default 100, at most 1000)")
     add_embedding_options(src)
 
 
@@ -77,14 +81,15 @@ def _retriever(args: argparse.Namespace, **options: Any) -> Any:
         raise InvalidArgumentError("--dialect applies to --ddl only")
     if args.schema and not args.db:
         raise InvalidArgumentError("--schema applies to --db (the SQL schema of a live database)")
-    if args.sample_rows is not None:
-        other = "--index" if args.index else "--ddl" if args.ddl else "--benchmark" if args.benchmark else None
-        if other:
-            raise InvalidArgumentError(
-                f"--sample-rows applies to --db (rows read from a live database), not to {other}"
-            )
-        if args.sample_rows < 1:
-            raise InvalidArgumentError(f"--sample-rows must be >= 1, got {args.sample_rows}")
+    other = "--index" if args.index else "--ddl" if args.ddl else "--benchmark" if args.benchmark else None
+    for flag, value, what in (("--sample-rows", args.sample_rows, "rows read"),
+                              ("--sample-values", args.sample_values, "values kept")):
+        if value is not None and other:
+            raise InvalidArgumentError(f"{flag} applies to --db ({what} from a live database), not to {other}")
+    if args.sample_rows is not None and args.sample_rows < 1:
+        raise InvalidArgumentError(f"--sample-rows must be >= 1, got {args.sample_rows}")
+    if args.sample_values is not None and not 0 <= args.sample_values <= MAX_SAMPLE_VALUES:
+        raise InvalidArgumentError(f"--sample-values must be from 0 to {MAX_SAMPLE_VALUES}, got {args.sample_values}")
     if "embedder" not in options:
         options["embedder"] = embedder_from_args(args)
     if args.index:
@@ -101,8 +106,8 @@ def _retriever(args: argparse.Namespace, **options: Any) -> Any:
         from jar_core.demo import demo_url
 
         url = demo_url()
-    sample_rows = 1000 if args.sample_rows is None else args.sample_rows
-    return TableRetriever(load_database(url, sample_rows=sample_rows, schema=args.schema or None), **options)
+    sampling = {k: v for k, v in (("sample_rows", args.sample_rows), ("sample_values", args.sample_values)) if v is not None}
+    return TableRetriever(load_database(url, schema=args.schema or None, **sampling), **options)
 
 
 def _cache_path(retriever: Any) -> Path:

@@ -28,8 +28,8 @@ __all__ = [
     "MAX_SAMPLE_VALUES",
 ]
 
-#: At most this many distinct sample values are kept per column.
-MAX_SAMPLE_VALUES = 50
+#: At most this many distinct sample values are kept per column (a loader keeps fewer by default).
+MAX_SAMPLE_VALUES = 1000
 
 
 class TypeFamily(str, Enum):

@@ -223,15 +223,24 @@ def test_weights_with_another_strategy_are_an_error(capsys):
 
 
 @pytest.mark.parametrize("source", ["--index", "--ddl", "--benchmark"])
-def test_sample_rows_without_a_database_is_an_error(source, tmp_path, capsys):
-    assert main(["retrieve", "q", source, str(tmp_path), "--sample-rows", "10"]) == 1
-    _one_line_error(capsys, f"--sample-rows applies to --db (rows read from a live database), not to {source}")
+@pytest.mark.parametrize("flag, what", [("--sample-rows", "rows read"), ("--sample-values", "values kept")])
+def test_sampling_without_a_database_is_an_error(source, flag, what, tmp_path, capsys):
+    assert main(["retrieve", "q", source, str(tmp_path), flag, "10"]) == 1
+    _one_line_error(capsys, f"{flag} applies to --db ({what} from a live database), not to {source}")
 
 
 def test_sample_rows_with_a_database(capsys):
     assert main(["retrieve", "q", "--sample-rows", "0"]) == 1
     _one_line_error(capsys, "--sample-rows must be >= 1")
     assert len(_json_run(capsys, "-k", "2", "--sample-rows", "5", "--no-cache")["tables"]) == 2
+
+
+def test_sample_values_with_a_database(capsys):
+    assert main(["retrieve", "q", "--sample-values", "1001"]) == 1
+    _one_line_error(capsys, "--sample-values must be from 0 to 1000, got 1001")
+    # the demo question names a country: found among the values kept, not with none kept
+    assert _json_run(capsys, "--no-cache")["value_matches"]
+    assert _json_run(capsys, "--sample-values", "0", "--no-cache")["value_matches"] == []
 
 
 def test_explain_has_a_legend_and_the_candidates_line_says_why(capsys):

@@ -220,6 +220,27 @@ def test_bad_sampling_arguments(shop_db: Path) -> None:
         load_database(f"sqlite:///{shop_db}", sample_rows=0)
     with pytest.raises(InvalidArgumentError):
         load_database(f"sqlite:///{shop_db}", sample_values=-1)
+    with pytest.raises(InvalidArgumentError, match="from 0 to 1000"):
+        load_database(f"sqlite:///{shop_db}", sample_values=1001)
+
+
+def test_value_matching_finds_a_name_far_down_a_small_table(tmp_path: Path) -> None:
+    # a dimension of 150 names: the one asked about is the 90th (Chinook's artist table has 275)
+    path = tmp_path / "music.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE artist (artist_id INTEGER PRIMARY KEY, name TEXT)")
+    con.execute("CREATE TABLE album (album_id INTEGER PRIMARY KEY, title TEXT, artist_id INTEGER REFERENCES artist)")
+    con.executemany("INSERT INTO artist VALUES (?, ?)", [(i, f"Band number {i}") for i in range(150)])
+    con.execute("UPDATE artist SET name = 'Iron Maiden' WHERE artist_id = 90")
+    con.executemany("INSERT INTO album VALUES (?, ?, ?)", [(i, f"Record {i}", i % 150) for i in range(300)])
+    con.commit()
+    con.close()
+    from jar_core.values import ValueIndex, match_values
+
+    found = match_values(ValueIndex.from_schema(load_database(f"sqlite:///{path}")), "albums by Iron Maiden")
+    assert [(m.value, m.column) for m in found] == [("Iron Maiden", 1)]
+    few = match_values(ValueIndex.from_schema(load_database(f"sqlite:///{path}", sample_values=20)), "albums by Iron Maiden")
+    assert few == []  # the bound is real: past the first 20 distinct names, not found
 
 
 # -- errors ---------------------------------------------------------------------------------

@@ -44,9 +44,9 @@ from jar_core.errors import (
     SourceError,
     UnknownDatabaseError,
 )
-from jar_core.schema import Column, ForeignKey, Schema, Table
+from jar_core.schema import MAX_SAMPLE_VALUES, Column, ForeignKey, Schema, Table
 
-__all__ = ["load_database", "sql_database_source", "redact_url", "read_only_connection", "DEFAULT_SAMPLE_BYTES"]
+__all__ = ["load_database", "sql_database_source", "redact_url", "read_only_connection", "DEFAULT_SAMPLE_BYTES", "DEFAULT_SAMPLE_VALUES"]
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +55,10 @@ MAX_SAMPLE_CHARS = 200
 
 #: Default budget of the statistics query of one table: reading stops after this many bytes of values.
 DEFAULT_SAMPLE_BYTES = 16 * 2**20
+
+#: Distinct values kept per column by default: enough for the names of a small dimension table
+#: (artists, genres, countries) to be matched in a question.
+DEFAULT_SAMPLE_VALUES = 100
 
 #: Rows fetched at a time by the statistics query (a server-side cursor where the driver has one).
 _STREAM_ROWS = 100
@@ -93,7 +97,7 @@ def load_database(
     *,
     database: str | None = None,
     sample_rows: int = 1000,
-    sample_values: int = 20,
+    sample_values: int = DEFAULT_SAMPLE_VALUES,
     sample_bytes: int = DEFAULT_SAMPLE_BYTES,
     statistics: bool = True,
     schema: str | Sequence[str] | None = None,
@@ -111,8 +115,10 @@ def load_database(
             ``"main"``. Not allowed with several schemas (each is then its own database).
         sample_rows: with ``statistics``, at most this many rows are read per table.
         sample_values: at most this many distinct non-null values are kept per column
-            (capped by :data:`~jar_core.schema.MAX_SAMPLE_VALUES`); strings are cut to
-            :data:`MAX_SAMPLE_CHARS` characters.
+            (default 100, at most :data:`~jar_core.schema.MAX_SAMPLE_VALUES`); strings are cut
+            to :data:`MAX_SAMPLE_CHARS` characters. They are what value matching finds a
+            question's names in ('Iron Maiden' -> ``artist.name``): a name that is not among
+            the first ``sample_values`` distinct values of the rows read is not found.
         sample_bytes: with ``statistics``, reading a table's rows stops once its values add up
             to this many bytes (default 16 MiB), so a table of huge values costs no more.
         statistics: compute :attr:`Column.unique_ratio` (distinct non-null values / rows read)
@@ -133,15 +139,20 @@ def load_database(
         SchemaError: the database (or ``schema``) has no tables.
         UnknownDatabaseError: a name of ``include_tables`` is not a table.
         SourceError: reflection failed after connecting.
-        InvalidArgumentError: ``sample_rows < 1``, ``sample_values < 0`` or ``sample_bytes < 1``.
+        InvalidArgumentError: ``sample_rows < 1``, ``sample_values`` not in ``0..MAX_SAMPLE_VALUES``
+            or ``sample_bytes < 1``.
 
     A URL is opened read-only (see the module's documentation); an engine you pass is left as
     it was, its connection made read-only for the time of the load where the dialect allows it.
     """
     if statistics and (not isinstance(sample_rows, int) or sample_rows < 1):
         raise InvalidArgumentError(f"sample_rows must be a positive integer, got {sample_rows!r}")
-    if statistics and (not isinstance(sample_values, int) or sample_values < 0):
-        raise InvalidArgumentError(f"sample_values must be a non-negative integer, got {sample_values!r}")
+    if statistics and (
+        isinstance(sample_values, bool) or not isinstance(sample_values, int) or not 0 <= sample_values <= MAX_SAMPLE_VALUES
+    ):
+        raise InvalidArgumentError(
+            f"sample_values must be an integer from 0 to {MAX_SAMPLE_VALUES}, got {sample_values!r}"
+        )
     if statistics and (isinstance(sample_bytes, bool) or not isinstance(sample_bytes, int) or sample_bytes < 1):
         raise InvalidArgumentError(f"sample_bytes must be a positive integer, got {sample_bytes!r}")
     schemas = _schema_list(schema)
