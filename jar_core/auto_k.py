@@ -3,47 +3,64 @@
 The search runs up to ``k_max`` tables; the answer is the shortest prefix of its choices that
 
 * covers every sub-query above ``threshold`` (``max_{i in prefix} F_ji >= threshold`` for all j,
-  when each sub-query is covered that well by some candidate at all), and
-* is join-connected as far as the whole choice allows (its tables fall into as many pieces as
-  the whole choice splits them into: a later table may be the bridge they need);
+  when each sub-query is covered that well by some candidate at all; one that the whole choice
+  covers less than ``floor`` is left out: no table answers it, and chasing its best weak match
+  grew the set to the maximum, 'sells' in 'What genre sells the most tracks?'), and
+* is join-connected: with a strategy that bridges (the default ``join-aware``), the prefix's
+  pieces are joined by the cheapest bridge tables over the join graph (:func:`jar_core.bridge.bridge_paths`,
+  within ``k_max``), so a question over two far tables returns them and the path between them,
+  not every table the search would have taken before it reached the path; with any other strategy,
+  the prefix falls into as many pieces as the whole choice splits them into (a later table may
+  be the bridge they need);
 
-at least ``k_min`` tables. Without sub-queries the coverage test is the question's own: the
-prefix stops once the next table's coarse relevance falls below ``threshold`` times the first's.
+at least ``k_min`` tables. Without sub-queries (or none covered at ``floor``) the coverage test is
+the question's own: the prefix stops once the next table's coarse relevance falls below
+``threshold`` times the first's.
 """
 from __future__ import annotations
 
-from typing import Sequence
+import copy
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from jar_core.bridge import bridge_paths, is_connected
 from jar_core.bridge import labels as _labels
 
+if TYPE_CHECKING:  # pragma: no cover
+    from jar_core.signals import Signals
+    from jar_core.strategies.base import SearchStrategy, Selection
 
-__all__ = ["auto_size", "AUTO_K_MAX", "AUTO_THRESHOLD", "AUTO_K_MIN"]
+__all__ = ["auto_size", "auto_select", "AUTO_K_MAX", "AUTO_THRESHOLD", "AUTO_K_MIN", "AUTO_FLOOR"]
 
 AUTO_K_MAX = 10
 AUTO_K_MIN = 2
 AUTO_THRESHOLD = 0.6
+#: A sub-query covered less than this by every table of the choice does not hold the set open.
+AUTO_FLOOR = 0.4
 
 
 def auto_size(
     F: np.ndarray, w: np.ndarray, r: np.ndarray, order: Sequence[int], *, threshold: float = AUTO_THRESHOLD,
-    k_min: int = AUTO_K_MIN,
+    k_min: int = AUTO_K_MIN, floor: float = AUTO_FLOOR, connected: bool = True,
 ) -> int:
-    """The number of leading tables of ``order`` to keep (see the module docstring)."""
+    """The number of leading tables of ``order`` to keep (see the module docstring); with
+    ``connected=False`` the coverage test alone (the caller bridges the pieces)."""
     order = [int(i) for i in order]
     n = len(order)
     if n <= k_min:
         return n
-    whole = _labels(w, order)
+    whole = _labels(w, order) if connected else None
 
     def joined(m: int) -> bool:
-        return len(set(_labels(w, order[:m]).tolist())) == len(set(whole[:m].tolist()))
+        return whole is None or len(set(_labels(w, order[:m]).tolist())) == len(set(whole[:m].tolist()))
 
-    if F.shape[0]:
-        target = np.minimum(F[:, order].max(axis=1), threshold)  # what can be reached at all
+    best = F[:, order].max(axis=1) if F.shape[0] else np.zeros(0)
+    answered = best >= floor
+    if answered.any():
+        target = np.minimum(best[answered], threshold)  # what can be reached at all
         for m in range(max(k_min, 1), n + 1):
-            covered = F[:, order[:m]].max(axis=1) >= target - 1e-9
+            covered = F[answered][:, order[:m]].max(axis=1) >= target - 1e-9
             if covered.all() and joined(m):
                 return m
         return n
@@ -52,3 +69,32 @@ def auto_size(
         if r[order[m]] < threshold * top and joined(m):
             return m
     return n
+
+
+def auto_select(
+    strategy: "SearchStrategy", signals: "Signals", k_max: int = AUTO_K_MAX, *, pinned: Sequence[int] = (),
+) -> "Selection":
+    """``strategy``'s choice for ``k="auto"``: at most ``k_max`` tables, never fewer than ``pinned``."""
+    from jar_core.strategies.greedy import with_bridges
+
+    k = min(k_max, signals.n)
+    bridged = bool(getattr(strategy, "bridges", False))
+    if bridged:  # the search's own choices; the bridges are the prefix's, added below
+        strategy = copy.copy(strategy)
+        strategy.bridges = False  # type: ignore[attr-defined]
+    sel = strategy.select(signals, k, pinned=pinned)
+    m = max(auto_size(signals.F, signals.w, signals.r, sel.order, connected=not bridged), len(pinned))
+    order = sel.order[:m]
+    bridges: list[int] = []
+    if bridged and len(order) >= 2 and not is_connected(signals.w, order):
+        found = bridge_paths(signals.w, order)
+        if found is not None and len(order) + len(found) <= k:
+            bridges = found
+    if bridges:
+        return with_bridges(signals, sel, order + bridges, bridges, strategy.l_coarse, strategy.l_join)  # type: ignore[attr-defined]
+    sel.order, sel.trace = order, sel.trace[:m]
+    sel.steps = [st for st in sel.steps if st.candidate in order]
+    sel.bridges = [b for b in sel.bridges if b in order]
+    if sel.coverage is not None and signals.F.shape[0]:
+        sel.coverage = np.maximum(signals.F[:, order].max(axis=1), 0.0)
+    return sel

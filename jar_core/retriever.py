@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from jar_core.auto_k import AUTO_K_MAX
+from jar_core.auto_k import AUTO_K_MAX, auto_select
 from jar_core.candidates import BruteForceCandidates, CandidateGenerator, exact_scores, exact_top
 from jar_core.decomposition import Decomposer, Decomposition, HeuristicDecomposer
 from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
@@ -639,16 +639,11 @@ class TableRetriever:
             result_warnings.append(msg)
         if len(include) > k:
             raise InvalidArgumentError(f"{len(include)} tables included but k={k}")
-        sel = strat.select(sig, min(k, sig.n), pinned=list(range(len(include))))
+        pinned = list(range(len(include)))
         if auto:
-            from jar_core.auto_k import auto_size
-
-            m = max(auto_size(sig.F, sig.w, sig.r, sel.order), len(include))
-            sel.order, sel.trace = sel.order[:m], sel.trace[:m]
-            sel.steps = [st for st in sel.steps if st.candidate in sel.order]
-            sel.bridges = [b for b in getattr(sel, "bridges", []) if b in sel.order]
-            if sel.coverage is not None and sig.F.shape[0]:
-                sel.coverage = np.maximum(sig.F[:, sel.order].max(axis=1), 0.0)
+            sel = auto_select(strat, sig, k, pinned=pinned)
+        else:
+            sel = strat.select(sig, min(k, sig.n), pinned=pinned)
         res = self._result(question, dec, sig, sel, strat, len(include), result_warnings)
         res.k = "auto" if auto else k
         return res

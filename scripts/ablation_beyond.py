@@ -103,7 +103,7 @@ def main() -> int:
         ms = 1000 * (prep.signals_seconds / n + select_s / (n * len(ks)))
         print("| " + " | ".join([name, *cells, f"{ms:.2f}"]) + " |", flush=True)
     # adaptive K on the default configuration: tables returned against recall
-    from jar_core.auto_k import AUTO_K_MAX, AUTO_THRESHOLD, auto_size
+    from jar_core.auto_k import AUTO_FLOOR, AUTO_K_MAX, AUTO_THRESHOLD, auto_select
 
     r = TableRetriever(bench.schema, embedder=embedder)
     r.load_or_build_index(cache_path(r.schema, r.embedder.name))
@@ -111,14 +111,13 @@ def main() -> int:
     strat = JoinAwareStrategy()
     sizes, rec, comp = [], [], []
     for q in prep.questions:
-        order = strat.select(q.signals, min(AUTO_K_MAX, q.signals.n)).order
-        m = auto_size(q.signals.F, q.signals.w, q.signals.r, order)
-        got, gold = set(prep.table_ids(q.signals, order[:m])), set(q.gold)
-        sizes.append(m)
+        order = auto_select(strat, q.signals, AUTO_K_MAX).order
+        got, gold = set(prep.table_ids(q.signals, order)), set(q.gold)
+        sizes.append(len(order))
         rec.append(len(got & gold) / len(gold))
         comp.append(gold <= got)
     n = len(sizes)
-    print(f"k=auto (threshold {AUTO_THRESHOLD}, at most {AUTO_K_MAX}): {sum(sizes) / n:.2f} tables on average, "
+    print(f"k=auto (threshold {AUTO_THRESHOLD}, floor {AUTO_FLOOR}, at most {AUTO_K_MAX}): {sum(sizes) / n:.2f} tables on average, "
           f"R {100 * sum(rec) / n:.1f}, CR {100 * sum(comp) / n:.1f}")
     return 0
 

@@ -142,6 +142,38 @@ def test_auto_k_stops_when_covered_and_connected():
     assert auto_size(F[:1], w, r, [0, 1, 2, 3]) == 2  # k_min
     res = _music().retrieve("list the albums by Iron Maiden", k="auto")
     assert res.k == "auto" and 2 <= len(res) <= 4 and res.to_dict()["k"] == "auto"
+
+
+def test_auto_k_leaves_out_a_sub_query_no_table_answers():
+    from jar_core.auto_k import auto_size
+
+    w = np.full((5, 5), 0.9) - 0.9 * np.eye(5)
+    F = np.array([[0.9, 0.2, 0.1, 0.1, 0.1],    # answered by 0
+                  [0.2, 0.8, 0.1, 0.1, 0.1],    # answered by 1
+                  [0.1, 0.1, 0.2, 0.2, 0.35]])  # 'sells': no table answers it; its best is last
+    r = np.array([0.5, 0.4, 0.3, 0.2, 0.1])
+    assert auto_size(F, w, r, [0, 1, 2, 3, 4]) == 2
+    assert auto_size(F, w, r, [0, 1, 2, 3, 4], floor=0.0) == 5  # chasing it took every table
+
+
+def test_auto_k_bridges_the_covering_tables_instead_of_growing_the_prefix():
+    from jar_core.auto_k import auto_select
+
+    # 0 and 1 answer the question; they join only through 4, a table the search would take last
+    n = 6
+    w = np.zeros((n, n), dtype=np.float32)
+    for a, b in ((0, 4), (4, 1), (0, 2), (2, 3), (3, 5)):
+        w[a, b] = w[b, a] = 0.97
+    F = np.zeros((2, n), dtype=np.float32)
+    F[0, 0], F[1, 1] = 0.9, 0.9
+    s = sig([0.6, 0.55, 0.5, 0.45, 0.05, 0.4], w, F)
+    greedy = GreedyStrategy(3, 1, 4)
+    assert greedy.select(s, 6).order[-1] == 4  # the bridge comes last in the search's own order
+    assert auto_select(greedy, s, 6).order == [0, 1, 2, 3, 5, 4]  # without bridges: the prefix up to it
+    sel = auto_select(JoinAwareStrategy(), s, 6)
+    assert sel.order == [0, 1, 4] and sel.bridges == [4]
+    assert [st.candidate for st in sel.steps] == [0, 1, 4] and sel.steps[2].join == pytest.approx(0.97)
+    assert auto_select(JoinAwareStrategy(), s, 6, pinned=[3]).order[:1] == [3]
     with pytest.raises(Exception, match="positive integer"):
         _music().retrieve("albums", k="some")
 

@@ -176,19 +176,27 @@ class JoinAwareStrategy(GreedyStrategy):
         order, bridges = connect(signals.w, min(k, signals.n), sel.order, pinned=len(pinned))
         if not bridges:
             return sel
-        steps = {s.candidate: s for s in sel.steps}
-        w = signals.w
-        new_steps = []
-        for pos, i in enumerate(order):
-            if i in steps and i not in bridges:
-                new_steps.append(steps[i])
-            else:
-                j = float(w[i, order[:pos]].max()) if pos else 0.0
-                new_steps.append(StepGain(i, float(signals.r[i]), 0.0, j, float(self.l_coarse * signals.r[i] + self.l_join * j)))
-        F = signals.F
-        cov = F[:, order].max(axis=1) if F.shape[0] else np.zeros(0)
-        return Selection(order=order, steps=new_steps, trace=sel.trace[: len(order)], coverage=np.maximum(cov, 0.0),
-                         bridges=list(bridges))
+        return with_bridges(signals, sel, order, bridges, self.l_coarse, self.l_join)
+
+
+def with_bridges(
+    signals: Signals, sel: Selection, order: Sequence[int], bridges: Sequence[int], l_coarse: float, l_join: float,
+) -> Selection:
+    """``sel`` re-ordered to ``order``, with ``bridges`` (tables added only to connect the others)
+    given their relevance and their strongest join to the tables before them."""
+    steps = {s.candidate: s for s in sel.steps}
+    w = signals.w
+    new_steps = []
+    for pos, i in enumerate(order):
+        if i in steps and i not in bridges:
+            new_steps.append(steps[i])
+        else:
+            j = float(w[i, order[:pos]].max()) if pos else 0.0
+            new_steps.append(StepGain(i, float(signals.r[i]), 0.0, j, float(l_coarse * signals.r[i] + l_join * j)))
+    F = signals.F
+    cov = F[:, order].max(axis=1) if F.shape[0] else np.zeros(0)
+    return Selection(order=list(order), steps=new_steps, trace=sel.trace[: len(order)], coverage=np.maximum(cov, 0.0),
+                     bridges=list(bridges))
 
 
 class DenseStrategy:
