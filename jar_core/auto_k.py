@@ -5,7 +5,8 @@ The search runs up to ``k_max`` tables; the answer is the shortest prefix of its
 * covers every sub-query above ``threshold`` (``max_{i in prefix} F_ji >= threshold`` for all j,
   when each sub-query is covered that well by some candidate at all; one that the whole choice
   covers less than ``floor`` is left out: no table answers it, and chasing its best weak match
-  grew the set to the maximum, 'sells' in 'What genre sells the most tracks?'), and
+  grew the set to the maximum, 'sells' in 'What genre sells the most tracks?'; a value found in
+  the data, a year's date table among them, always counts), and
 * is join-connected: with a strategy that bridges (the default ``join-aware``), the prefix's
   pieces are joined by the cheapest bridge tables over the join graph (:func:`jar_core.bridge.bridge_paths`,
   within ``k_max``), so a question over two far tables returns them and the path between them,
@@ -26,6 +27,7 @@ import numpy as np
 
 from jar_core.bridge import bridge_paths, is_connected
 from jar_core.bridge import labels as _labels
+from jar_core.values import VALUE_PREFIX
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.signals import Signals
@@ -43,9 +45,11 @@ AUTO_FLOOR = 0.4
 def auto_size(
     F: np.ndarray, w: np.ndarray, r: np.ndarray, order: Sequence[int], *, threshold: float = AUTO_THRESHOLD,
     k_min: int = AUTO_K_MIN, floor: float = AUTO_FLOOR, connected: bool = True,
+    always: np.ndarray | None = None,
 ) -> int:
     """The number of leading tables of ``order`` to keep (see the module docstring); with
-    ``connected=False`` the coverage test alone (the caller bridges the pieces)."""
+    ``connected=False`` the coverage test alone (the caller bridges the pieces); ``always`` marks
+    the sub-queries that count below ``floor`` too (matched values)."""
     order = [int(i) for i in order]
     n = len(order)
     if n <= k_min:
@@ -57,6 +61,8 @@ def auto_size(
 
     best = F[:, order].max(axis=1) if F.shape[0] else np.zeros(0)
     answered = best >= floor
+    if always is not None and len(always):
+        answered |= np.asarray(always, dtype=bool) & (best > 0)
     if answered.any():
         target = np.minimum(best[answered], threshold)  # what can be reached at all
         for m in range(max(k_min, 1), n + 1):
@@ -83,7 +89,10 @@ def auto_select(
         strategy = copy.copy(strategy)
         strategy.bridges = False  # type: ignore[attr-defined]
     sel = strategy.select(signals, k, pinned=pinned)
-    m = max(auto_size(signals.F, signals.w, signals.r, sel.order, connected=not bridged), len(pinned))
+    values = np.array([q.startswith(VALUE_PREFIX) for q in signals.subqueries], dtype=bool)
+    if len(values) != signals.F.shape[0]:
+        values = None
+    m = max(auto_size(signals.F, signals.w, signals.r, sel.order, connected=not bridged, always=values), len(pinned))
     order = sel.order[:m]
     bridges: list[int] = []
     if bridged and len(order) >= 2 and not is_connected(signals.w, order):

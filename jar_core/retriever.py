@@ -23,6 +23,7 @@ from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable, TraceEntr
 from jar_core.schema import Schema
 from jar_core.signals import Signals, compute_signals
 from jar_core.strategies import JoinAwareStrategy, SearchStrategy, get_strategy
+from jar_core.values import VALUE_PREFIX
 
 __all__ = ["TableRetriever", "check_question", "check_k", "check_k_or_auto", "check_table_names", "convert_option"]
 
@@ -59,7 +60,7 @@ def _apply_value_matches(sig: Signals, matches: list[Any]) -> None:
         i = pos.get(m.table)
         if i is None:
             continue
-        row = spans.setdefault(f"value: {m.span}", np.zeros(sig.n, dtype=np.float32))
+        row = spans.setdefault(VALUE_PREFIX + m.span, np.zeros(sig.n, dtype=np.float32))
         row[i] = max(row[i], VALUE_COVERAGE * m.weight)
     if not spans:
         return

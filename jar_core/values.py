@@ -9,8 +9,11 @@
   up exactly (case-folded), then a fuzzy pass for names (spans written with a capital): an n-gram of 5+ letters within one
   edit of a value (``Iron Maidan``), through a deletion-neighbourhood index, so the cost is a
   few dictionary lookups per n-gram, not a scan of the values.
-* A 4-digit year or an ISO date in the question points to date/time columns: tables with a
-  date/time column (or named ``date``/``time``) get the match ``<year>`` with a lower weight.
+* A 4-digit year in the question (an ISO date's too) points to date/time columns: tables with a date/time column
+  (by type, or by a name with ``date``/``time``/``year`` that is not a key: ``ss_sold_date_sk``
+  refers to a date, it is none) get the match ``<year>`` with a lower weight; when some of them
+  are date dimensions (named ``date``, ``time``, ``calendar``, ``day``, ``month``, ``year`` or
+  ``period``: ``date_dim``, ``TIME_DAY``), only those.
 
 The retriever adds a matched value as a sub-query that the matching tables cover (``F = 1``)
 and raises their coarse relevance; the result lists every match (:attr:`RetrievalResult.value_matches`).
@@ -28,8 +31,10 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.schema import Schema
 
-__all__ = ["ValueIndex", "ValueMatch", "match_values", "MIN_CHARS", "MAX_CHARS", "MAX_TABLES"]
+__all__ = ["ValueIndex", "ValueMatch", "match_values", "MIN_CHARS", "MAX_CHARS", "MAX_TABLES", "VALUE_PREFIX"]
 
+#: How the sub-query of a matched value is named in the signals and the result (``value: Iron Maiden``).
+VALUE_PREFIX = "value: "
 #: Weight of a year's match to a date/time column (a hint, not a value found).
 YEAR_WEIGHT = 0.5
 #: A span found in more tables than this tells nothing (``male`` in every gender column).
@@ -46,6 +51,12 @@ name names number count total average me do does did has have had""".split())
 
 
 _DATE_NAME = re.compile(r"(^|_)(date|time|year)($|_)", re.I)
+#: A name ending in a key word refers to a date dimension (``ss_sold_date_sk``): it is not a date.
+_KEY_END = re.compile(r"(^|_)(sk|id|key|fk)$", re.I)
+#: A date dimension's name (``date_dim``, ``TIME_DAY``, ``DimDate``, ``calendar``).
+_DATE_TABLE = re.compile(r"(^|_)(dates?|times?|calendars?|days?|months?|years?|periods?)($|_)", re.I)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_YEAR_NAME = re.compile(r"(^|_)year($|_)", re.I)
 
 
 _DATE_TYPE = re.compile(r"date|time|year|interval", re.I)
@@ -54,7 +65,13 @@ _DATE_TYPE = re.compile(r"date|time|year|interval", re.I)
 @lru_cache(maxsize=65536)
 def _is_date_column(raw_type: str, name: str) -> bool:
     # the type's keywords are enough here (no SQL parser needed to spot DATE / TIMESTAMP)
-    return _DATE_TYPE.search(raw_type or "") is not None or _DATE_NAME.search(name) is not None
+    if _DATE_TYPE.search(raw_type or "") is not None:
+        return True
+    return _DATE_NAME.search(name) is not None and _KEY_END.search(name) is None
+
+
+def _is_date_table(name: str) -> bool:
+    return _DATE_TABLE.search(_CAMEL.sub("_", name)) is not None
 
 
 def _norm(text: str) -> str:
@@ -91,20 +108,24 @@ class ValueIndex:
     original: dict[str, str] = field(default_factory=dict)
     date_tables: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     date_columns: dict[int, int] = field(default_factory=dict)
+    date_dimensions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # per date table
 
     @classmethod
     def from_schema(cls, schema: "Schema", tables: "np.ndarray | None" = None) -> "ValueIndex":
         """The values of ``schema``'s tables at positions ``tables`` (default: every table)."""
         idx = cls()
-        dates = []
+        dates, dimensions = [], []
         raw: dict[str, list[tuple[int, int]]] = {}
         positions = range(len(schema.tables)) if tables is None else [int(i) for i in tables]
         for ti in positions:
             t = schema.tables[ti]
+            year = next((ci for ci, c in enumerate(t.columns) if _YEAR_NAME.search(_CAMEL.sub("_", c.name))), None)
             for ci, c in enumerate(t.columns):
                 if ti not in idx.date_columns and _is_date_column(c.type, c.name):
-                    idx.date_columns[ti] = ci
+                    idx.date_columns[ti] = ci if year is None else year  # a year column where there is one
                     dates.append(ti)
+                    # a date dimension: named so, with a year or a typed date (a time-of-day table has neither)
+                    dimensions.append(_is_date_table(t.name) and (year is not None or _DATE_TYPE.search(c.type or "") is not None))
                 if not c.sample:
                     continue
                 for v in c.sample:
@@ -122,6 +143,7 @@ class ValueIndex:
                 for d in _deletions(key):
                     idx.fuzzy.setdefault(d, []).append(key)
         idx.date_tables = np.array(dates, dtype=np.int64)
+        idx.date_dimensions = np.array(dimensions, dtype=bool)
         return idx
 
     def __len__(self) -> int:
@@ -170,8 +192,13 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
             matches.extend(found)
         if hits:
             covered.append(key)
-    for year in dict.fromkeys(_YEAR.findall(question)) if YEAR_WEIGHT > 0 else ():
-        for ti in index.date_tables.tolist():
-            if allowed is None or allowed[ti]:
+    years = list(dict.fromkeys(_YEAR.findall(question))) if YEAR_WEIGHT > 0 else []
+    if years:
+        tables = index.date_tables
+        ok = np.ones(len(tables), dtype=bool) if allowed is None else allowed[tables]
+        if (ok & index.date_dimensions).any():  # a date dimension answers a year; its referrers do not
+            ok &= index.date_dimensions
+        for year in years:
+            for ti in tables[ok].tolist():
                 matches.append(ValueMatch(year, year, ti, index.date_columns[ti], False, weight=YEAR_WEIGHT))
     return matches

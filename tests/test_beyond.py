@@ -130,6 +130,35 @@ def test_value_index_is_bounded_and_skips_numbers():
     assert [m.span for m in match_values(vi, "concerts in Lyon or 12345")] == ["Lyon"]
 
 
+WAREHOUSE = """
+CREATE TABLE date_dim (d_date_sk INT PRIMARY KEY, d_date DATE, d_year INT, d_moy INT);
+CREATE TABLE time_dim (t_time_sk INT PRIMARY KEY, t_time INT, t_hour INT, t_minute INT);
+CREATE TABLE item (i_item_sk INT PRIMARY KEY, i_rec_start_date DATE, i_product_name VARCHAR(50));
+CREATE TABLE store_sales (ss_sold_date_sk INT REFERENCES date_dim (d_date_sk),
+  ss_sold_time_sk INT REFERENCES time_dim (t_time_sk), ss_item_sk INT REFERENCES item (i_item_sk),
+  ss_net_paid DECIMAL(7,2));
+"""
+
+
+def test_a_year_points_to_the_date_dimension_not_to_every_table_with_a_date():
+    from jar_core.loaders import load_ddl
+    from jar_core.values import ValueIndex, match_values
+
+    schema = load_ddl(WAREHOUSE)
+    vi = ValueIndex.from_schema(schema)
+    found = [(schema.tables[m.table].name, schema.tables[m.table].columns[m.column].name)
+             for m in match_values(vi, "net paid of store sales in 2001")]
+    # not the fact's date key (a reference), not the time of day, not the item's row start date
+    assert found == [("date_dim", "d_year")]
+    # without a date dimension, every table with a date column gets the hint
+    plain = load_ddl(WAREHOUSE.replace("date_dim", "promo_window"))
+    hinted = {plain.tables[m.table].name for m in match_values(ValueIndex.from_schema(plain), "in 2001")}
+    assert hinted == {"promo_window", "item", "time_dim"}  # time_dim: named so, but no year nor date
+    # k="auto" keeps the year's table: a value found always counts, however weak its coverage
+    r = TableRetriever(schema, embedder=BagOfWordsEmbedder())
+    assert "date_dim" in r.retrieve("net paid of store sales in 2001", k="auto").table_names
+
+
 def test_auto_k_stops_when_covered_and_connected():
     from jar_core.auto_k import auto_size
 
