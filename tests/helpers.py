@@ -85,3 +85,14 @@ def assert_same_top_n(generator, index, queries: int = 20, seed: int = 7) -> Non
                 pos, scores = generator.search(index, q, n, allowed)
                 assert pos.tolist() == want_pos.tolist(), (n, allowed)
                 np.testing.assert_allclose(scores, want_scores, atol=1e-6)
+
+
+def load_script(name: str):
+    """The module of ``scripts/<name>.py`` (scripts are not a package)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import BagOfWordsEmbedder
+from helpers import BagOfWordsEmbedder, load_script
 
 from jar_core.bridge import bridge_paths, connect, is_connected
 from jar_core.retriever import TableRetriever
@@ -305,3 +305,23 @@ def test_trace_lists_every_step_best_first_with_fewer_as_candidates_run_out():
     for step, entries in zip(sel.steps, sel.trace):
         assert entries[0] == step  # the chosen candidate heads its step's trace, with the same gains
         assert [g.total for g in entries] == sorted((g.total for g in entries), reverse=True)
+
+
+def test_public_questions_script_reports_complete_sets_values_and_bridges(tmp_path, capsys, monkeypatch):
+    import sqlite3
+
+    script = load_script("public_questions")
+    db = tmp_path / "music.db"
+    con = sqlite3.connect(db)
+    con.executescript(MUSIC)
+    con.executemany("INSERT INTO artist VALUES (?, ?)", [(1, "Iron Maiden"), (2, "Queen")])
+    con.commit()
+    con.close()
+    monkeypatch.setattr(script, "QUESTIONS", {"chinook": [("list the albums by Iron Maiden", {"album", "artist"})],
+                                              "tpch": [("unused", {"x"})]})
+    with pytest.warns(UserWarning, match="k=5 is larger than the 4 candidate tables"):
+        assert script.main(["--chinook", f"sqlite:///{db}"]) == 0
+    out = capsys.readouterr().out
+    assert "chinook: list the albums by Iron Maiden" in out and "tpch: skipped (no --tpch given)" in out
+    assert "values: Iron Maiden -> artist.name" in out
+    assert "k=5: 1 of 1 questions complete, 4.00 tables on average" in out  # the schema's 4 tables

@@ -1,12 +1,11 @@
 """Join inference (jar_core.joins): each rule on a small hand-made schema, one row per case."""
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import load_script
 
 from jar_core.joins import build_join_graph
 from jar_core.joins.graph import AMBIGUOUS, EVIDENCE, MAX_VALUE_TIES, THROUGH_KEY
@@ -517,10 +516,7 @@ def test_values_alone_that_fit_many_keys_join_nothing():
 
 def test_public_schema_script_scores_inferred_joins_against_declared_ones(tmp_path, capsys, monkeypatch):
     # scripts/join_keys_public.py: declared keys are the truth, the graph is inferred without them
-    spec = importlib.util.spec_from_file_location(
-        "join_keys_public", Path(__file__).resolve().parents[1] / "scripts" / "join_keys_public.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)  # type: ignore[union-attr]
+    script = load_script("join_keys_public")
     ddl = tmp_path / "shop.sql"
     ddl.write_text(
         "CREATE TABLE customer (customer_id INT PRIMARY KEY, name TEXT);\n"

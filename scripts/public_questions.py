@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Questions a new user would ask of schemas no one here wrote, with the tables their SQL needs.
+
+Each question runs through the default configuration with ``k="auto"`` and with ``k=5``; a line
+says which tables came back (``+`` a bridge), which values were found, and whether every table
+the SQL needs is among them. The questions were written while trying these schemas as a user
+would, to find what goes wrong; all of them are kept here, the misses too. The tables each one
+needs are read from the SQL one would write (for TPC-H and TPC-DS, as their own queries do).
+
+Sources are those of ``scripts/join_keys_public.py`` (fetched separately, not shipped): Chinook
+as a SQLite database with its data (``sqlite3 chinook.db < Chinook_Sqlite.sql``), TPC-H's
+``dss.ddl`` + ``dss.ri`` and TPC-DS's ``tpcds.sql`` + ``tpcds_ri.sql`` as DDL (no data: no values).
+
+    python scripts/public_questions.py --chinook sqlite:///chinook.db --tpch tpch.sql --tpcds tpcds.sql
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from jar_core.retriever import TableRetriever
+
+#: (question, tables its SQL needs) per schema.
+QUESTIONS: dict[str, list[tuple[str, set[str]]]] = {
+    "chinook": [
+        ("Which tracks are on the playlist Grunge?", {"playlist", "playlisttrack", "track"}),
+        ("How much did customers from Brazil spend in total?", {"customer", "invoice"}),
+        ("List the albums by Iron Maiden", {"album", "artist"}),
+        ("What genre sells the most tracks?", {"genre", "track", "invoiceline"}),
+        ("Which artist has the most albums?", {"artist", "album"}),
+        ("Which customers bought tracks of the genre Jazz?", {"customer", "invoice", "invoiceline", "track", "genre"}),
+        ("Which employee supports the most customers?", {"employee", "customer"}),
+    ],
+    "tpch": [
+        ("What is the total revenue per nation?", {"lineitem", "orders", "customer", "nation"}),
+        ("Which suppliers supply parts of brand Brand#23?", {"supplier", "partsupp", "part"}),
+        ("How many orders did customers in the AUTOMOBILE market segment place in 1995?", {"orders", "customer"}),
+        ("List the top 10 customers by total order price in region EUROPE", {"customer", "orders", "nation", "region"}),
+    ],
+    "tpcds": [
+        ("Total store sales in 2001 by state", {"store_sales", "store", "date_dim"}),
+        ("Which items were returned most often through the catalog channel?", {"catalog_returns", "item"}),
+        ("How many customers bought from the web in 2002 and live in Texas?",
+         {"web_sales", "customer", "customer_address", "date_dim"}),
+    ],
+}
+
+
+def _retriever(name: str, source: str) -> TableRetriever:
+    if "://" in source:
+        return TableRetriever.from_database(source)
+    return TableRetriever.from_ddl(source)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    for name in QUESTIONS:
+        p.add_argument(f"--{name}", metavar="SOURCE", help=f"{name}: a database URL or a DDL file")
+    args = p.parse_args(argv)
+    totals = {"auto": [0, 0, 0], "5": [0, 0, 0]}  # complete, questions, tables
+    for name, questions in QUESTIONS.items():
+        source = getattr(args, name)
+        if not source:
+            print(f"{name}: skipped (no --{name} given)")
+            continue
+        r = _retriever(name, source)
+        for question, needed in questions:
+            cells = []
+            for k in ("auto", 5):
+                res = r.retrieve(question, k=k)
+                got = [t.name.lower() for t in res.tables]
+                bridges = {t.name.lower() for t in res.tables if t.reason == "bridge"}
+                ok = needed <= set(got)
+                tot = totals[str(k)]
+                tot[0] += ok
+                tot[1] += 1
+                tot[2] += len(got)
+                shown = ", ".join(("+" if g in bridges else "") + g for g in got)
+                cells.append(f"k={k}: {'complete' if ok else 'missing ' + ', '.join(sorted(needed - set(got)))}"
+                             f" [{shown}]")
+                if k == "auto":
+                    values = sorted({f"{m['span']} -> {m['table'].split('.')[-1]}.{m['column']}" for m in res.value_matches})
+            print(f"{name}: {question}")
+            for c in cells:
+                print(f"    {c}")
+            if values:
+                print(f"    values: {'; '.join(values)}")
+    for k, (ok, n, tables) in totals.items():
+        if n:
+            print(f"k={k}: {ok} of {n} questions complete, {tables / n:.2f} tables on average")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
