@@ -9,9 +9,11 @@ needs are read from the SQL one would write (for TPC-H and TPC-DS, as their own 
 
 Sources are those of ``scripts/join_keys_public.py`` (fetched separately, not shipped): Chinook
 as a SQLite database with its data (``sqlite3 chinook.db < Chinook_Sqlite.sql``), TPC-H's
-``dss.ddl`` + ``dss.ri`` and TPC-DS's ``tpcds.sql`` + ``tpcds_ri.sql`` as DDL (no data: no values).
+``dss.ddl`` + ``dss.ri`` and TPC-DS's ``tpcds.sql`` + ``tpcds_ri.sql`` as DDL (no data: no values),
+or TPC-H and TPC-DS with data, as DuckDB's ``tpch`` / ``tpcds`` extensions generate them (no keys).
 
     python scripts/public_questions.py --chinook sqlite:///chinook.db --tpch tpch.sql --tpcds tpcds.sql
+    python scripts/public_questions.py --tpch duckdb:///tpch.duckdb --tpcds duckdb:///tpcds.duckdb
 """
 from __future__ import annotations
 

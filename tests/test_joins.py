@@ -498,6 +498,17 @@ def test_a_tables_own_key_references_nothing_by_a_partial_name():
     assert edges(s) == {}
 
 
+def test_a_column_named_after_its_own_table_references_nothing_by_a_role():
+    # TPC-DS: catalog_page.cp_catalog_page_number is the page's number, not a role ("catalog")
+    # of a web page; a column of another table with those words still is a catalog page
+    page = T("catalog_page", Column("cp_catalog_page_sk", "int", primary_key=True), "cp_catalog_page_number")
+    web = T("web_page", Column("wp_web_page_sk", "int", primary_key=True), Column("wp_url", "text"))
+    assert edges(Schema([page, web])) == {}
+    returns = T("catalog_returns", "cr_item_sk", "cr_catalog_page_sk")
+    got = edges(Schema([page, web, returns]))
+    assert set(got) == {"catalog_page.cp_catalog_page_sk = catalog_returns.cr_catalog_page_sk"}
+
+
 def test_values_alone_that_fit_many_keys_join_nothing():
     # Chinook: SupportRepId holds 3, 4, 5, which every serial id of the database holds too
     def entity(name: str) -> Table:
@@ -528,3 +539,17 @@ def test_public_schema_script_scores_inferred_joins_against_declared_ones(tmp_pa
     # customer_id is found by its name; placed_by (a role no rule reads) is missed and listed
     assert "| shop.sql | primary | 2 | 2 | 1 | 100.0 | 50.0 |" in out
     assert "missed customer.customer_id = orders.placed_by" in out
+    # a database made without keys (DuckDB's dbgen) is scored against a DDL file's keys
+    import sqlite3
+
+    con = sqlite3.connect(tmp_path / "shop.db")
+    con.executescript("CREATE TABLE customer (customer_id INT, name TEXT);"
+                      "CREATE TABLE orders (order_id INT, customer_id INT, placed_by INT);")
+    con.executemany("INSERT INTO customer VALUES (?, ?)", [(i, f"c{i}") for i in range(1, 30)])
+    con.executemany("INSERT INTO orders VALUES (?, ?, ?)", [(i, i % 29 + 1, 1) for i in range(1, 60)])
+    con.commit()
+    con.close()
+    monkeypatch.setattr(sys, "argv", ["join_keys_public.py", f"sqlite:///{tmp_path / 'shop.db'}={ddl}:sqlite"])
+    assert script.main() == 0
+    out = capsys.readouterr().out
+    assert "| shop.db (keys of shop.sql) | primary | 2 | 2 | 1 | 100.0 | 50.0 |" in out

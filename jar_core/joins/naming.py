@@ -17,7 +17,8 @@ sibling        0.70  ``city.CountryCode`` = ``countrylanguage.CountryCode`` (two
 key-like name and neither is known to be unique. A table's own key references another table
 by that table's whole name only (same name or entity on the key's own words), never by a role,
 an abbreviation or a partial table name (``web_page.wp_web_page_sk`` is no ``catalog_page``
-key), and two own keys whose names meet only without their tables' prefixes (``cd_demo_sk``,
+key); so does a column named after its own table (``catalog_page.cp_catalog_page_number`` is
+no ``web_page`` key), and two own keys whose names meet only without their tables' prefixes (``cd_demo_sk``,
 ``hd_demo_sk``) do not join unless the name is the referenced table's. A referencing name without a key word
 (``flights.Airline``, ``ship.lost_in_battle``) counts 0.85 times and is never an abbreviation
 (``page_count`` is not ``country``), a natural key word
@@ -140,6 +141,9 @@ def naming(
         part_k.append(got_k[1])
         abbr_k.append(got_k[2])
     same = [p.full_names[i] if has_kw[i] and any(p.stems[i]) else none for i in range(n)]
+    # a column whose words are its own table's name describes that table (``catalog_page.
+    # cp_catalog_page_number``): no role of another one (``catalog`` + ``page`` is no ``web_page``)
+    names_own = np.array([bool(p.table_words[i]) and p.table_words[i][0] in p.stems[i] for i in range(n)], dtype=bool)
     role_kw = [x if has_kw[i] else none for i, x in enumerate(role_f)]
 
     def glue_ok(fi: int, ki: int) -> bool:
@@ -171,8 +175,9 @@ def naming(
         if a_rows is glue_f:
             ok = np.array([glue_ok(int(a), int(b)) for a, b in zip(row, col)], dtype=bool)
             row, col = row[ok], col[ok]
-        if not exact:  # a table's own key is another table's only by that table's whole name
-            keep_own = ~p.own_key[row] if len(row) else np.zeros(0, dtype=bool)
+        if not exact:  # a table's own key (or a column named after its own table) is another table's
+            # only by that table's whole name
+            keep_own = ~(p.own_key[row] | names_own[row]) if len(row) else np.zeros(0, dtype=bool)
             row, col = row[keep_own], col[keep_own]
         parts.append((row, col, np.full(len(row), list(RULES).index(rule), dtype=np.int64)))
     f = np.concatenate([x[0] for x in parts]).astype(np.int64)
