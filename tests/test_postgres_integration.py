@@ -43,6 +43,15 @@ INSERT INTO music.track VALUES (1, 'So What', 1, 1, 562000), (2, 'Blue in Green'
 INSERT INTO music.playlist VALUES (1, 'Workout'), (2, 'Evening');
 INSERT INTO music.playlist_track VALUES (1, 3), (1, 4), (2, 1), (2, 2), (2, 4);
 INSERT INTO public.playlist VALUES (1, 'not this one');
+-- a label's catalogue: 300 artists, the one asked about the 90th row read (value matching keeps the
+-- first 100 values of a column; an UPDATE would move the row to the heap's end, past them)
+CREATE SCHEMA label;
+CREATE TABLE label.artist (artist_id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE label.album (album_id INTEGER PRIMARY KEY, title TEXT NOT NULL,
+                          artist_id INTEGER NOT NULL REFERENCES label.artist (artist_id));
+INSERT INTO label.artist
+  SELECT i, CASE WHEN i = 90 THEN 'Iron Maiden' ELSE 'Band number ' || i END FROM generate_series(1, 300) AS i;
+INSERT INTO label.album SELECT i, 'Record ' || i, 1 + i % 300 FROM generate_series(1, 600) AS i;
 """
 QUESTION = "Which tracks are on the playlist named Workout?"
 
@@ -90,6 +99,17 @@ def test_retrieve_with_schema_prints_sql_that_runs(server, tmp_path):
     text = _cli("retrieve", QUESTION, "--db", server.url, "--schema", "music", "-k", "3", "--no-cache")
     assert text.returncode == 0, text.stderr
     assert "music.playlist_track" in text.stdout and '"music"."playlist_track"' in text.stdout
+
+
+def test_a_name_far_down_a_table_is_found_in_the_server_values(server):
+    args = ("retrieve", "List the albums by Iron Maiden", "--db", server.url, "--schema", "label", "-k", "2",
+            "--format", "json", "--no-cache")
+    out = json.loads(_cli(*args).stdout)
+    assert out["value_matches"] == [{"span": "Iron Maiden", "value": "Iron Maiden", "table": "label.artist",
+                                     "column": "name", "exact": True}]
+    assert {t["id"] for t in out["tables"]} == {"label.album", "label.artist"}
+    fewer = json.loads(_cli(*args, "--sample-values", "20").stdout)
+    assert fewer["value_matches"] == []  # the 90th name is past the first 20 values read
 
 
 def test_without_a_schema_the_default_schema_is_read(server):

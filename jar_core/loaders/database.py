@@ -118,7 +118,8 @@ def load_database(
             (default 100, at most :data:`~jar_core.schema.MAX_SAMPLE_VALUES`); strings are cut
             to :data:`MAX_SAMPLE_CHARS` characters. They are what value matching finds a
             question's names in ('Iron Maiden' -> ``artist.name``): a name that is not among
-            the first ``sample_values`` distinct values of the rows read is not found.
+            the first ``sample_values`` distinct values of the rows read (in the order the
+            database returns them, not by key: PostgreSQL returns an updated row last) is not found.
         sample_bytes: with ``statistics``, reading a table's rows stops once its values add up
             to this many bytes (default 16 MiB), so a table of huge values costs no more.
         statistics: compute :attr:`Column.unique_ratio` (distinct non-null values / rows read)
