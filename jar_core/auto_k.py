@@ -6,7 +6,8 @@ The search runs up to ``k_max`` tables; the answer is the shortest prefix of its
   when each sub-query is covered that well by some candidate at all; one that the whole choice
   covers less than ``floor`` is left out: no table answers it, and chasing its best weak match
   grew the set to the maximum, 'sells' in 'What genre sells the most tracks?'; a value found in
-  the data, a year's date table among them, always counts), and
+  the data, a year's date table among them, always counts, and a sub-query that only repeats a
+  value found, 'europe' beside 'value: EUROPE', is left to the value), and
 * is join-connected: with a strategy that bridges (the default ``join-aware``), the prefix's
   pieces are joined by the cheapest bridge tables over the join graph (:func:`jar_core.bridge.bridge_paths`,
   within ``k_max``), so a question over two far tables returns them and the path between them,
@@ -77,6 +78,10 @@ def auto_size(
     return n
 
 
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
 def auto_select(
     strategy: "SearchStrategy", signals: "Signals", k_max: int = AUTO_K_MAX, *, pinned: Sequence[int] = (),
 ) -> "Selection":
@@ -89,10 +94,16 @@ def auto_select(
         strategy = copy.copy(strategy)
         strategy.bridges = False  # type: ignore[attr-defined]
     sel = strategy.select(signals, k, pinned=pinned)
-    values = np.array([q.startswith(VALUE_PREFIX) for q in signals.subqueries], dtype=bool)
-    if len(values) != signals.F.shape[0]:
-        values = None
-    m = max(auto_size(signals.F, signals.w, signals.r, sel.order, connected=not bridged, always=values), len(pinned))
+    F, values = signals.F, None
+    subs = list(signals.subqueries)
+    if len(subs) == F.shape[0]:
+        values = np.array([q.startswith(VALUE_PREFIX) for q in subs], dtype=bool)
+        # a sub-query that only repeats a value found ('europe' beside 'value: EUROPE') asks nothing
+        # the value does not: its best weak match by meaning (``nation``) does not hold the set open
+        found = {_norm(q[len(VALUE_PREFIX):]) for q, v in zip(subs, values) if v}
+        repeats = np.array([not v and _norm(q) in found for q, v in zip(subs, values)], dtype=bool)
+        F, values = F[~repeats], values[~repeats]
+    m = max(auto_size(F, signals.w, signals.r, sel.order, connected=not bridged, always=values), len(pinned))
     order = sel.order[:m]
     bridges: list[int] = []
     if bridged and len(order) >= 2 and not is_connected(signals.w, order):

@@ -325,3 +325,21 @@ def test_public_questions_script_reports_complete_sets_values_and_bridges(tmp_pa
     assert "chinook: list the albums by Iron Maiden" in out and "tpch: skipped (no --tpch given)" in out
     assert "values: Iron Maiden -> artist.name" in out
     assert "k=5: 1 of 1 questions complete, 4.00 tables on average" in out  # the schema's 4 tables
+
+
+def test_auto_k_a_sub_query_that_repeats_a_found_value_asks_nothing_more():
+    from jar_core.auto_k import auto_select
+
+    # TPC-H: 'europe' by meaning is nearest a late table (nation 0.47); 'value: EUROPE' is region's
+    n = 4
+    w = np.zeros((n, n), dtype=np.float32)
+    for a, b in ((0, 1), (1, 2), (2, 3)):
+        w[a, b] = w[b, a] = 0.97
+    F = np.array([[0.2, 0.7, 0.1, 0.1],     # customer
+                  [0.46, 0.1, 0.1, 0.47],   # europe
+                  [0.6, 0.0, 0.0, 0.0]], dtype=np.float32)  # value: EUROPE
+    s = sig([0.5, 0.4, 0.3, 0.2], w, F)
+    s.subqueries = ["customer", "europe", "value: EUROPE"]
+    assert auto_select(GreedyStrategy(3, 1, 4), s, 4).order == [0, 1]
+    s.subqueries = ["customer", "europe", "value: Europa"]  # another value: 'europe' counts
+    assert auto_select(GreedyStrategy(3, 1, 4), s, 4).order == [0, 1, 2, 3]
