@@ -104,8 +104,13 @@ class ValueIndex:
     """Distinct text sample values -> the columns that hold them (see the module docstring)."""
 
     exact: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    fuzzy: dict[str, list[str]] = field(default_factory=dict)  # deletion variant -> values
     original: dict[str, str] = field(default_factory=dict)
+    # the deletion neighbourhood of the values of 5+ characters, as two arrays (a dict of lists
+    # took 3 kB a value): the hash of each one-letter deletion, sorted, and its value's position
+    # in ``fuzzy_keys``
+    fuzzy_keys: list[str] = field(default_factory=list)
+    fuzzy_hashes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    fuzzy_values: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     date_tables: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     date_columns: dict[int, int] = field(default_factory=dict)
     date_dimensions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # per date table
@@ -138,16 +143,35 @@ class ValueIndex:
             have = idx.exact.get(key)
             idx.exact[key] = cols if have is None else list(dict.fromkeys(have + cols))
             idx.original.setdefault(key, v.strip())
-        for key in idx.exact:
-            if len(key) >= 5:
-                for d in _deletions(key):
-                    idx.fuzzy.setdefault(d, []).append(key)
+        idx.fuzzy_keys = [key for key in idx.exact if len(key) >= 5]
+        lengths = np.fromiter((len(k) for k in idx.fuzzy_keys), dtype=np.int64, count=len(idx.fuzzy_keys))
+        hashes = np.fromiter((hash(d) for k in idx.fuzzy_keys for d in _deletions(k)), dtype=np.int64,
+                             count=int(lengths.sum()))
+        order = np.argsort(hashes, kind="stable")
+        idx.fuzzy_hashes = hashes[order]
+        idx.fuzzy_values = np.repeat(np.arange(len(idx.fuzzy_keys), dtype=np.int32), lengths)[order]
         idx.date_tables = np.array(dates, dtype=np.int64)
         idx.date_dimensions = np.array(dimensions, dtype=bool)
         return idx
 
     def __len__(self) -> int:
         return len(self.exact)
+
+    def one_deletion_from(self, *texts: str) -> list[str]:
+        """The indexed values (5+ characters) that lose one letter to become one of ``texts``
+        (one vectorized lookup for all of them)."""
+        if not texts or not len(self.fuzzy_hashes):
+            return []
+        hashes = np.fromiter((hash(t) for t in texts), dtype=np.int64, count=len(texts))
+        lo = np.searchsorted(self.fuzzy_hashes, hashes, side="left").tolist()
+        hi = np.searchsorted(self.fuzzy_hashes, hashes, side="right").tolist()
+        found: dict[str, None] = {}
+        for text, a, b in zip(texts, lo, hi):
+            for i in self.fuzzy_values[a:b].tolist():  # usually none; a hash may collide, so check
+                key = self.fuzzy_keys[i]
+                if len(key) == len(text) + 1 and text in _deletions(key):
+                    found[key] = None
+        return sorted(found)
 
 
 def _spans(question: str, max_words: int = 4) -> list[str]:
@@ -178,11 +202,10 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
         if key in index.exact:
             hits = [(key, True)]
         elif len(key) >= 5 and span[:1].isupper():  # fuzzy for names only: "Iron Maidan", not "authors"
-            cands = set(index.fuzzy.get(key, []))
-            for d in _deletions(key):
-                if d in index.exact:
-                    cands.add(d)
-                cands.update(index.fuzzy.get(d, []))
+            dels = _deletions(key)
+            # a letter missing in the question, a letter changed, a letter too many
+            cands = set(index.one_deletion_from(key, *dels))
+            cands.update(d for d in dels if d in index.exact)
             hits = [(c, False) for c in sorted(cands) if abs(len(c) - len(key)) <= 1]
         found = [
             ValueMatch(span, index.original.get(value, value), ti, ci, exact)

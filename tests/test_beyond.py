@@ -120,6 +120,17 @@ def test_a_value_only_mention_finds_its_table():
     assert fuzzy.value_matches[0]["value"] == "Iron Maiden"
 
 
+def test_fuzzy_names_within_one_edit_either_way():
+    from jar_core.values import ValueIndex, match_values
+
+    vi = ValueIndex.from_schema(_music().schema)
+    assert vi.one_deletion_from("iron maiden") == []  # nothing indexed is one letter longer
+    assert vi.one_deletion_from("metalica") == ["metallica"]
+    for asked in ("Metalica", "Metallicca", "Metallika"):  # a letter missing, one too many, one changed
+        assert [m.value for m in match_values(vi, f"songs by {asked}")] == ["Metallica"], asked
+    assert match_values(vi, "songs by Metlica") == []  # two edits
+
+
 def test_value_index_is_bounded_and_skips_numbers():
     from jar_core.values import ValueIndex, match_values
 
@@ -343,3 +354,9 @@ def test_auto_k_a_sub_query_that_repeats_a_found_value_asks_nothing_more():
     assert auto_select(GreedyStrategy(3, 1, 4), s, 4).order == [0, 1]
     s.subqueries = ["customer", "europe", "value: Europa"]  # another value: 'europe' counts
     assert auto_select(GreedyStrategy(3, 1, 4), s, 4).order == [0, 1, 2, 3]
+
+
+def test_time_values_script_builds_an_index_and_finds_a_name_one_letter_off():
+    row = load_script("time_values").one(20, 5)  # 2 tables of 10 text columns, 5 names each
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[:3] == ["20", "5", "100"] and float(cells[3]) >= 0 and float(cells[5]) > 0
