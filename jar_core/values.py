@@ -7,8 +7,9 @@
   out (they match by chance). Memory grows with the number of distinct values, never with rows.
 * :func:`match_values`: the question's word n-grams (1 to 4 words, and quoted strings) looked
   up exactly (case-folded), then a fuzzy pass for names (spans written with a capital): an n-gram of 5+ letters within one
-  edit of a value (``Iron Maidan``), through a deletion-neighbourhood index, so the cost is a
-  few dictionary lookups per n-gram, not a scan of the values.
+  edit of a value (``Iron Maidan``), through a deletion-neighbourhood index (the sorted hashes of
+  every value's one-letter deletions), so the cost is one binary search per n-gram and its
+  deletions, not a scan of the values.
 * A 4-digit year in the question (an ISO date's too) points to date/time columns: tables with a date/time column
   (by type, or by a name with ``date``/``time``/``year`` that is not a key: ``ss_sold_date_sk``
   refers to a date, it is none) get the match ``<year>`` with a lower weight; when some of them
