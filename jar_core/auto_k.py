@@ -28,7 +28,7 @@ import numpy as np
 
 from jar_core.bridge import bridge_paths, is_connected
 from jar_core.bridge import labels as _labels
-from jar_core.values import VALUE_PREFIX
+from jar_core.values import VALUE_PREFIX, _norm
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.signals import Signals
@@ -66,8 +66,9 @@ def auto_size(
         answered |= np.asarray(always, dtype=bool) & (best > 0)
     if answered.any():
         target = np.minimum(best[answered], threshold)  # what can be reached at all
+        reached = np.maximum.accumulate(F[answered][:, order], axis=1)  # column m-1: the first m tables
         for m in range(max(k_min, 1), n + 1):
-            covered = F[answered][:, order[:m]].max(axis=1) >= target - 1e-9
+            covered = reached[:, m - 1] >= target - 1e-9
             if covered.all() and joined(m):
                 return m
         return n
@@ -76,10 +77,6 @@ def auto_size(
         if r[order[m]] < threshold * top and joined(m):
             return m
     return n
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.casefold().split())
 
 
 def auto_select(
@@ -107,9 +104,9 @@ def auto_select(
     order = sel.order[:m]
     bridges: list[int] = []
     if bridged and len(order) >= 2 and not is_connected(signals.w, order):
-        found = bridge_paths(signals.w, order)
-        if found is not None and len(order) + len(found) <= k:
-            bridges = found
+        paths = bridge_paths(signals.w, order)
+        if paths is not None and len(order) + len(paths) <= k:
+            bridges = paths
     if bridges:
         return with_bridges(signals, sel, order + bridges, bridges, strategy.l_coarse, strategy.l_join)  # type: ignore[attr-defined]
     sel.order, sel.trace = order, sel.trace[:m]
