@@ -45,6 +45,9 @@ def _add_source(p: argparse.ArgumentParser) -> None:
     src.add_argument("--sample-values", type=int, default=None, metavar="N",
                      help="with --db (or the demo database): distinct values kept per column, where the "
                      "question's names are looked up (default 100, at most 1000)")
+    src.add_argument("--partitions", action="store_true",
+                     help="with --db or --ddl: also read PostgreSQL partitions and the INHERITS children that add "
+                     "no column (by default left out when their parent is read: querying it reads their rows)")
     add_embedding_options(src)
 
 
@@ -86,6 +89,10 @@ def _retriever(args: argparse.Namespace, **options: Any) -> Any:
                               ("--sample-values", args.sample_values, "values kept")):
         if value is not None and other:
             raise InvalidArgumentError(f"{flag} applies to --db ({what} from a live database), not to {other}")
+    if args.partitions and (args.index or args.benchmark):
+        raise InvalidArgumentError(
+            f"--partitions applies to --db or --ddl, not to {'--index' if args.index else '--benchmark'}"
+        )
     if args.sample_rows is not None and args.sample_rows < 1:
         raise InvalidArgumentError(f"--sample-rows must be >= 1, got {args.sample_rows}")
     if args.sample_values is not None and not 0 <= args.sample_values <= MAX_SAMPLE_VALUES:
@@ -97,7 +104,7 @@ def _retriever(args: argparse.Namespace, **options: Any) -> Any:
     if args.benchmark:
         return TableRetriever.from_benchmark(args.benchmark, db_id=args.db_id, **options)
     if args.ddl:
-        return TableRetriever.from_ddl(Path(args.ddl), dialect=args.dialect, **options)
+        return TableRetriever.from_ddl(Path(args.ddl), dialect=args.dialect, partitions=args.partitions, **options)
     from jar_core.loaders import load_database
 
     if args.db:
@@ -107,7 +114,7 @@ def _retriever(args: argparse.Namespace, **options: Any) -> Any:
 
         url = demo_url()
     sampling = {k: v for k, v in (("sample_rows", args.sample_rows), ("sample_values", args.sample_values)) if v is not None}
-    return TableRetriever(load_database(url, schema=args.schema or None, **sampling), **options)
+    return TableRetriever(load_database(url, schema=args.schema or None, partitions=args.partitions, **sampling), **options)
 
 
 def _cache_path(retriever: Any) -> Path:

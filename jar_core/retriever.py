@@ -286,11 +286,14 @@ class TableRetriever:
         return cls(load_database(url_or_engine, **(loader_options or {})), **options)
 
     @classmethod
-    def from_ddl(cls, ddl: str | os.PathLike[str], *, dialect: str | None = None, **options: Any) -> "TableRetriever":
-        """From DDL text or a ``.sql`` file in any dialect sqlglot reads."""
+    def from_ddl(
+        cls, ddl: str | os.PathLike[str], *, dialect: str | None = None, partitions: bool = False, **options: Any,
+    ) -> "TableRetriever":
+        """From DDL text or a ``.sql`` file in any dialect sqlglot reads (``partitions``: see
+        :func:`~jar_core.loaders.load_ddl`)."""
         from jar_core.loaders import load_ddl
 
-        return cls(load_ddl(ddl, dialect=dialect), **options)
+        return cls(load_ddl(ddl, dialect=dialect, partitions=partitions), **options)
 
     @classmethod
     def from_benchmark(cls, path: str | os.PathLike[str], *, db_id: str | None = None, **options: Any) -> "TableRetriever":

@@ -45,6 +45,25 @@ QUESTIONS: dict[str, list[tuple[str, set[str]]]] = {
         ("How many customers bought from the web in 2002 and live in Texas?",
          {"web_sales", "customer", "customer_address", "date_dim"}),
     ],
+    "sakila": [
+        ("Which actors appear in the film ACADEMY DINOSAUR?", {"actor", "film_actor", "film"}),
+        ("How many films are in the category Horror?", {"film_category", "category"}),
+        ("Which customers live in Canada?", {"customer", "address", "city", "country"}),
+        ("What is the total amount each customer paid?", {"customer", "payment"}),
+        ("Which films has the customer MARY SMITH rented?", {"customer", "rental", "inventory", "film"}),
+        ("Which films are in French?", {"film", "language"}),
+        ("Total revenue by film category", {"payment", "rental", "inventory", "film_category", "category"}),
+    ],
+    "northwind": [
+        ("Which products are supplied by suppliers from Japan?", {"products", "suppliers"}),
+        ("What are the total sales per product category?", {"order_details", "products", "categories"}),
+        ("Which employees are responsible for territories in the Eastern region?",
+         {"employees", "employee_territories", "territories", "region"}),
+        ("How many orders were shipped by Speedy Express?", {"orders", "shippers"}),
+        ("Which customers ordered Chai?", {"customers", "orders", "order_details", "products"}),
+        ("List the orders placed by customers from Germany in 1997", {"orders", "customers"}),
+        ("Which employee handled the most orders?", {"employees", "orders"}),
+    ],
 }
 
 

@@ -243,6 +243,24 @@ def test_sample_values_with_a_database(capsys):
     assert _json_run(capsys, "--sample-values", "0", "--no-cache")["value_matches"] == []
 
 
+@pytest.mark.parametrize("source", ["--index", "--benchmark"])
+def test_partitions_without_a_database_or_ddl_is_an_error(source, tmp_path, capsys):
+    assert main(["retrieve", "q", source, str(tmp_path), "--partitions"]) == 1
+    _one_line_error(capsys, f"--partitions applies to --db or --ddl, not to {source}")
+
+
+def test_partitions_of_a_ddl_file(tmp_path, capsys):
+    ddl = tmp_path / "shop.sql"
+    ddl.write_text("CREATE TABLE customer (customer_id int PRIMARY KEY, name text);\n"
+                   "CREATE TABLE payment (payment_id int, customer_id int REFERENCES customer, amount numeric);\n"
+                   + "".join(f"CREATE TABLE payment_p2007_0{m} (CHECK (payment_id > {m})) INHERITS (payment);\n"
+                             for m in range(1, 7)))
+    args = ("total amount paid by each customer", "--ddl", str(ddl), "--dialect", "postgres", "-k", "4", "--no-cache")
+    assert [t["name"] for t in _json_run(capsys, *args)["tables"]] == ["payment", "customer"]
+    kept = [t["name"] for t in _json_run(capsys, *args, "--partitions")["tables"]]
+    assert len(kept) == 4 and sum(n.startswith("payment_p2007") for n in kept) >= 2, kept
+
+
 def test_explain_has_a_legend_and_the_candidates_line_says_why(capsys):
     assert main(["retrieve", "-k", "3", "-q", "--explain", "--strategy", "greedy"]) == 0
     out = capsys.readouterr().out

@@ -362,3 +362,52 @@ def test_alter_of_an_unknown_table_warns() -> None:
     with pytest.warns(UserWarning, match=r"ALTER TABLE 'main.b' \(statement 2\) names no table"):
         schema = load_ddl(ddl)
     assert schema["main.a"].primary_key == ()
+
+
+# -- partitions and inheritance (PostgreSQL) --------------------------------------------------
+
+# Sakila's PostgreSQL schema: payment_p2007_01 ... are INHERITS children with only a CHECK constraint;
+# pg_dump writes partitions as tables with columns and ALTER TABLE ... ATTACH PARTITION.
+PARTITIONED = """
+CREATE TABLE customer (customer_id int PRIMARY KEY, name text);
+CREATE TABLE payment (payment_id int, customer_id int REFERENCES customer, amount numeric, paid_on date)
+  PARTITION BY RANGE (paid_on);
+CREATE TABLE payment_2024 PARTITION OF payment FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
+CREATE TABLE public.payment_2025 (payment_id integer, customer_id integer, amount numeric, paid_on date);
+ALTER TABLE ONLY public.payment ATTACH PARTITION public.payment_2025 FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');
+CREATE TABLE rental (rental_id int PRIMARY KEY, customer_id int, rented_on date);
+CREATE TABLE rental_p2007_01 (CONSTRAINT rental_p2007_01_check CHECK ((rented_on >= '2007-01-01'))) INHERITS (rental);
+CREATE TABLE rental_p2007_01_a () INHERITS (rental_p2007_01);
+CREATE TABLE rental_late (late_fee numeric) INHERITS (rental);
+CREATE TABLE refund (refund_id int, payment_id int, rental_id int REFERENCES rental_p2007_01 (rental_id));
+"""
+
+
+def test_partitions_and_copy_children_are_left_out() -> None:
+    s = load_ddl(PARTITIONED, dialect="postgres", database="public")
+    assert [t.name for t in s] == ["customer", "payment", "rental", "rental_late", "refund"]
+    # a child gets its parent's columns before its own
+    assert [c.name for c in s["rental_late"].columns] == ["rental_id", "customer_id", "rented_on", "late_fee"]
+    assert not s["rental_late"].primary_key  # PostgreSQL does not inherit keys
+    # a reference to a partition is one to the table that holds its rows
+    assert [(fk.ref_table, fk.ref_columns) for fk in s["refund"].foreign_keys] == [("public.rental", ("rental_id",))]
+
+
+def test_partitions_kept_on_request() -> None:
+    s = load_ddl(PARTITIONED, dialect="postgres", database="public", partitions=True)
+    names = [t.name for t in s]
+    assert {"payment_2024", "payment_2025", "rental_p2007_01", "rental_p2007_01_a"} <= set(names)
+    assert [c.name for c in s["payment_2024"].columns] == ["payment_id", "customer_id", "amount", "paid_on"]
+    assert [c.name for c in s["rental_p2007_01_a"].columns] == ["rental_id", "customer_id", "rented_on"]
+    assert [fk.ref_table for fk in s["refund"].foreign_keys] == ["public.rental_p2007_01"]
+
+
+def test_a_partition_without_its_parent_is_kept() -> None:
+    s = load_ddl("CREATE TABLE payment_2024 (id int, paid_on date);"
+                 "ALTER TABLE payment ATTACH PARTITION payment_2024 FOR VALUES IN (2024);", dialect="postgres")
+    assert [t.name for t in s] == ["payment_2024"]
+    with pytest.raises(SchemaError, match=r"'main\.payment_2024' has no columns: .* takes them from 'payment', "
+                       "which it does not define"):
+        load_ddl("CREATE TABLE payment_2024 PARTITION OF payment FOR VALUES IN (2024);", dialect="postgres")
+    with pytest.warns(UserWarning, match="inherits from 'nowhere', which is not defined"):
+        load_ddl("CREATE TABLE t (a int) INHERITS (nowhere);", dialect="postgres")

@@ -52,6 +52,24 @@ CREATE TABLE label.album (album_id INTEGER PRIMARY KEY, title TEXT NOT NULL,
 INSERT INTO label.artist
   SELECT i, CASE WHEN i = 90 THEN 'Iron Maiden' ELSE 'Band number ' || i END FROM generate_series(1, 300) AS i;
 INSERT INTO label.album SELECT i, 'Record ' || i, 1 + i % 300 FROM generate_series(1, 600) AS i;
+-- partitions: declarative ones (one of them partitioned again), Sakila's INHERITS children that
+-- add no column, a child that adds one, and a partition kept in another schema
+CREATE SCHEMA shop;
+CREATE TABLE shop.customer (customer_id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE shop.payment (payment_id INTEGER, customer_id INTEGER REFERENCES shop.customer (customer_id),
+                           amount NUMERIC, paid_on DATE NOT NULL) PARTITION BY RANGE (paid_on);
+CREATE TABLE shop.payment_2024 PARTITION OF shop.payment FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
+CREATE TABLE shop.payment_2025 PARTITION OF shop.payment FOR VALUES FROM ('2025-01-01') TO ('2026-01-01')
+  PARTITION BY RANGE (paid_on);
+CREATE TABLE shop.payment_2025_h1 PARTITION OF shop.payment_2025 FOR VALUES FROM ('2025-01-01') TO ('2025-07-01');
+CREATE SCHEMA archive;
+CREATE TABLE archive.payment_2023 PARTITION OF shop.payment FOR VALUES FROM ('2023-01-01') TO ('2024-01-01');
+CREATE TABLE shop.rental (rental_id INTEGER, customer_id INTEGER, rented_on DATE);
+CREATE TABLE shop.rental_2024 (CHECK (rented_on >= '2024-01-01')) INHERITS (shop.rental);
+CREATE TABLE shop.rental_late (late_fee NUMERIC) INHERITS (shop.rental);
+INSERT INTO shop.customer VALUES (1, 'Mary Smith');
+INSERT INTO shop.payment VALUES (1, 1, 9.99, '2024-03-01'), (2, 1, 4.99, '2025-02-01'), (3, 1, 1.99, '2023-05-01');
+INSERT INTO shop.rental_2024 VALUES (1, 1, '2024-03-01');
 """
 QUESTION = "Which tracks are on the playlist named Workout?"
 
@@ -176,3 +194,36 @@ def test_mcp_describe_table_over_a_schema(server, embedder):
     assert info["ddl"].startswith('CREATE TABLE "music"."playlist_track"')
     assert 'REFERENCES "music"."track"' in info["ddl"]
     assert {j["table"] for j in info["joins"] if j["kind"] == "declared"} == {"music.playlist", "music.track"}
+
+
+def test_partitions_are_read_through_their_parent(server):
+    from jar_core.loaders import load_database
+
+    schema = load_database(server.url, schema="shop")
+    # the partitions (and the partition of a partition) and the copy-child are left out; the child
+    # that adds a column is a table of its own
+    assert sorted(t.name for t in schema.tables) == ["customer", "payment", "rental", "rental_late"]
+    assert [c.name for c in schema["shop.rental_late"].columns] == ["rental_id", "customer_id", "rented_on", "late_fee"]
+    # the parent's sample holds its partitions' rows
+    assert sorted(schema["shop.payment"].column("amount").sample) == [1.99, 4.99, 9.99]
+    assert [fk.ref_table for fk in schema["shop.payment"].foreign_keys] == ["shop.customer"]
+
+    everything = load_database(server.url, schema="shop", partitions=True)
+    assert {"payment_2024", "payment_2025", "payment_2025_h1", "rental_2024"} <= {t.name for t in everything.tables}
+    # a partition whose parent is not read is kept: archive.payment_2023 alone, or named alone
+    assert [t.id for t in load_database(server.url, schema="archive").tables] == ["archive.payment_2023"]
+    both = load_database(server.url, schema=["shop", "archive"])
+    assert "archive.payment_2023" not in {t.id for t in both.tables}
+    named = load_database(server.url, schema="shop", include_tables=["payment_2024", "customer"])
+    assert sorted(t.name for t in named.tables) == ["customer", "payment_2024"]
+    named = load_database(server.url, schema="shop", include_tables=["payment_2024", "payment"])
+    assert [t.name for t in named.tables] == ["payment"]
+
+
+def test_partitions_on_the_command_line(server):
+    args = ("retrieve", "total amount paid per customer", "--db", server.url, "--schema", "shop", "-k", "5",
+            "--format", "json", "--no-cache")
+    out = json.loads(_cli(*args).stdout)
+    assert not any(t["id"].startswith("shop.payment_") for t in out["tables"]), out["tables"]
+    kept = json.loads(_cli(*args, "--partitions").stdout)
+    assert any(t["id"].startswith("shop.payment_") for t in kept["tables"]), kept["tables"]

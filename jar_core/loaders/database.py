@@ -102,6 +102,7 @@ def load_database(
     statistics: bool = True,
     schema: str | Sequence[str] | None = None,
     include_tables: Sequence[str] | None = None,
+    partitions: bool = False,
 ) -> Schema:
     """Reflect the tables of a database (views excluded) into a :class:`Schema`.
 
@@ -133,6 +134,12 @@ def load_database(
             join clauses and sample-row queries name ``"music"."track"``, not ``"track"``.
         include_tables: read only these tables (exact names, case-insensitive fallback; with
             several schemas ``"schema.table"``, or a bare name for that table in every schema).
+        partitions: also read PostgreSQL's partitions, and the inheritance children that add no
+            column to their parent (Sakila's ``payment_p2007_01`` ... ``INHERITS (payment)``).
+            By default they are skipped when their parent is read: a query of the parent reads
+            their rows, and a dozen copies of one table would fill the results. A child that adds
+            columns is a table of its own and is always read, and so is a partition whose parent is
+            not read (``include_tables=["payment_p2007_01"]``).
 
     Raises:
         DatabaseConnectionError: malformed URL, missing SQLite file (nothing is created),
@@ -174,6 +181,7 @@ def load_database(
             database=database,
             schemas=schemas,
             include_tables=include_tables,
+            partitions=partitions,
             sample_rows=sample_rows if statistics else 0,
             sample_values=sample_values,
             sample_bytes=sample_bytes,
@@ -506,6 +514,7 @@ def _load(
     database: str | None,
     schemas: Sequence[str | None],
     include_tables: Sequence[str] | None,
+    partitions: bool = False,
     sample_rows: int,
     sample_values: int,
     sample_bytes: int,
@@ -531,6 +540,8 @@ def _load(
                 listed.append((schema, list(names)))
             if include_tables is not None:
                 listed = _select_in_schemas(listed, include_tables, where_all)
+            if not partitions and conn.dialect.name == "postgresql":
+                listed = _without_partitions(conn, listed, label)
             for schema, names in listed:
                 if not names:
                     continue
@@ -550,6 +561,69 @@ def _load(
         raise SchemaError(f"database {where_all} has no tables")
     dialect = _SQLGLOT_DIALECTS.get(engine.dialect.name, engine.dialect.name)
     return Schema(tables, dialect=dialect)
+
+
+#: PostgreSQL's inheritance pairs (child, parent), and whether the child is a copy of
+#: its parent: a partition, or a child none of whose columns is its own (``INHERITS`` only).
+_PG_CHILDREN = text(
+    """
+    SELECT cn.nspname, c.relname, pn.nspname, p.relname,
+           c.relispartition OR NOT EXISTS (
+               SELECT 1 FROM pg_attribute a
+               WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                 AND NOT EXISTS (
+                     SELECT 1 FROM pg_attribute b
+                     WHERE b.attrelid = p.oid AND b.attnum > 0 AND NOT b.attisdropped AND b.attname = a.attname))
+    FROM pg_inherits i
+    JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace cn ON cn.oid = c.relnamespace
+    JOIN pg_class p ON p.oid = i.inhparent JOIN pg_namespace pn ON pn.oid = p.relnamespace
+    """
+)
+
+
+def _without_partitions(
+    conn: Connection, listed: list[tuple[str | None, list[str]]], label: str
+) -> list[tuple[str | None, list[str]]]:
+    """``listed`` without the PostgreSQL partitions and copy-children of which an ancestor is read
+    (through copies only: a partition of a partition of a table read is skipped). If the catalog
+    cannot be read, nothing is dropped."""
+    try:
+        default = str(conn.execute(text("SELECT current_schema()")).scalar())
+        rows = conn.execute(_PG_CHILDREN).all()
+    except SQLAlchemyError as err:
+        conn.rollback()
+        logger.info("partitions of %s not read (%s); every table is kept", label, _one_line(err))
+        return listed
+    nsp = {schema: schema if schema is not None else default for schema, _ in listed}
+    read = {(nsp[schema], name) for schema, names in listed for name in names}
+    parents: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for cs, c, ps, p, copy in rows:
+        if copy:
+            parents.setdefault((cs, c), []).append((ps, p))
+
+    def copies_a_table_read(child: tuple[str, str]) -> bool:
+        seen, todo = {child}, list(parents.get(child, ()))
+        while todo:
+            t = todo.pop()
+            if t in read:
+                return True
+            if t not in seen:
+                seen.add(t)
+                todo.extend(parents.get(t, ()))
+        return False
+
+    skipped = {c for c in parents if c in read and copies_a_table_read(c)}
+    if not skipped:
+        return listed
+    out = []
+    for schema, names in listed:
+        kept = [n for n in names if (nsp[schema], n) not in skipped]
+        dropped = len(names) - len(kept)
+        if dropped:
+            logger.info("%d partition(s) of %s skipped: their parent table reads their rows", dropped,
+                        label + (f" (schema {schema!r})" if schema else ""))
+        out.append((schema, kept))
+    return out
 
 
 def _select_in_schemas(

@@ -37,6 +37,10 @@ _SNIPPET_CHARS = 80
 _CREATE, _ALTER, _COMMENT = "create", "alter", "comment"
 _CREATE_WORD = re.compile(r"\bcreate\s", re.IGNORECASE)
 _DELIMITER_LINE = re.compile(r"^[ \t]*DELIMITER[ \t]+(\S+)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+_ATTACH_PARTITION = re.compile(
+    r"\AALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:ONLY\s+)?(?P<parent>[^\s(]+)\s+ATTACH\s+PARTITION\s+(?P<child>[^\s(]+)",
+    re.IGNORECASE,
+)
 _TABLE_STATEMENT = re.compile(
     r"\A(?:\s|--[^\n]*\n|/\*.*?\*/)*(?:CREATE\s+(?:OR\s+REPLACE\s+)?(?:GLOBAL\s+|LOCAL\s+)?"
     r"(?:TEMPORARY\s+|TEMP\s+)?TABLE|ALTER\s+TABLE)\b",
@@ -44,7 +48,9 @@ _TABLE_STATEMENT = re.compile(
 )
 
 
-def load_ddl(source: str | os.PathLike[str], *, dialect: str | None = None, database: str = "main") -> Schema:
+def load_ddl(
+    source: str | os.PathLike[str], *, dialect: str | None = None, database: str = "main", partitions: bool = False,
+) -> Schema:
     """Read the tables of DDL text, or of a ``.sql`` file, into a :class:`Schema`.
 
     Args:
@@ -60,6 +66,11 @@ def load_ddl(source: str | os.PathLike[str], *, dialect: str | None = None, data
             columns targets the primary key of the referenced table. A schema-qualified name in
             ``ALTER TABLE`` or ``REFERENCES`` that names no table falls back to the one table of
             that name (TPC-H's ``dss.ri`` adds keys to ``TPCD.NATION``, created as ``NATION``).
+        partitions: also keep PostgreSQL's partitions (``PARTITION OF``, ``ATTACH PARTITION``)
+            and the ``INHERITS`` children that add no column to their parent (Sakila's
+            ``payment_p2007_01``). By default they are left out when their parent is defined:
+            a query of the parent reads their rows. A child gets its parents' columns before its
+            own; one that adds columns is a table of its own and is always kept.
 
     Raises:
         SourceError: the file does not exist or cannot be read as UTF-8.
@@ -76,7 +87,7 @@ def load_ddl(source: str | os.PathLike[str], *, dialect: str | None = None, data
     except (ValueError, SqlglotError) as err:
         raise InvalidArgumentError(f"unknown SQL dialect {dialect!r}: {_first_line(err)}") from err
     tokens = _tokenize(reader, _client_delimiters(text), origin)
-    builder = _Builder(database=database, dialect=reader, origin=origin)
+    builder = _Builder(database=database, dialect=reader, origin=origin, partitions=partitions)
     number, chunk = 0, list(tokens[:1])
     try:
         with _quiet_sqlglot():
@@ -89,6 +100,8 @@ def load_ddl(source: str | os.PathLike[str], *, dialect: str | None = None, data
                     builder.create(tree, number, _snippet(text, chunk))
                 elif isinstance(tree, exp.Alter):
                     builder.alter(tree, number)
+                elif isinstance(tree, exp.Command) and kind == _ALTER:
+                    builder.attach_partition(tree)
                 elif isinstance(tree, exp.Comment):
                     builder.comment(tree)
         tables = builder.build()
@@ -385,6 +398,8 @@ class _TableDef:
     foreign_keys: list[_RawForeignKey] = field(default_factory=list)
     comment: str | None = None
     sql_schema: str | None = None  # the schema the DDL names the table with (``sales.orders``)
+    parents: list[exp.Table] = field(default_factory=list)  # INHERITS (a, b)
+    partition_of: exp.Table | None = None  # PARTITION OF p, or ALTER TABLE p ATTACH PARTITION this
 
     def column(self, name: str) -> Column | None:
         """The column called ``name`` (exact match first, then case-insensitive)."""
@@ -395,11 +410,13 @@ class _TableDef:
 class _Builder:
     """Accumulates table definitions from parsed statements and resolves references at the end."""
 
-    def __init__(self, *, database: str, dialect: Dialect, origin: str) -> None:
+    def __init__(self, *, database: str, dialect: Dialect, origin: str, partitions: bool = False) -> None:
         self.database = database
         self.dialect = dialect
         self.origin = origin
+        self.partitions = partitions
         self.tables: dict[tuple[str, str], _TableDef] = {}
+        self.skipped: dict[int, _TableDef] = {}  # id of a partition left out -> the table holding its rows
 
     # -- lookup -----------------------------------------------------------------------
     def find(self, database: str, name: str) -> _TableDef | None:
@@ -433,12 +450,19 @@ class _Builder:
             exp.ColumnDef(this=i.copy()) if isinstance(i, exp.Identifier) else i
             for i in (target.expressions if isinstance(target, exp.Schema) else [])
         ]
-        if not any(isinstance(i, exp.ColumnDef) for i in items):
+        properties = tree.args.get("properties")
+        partition_of = properties.find(exp.PartitionedOfProperty) if properties is not None else None
+        inherits = properties.find(exp.InheritsProperty) if properties is not None else None
+        parents = [t for t in (inherits.expressions if inherits is not None else ()) if isinstance(t, exp.Table)]
+        if not any(isinstance(i, exp.ColumnDef) for i in items) and partition_of is None and not parents:
             raise SchemaError(
                 f"table {f'{database}.{name}'!r} has no columns: {self.origin}, statement {number} "
                 f"({snippet!r}) defines none"
             )
-        tdef = _TableDef(database=database, name=name, sql_schema=table_node.db or None)
+        tdef = _TableDef(database=database, name=name, sql_schema=table_node.db or None, parents=parents)
+        if partition_of is not None and isinstance(partition_of.this, exp.Table):
+            tdef.partition_of = partition_of.this
+            tdef.parents.insert(0, partition_of.this)  # its columns are the parent's
         for item in items:
             self._add_item(tdef, item)
         defined = [_name(i.this) for i in items if isinstance(i, exp.ColumnDef)]
@@ -449,7 +473,6 @@ class _Builder:
                 f"{', '.join(map(repr, twice))} more than once; the first definition is kept",
                 stacklevel=3,
             )
-        properties = tree.args.get("properties")
         comment = properties.find(exp.SchemaCommentProperty) if properties is not None else None
         tdef.comment = _text(comment.this) if comment is not None else None
         earlier = self.find(database, name)
@@ -480,6 +503,20 @@ class _Builder:
         for action in tree.args.get("actions") or ():
             for item in action.expressions if isinstance(action, exp.AddConstraint) else [action]:
                 self._add_item(tdef, item)
+
+    def attach_partition(self, tree: exp.Command) -> None:
+        """``ALTER TABLE [ONLY] parent ATTACH PARTITION child ...`` (``pg_dump`` output), which
+        sqlglot reads as an opaque command: ``child`` is a partition of ``parent``."""
+        m = _ATTACH_PARTITION.match(tree.sql(dialect=self.dialect))
+        if m is None:
+            return
+        try:
+            parent, child = (exp.to_table(m.group(g), dialect=self.dialect) for g in ("parent", "child"))
+        except SqlglotError:
+            return
+        tdef = self.find(*self._qualified(child)) or self._unqualified(child.name)
+        if tdef is not None:
+            tdef.partition_of = parent
 
     def comment(self, tree: exp.Comment) -> None:
         kind = str(tree.args.get("kind") or "").upper()
@@ -539,12 +576,63 @@ class _Builder:
         tdef.foreign_keys.append(_RawForeignKey(columns, table_node.db or None, _table_name(table_node), ref_columns))
 
     # -- result ---------------------------------------------------------------------------
+    def _table_of(self, node: exp.Table) -> _TableDef | None:
+        return self.find(*self._qualified(node)) or (self._unqualified(node.name) if node.db else None)
+
+    def _inherit(self) -> None:
+        """Give each ``INHERITS`` child its parents' columns before its own (parents first, so
+        that a grandchild gets its grandparent's too); mark the children that add no column."""
+        done: set[int] = set()
+
+        def columns(tdef: _TableDef, path: tuple[int, ...] = ()) -> list[Column]:
+            if id(tdef) in done or id(tdef) in path:
+                return tdef.columns
+            inherited: list[Column] = []
+            for node in tdef.parents:
+                parent = self._table_of(node)
+                if parent is None:
+                    if not tdef.columns:
+                        raise SchemaError(
+                            f"table {f'{tdef.database}.{tdef.name}'!r} has no columns: {self.origin} defines none "
+                            f"and it takes them from {node.sql()!r}, which it does not define"
+                        )
+                    warnings.warn(f"{self.origin}: table {tdef.name!r} inherits from {node.sql()!r}, which is not "
+                                  "defined; its columns are missing", stacklevel=4)
+                    continue
+                for col in columns(parent, (*path, id(tdef))):
+                    if not any(c.name.lower() == col.name.lower() for c in inherited):
+                        inherited.append(Column(name=col.name, type=col.type, comment=col.comment))
+            own = [c for c in tdef.columns if not any(c.name.lower() == i.name.lower() for i in inherited)]
+            if tdef.parents and not own and tdef.partition_of is None:
+                tdef.partition_of = tdef.parents[0]  # a copy of its parent, like a partition
+            tdef.columns = inherited + own
+            done.add(id(tdef))
+            return tdef.columns
+
+        for tdef in list(self.tables.values()):
+            columns(tdef)
+
+    def _root(self, tdef: _TableDef) -> _TableDef | None:
+        """The defined table whose rows ``tdef``'s are (through partitions and copies), or ``None``."""
+        seen = {id(tdef)}
+        root = None
+        while tdef.partition_of is not None:
+            parent = self._table_of(tdef.partition_of)
+            if parent is None or id(parent) in seen:
+                break
+            seen.add(id(parent))
+            root = tdef = parent
+        return root
+
     def build(self) -> list[Table]:
+        self._inherit()
         for tdef in self.tables.values():
             for name in tdef.primary_key:
                 col = tdef.column(name)
                 if col is not None:
                     col.primary_key = True
+        roots = {} if self.partitions else {id(t): self._root(t) for t in self.tables.values()}
+        self.skipped = {k: r for k, r in roots.items() if r is not None}
         return [
             Table(
                 database=t.database,
@@ -555,6 +643,7 @@ class _Builder:
                 sql_schema=t.sql_schema,
             )
             for t in self.tables.values()
+            if id(t) not in self.skipped
         ]
 
     def _resolve(self, owner: _TableDef, fk: _RawForeignKey) -> ForeignKey:
@@ -566,6 +655,8 @@ class _Builder:
         found = next(filter(None, (self.find(db, fk.ref_table) for db in candidates)), None)
         if found is None and fk.ref_database is not None:
             found = self._unqualified(fk.ref_table)
+        if found is not None and id(found) in self.skipped:  # a partition: its parent holds the rows
+            found = self.skipped[id(found)]
         ref_id = f"{found.database}.{found.name}" if found else f"{candidates[0]}.{fk.ref_table}"
         ref_columns = fk.ref_columns
         if not ref_columns and found is not None:
