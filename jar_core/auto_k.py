@@ -15,7 +15,10 @@ The search runs up to ``k_max`` tables; the answer is the shortest prefix of its
   the prefix falls into as many pieces as the whole choice splits them into (a later table may
   be the bridge they need);
 
-at least ``k_min`` tables. Without sub-queries (or none covered at ``floor``) the coverage test is
+at least ``k_min`` tables. Then a table that the chosen ones refer to is added where it answers a
+sub-query better than the table referring to it (:func:`referenced`): 'Which actors appear in the
+film X?' is covered at 0.76 by ``film_actor`` (its ``actor_id``), but the actors' names are in
+``actor`` (0.80), which ``film_actor.actor_id`` refers to. Without sub-queries (or none covered at ``floor``) the coverage test is
 the question's own: the prefix stops once the next table's coarse relevance falls below
 ``threshold`` times the first's.
 """
@@ -34,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from jar_core.signals import Signals
     from jar_core.strategies.base import SearchStrategy, Selection
 
-__all__ = ["auto_size", "auto_select", "AUTO_K_MAX", "AUTO_THRESHOLD", "AUTO_K_MIN", "AUTO_FLOOR"]
+__all__ = ["auto_size", "auto_select", "referenced", "AUTO_K_MAX", "AUTO_THRESHOLD", "AUTO_K_MIN", "AUTO_FLOOR"]
 
 AUTO_K_MAX = 10
 AUTO_K_MIN = 2
@@ -79,6 +82,32 @@ def auto_size(
     return n
 
 
+def referenced(
+    F: np.ndarray, references: np.ndarray | None, order: Sequence[int], *, floor: float = AUTO_FLOOR,
+    rows: np.ndarray | None = None,
+) -> list[int]:
+    """Candidates that the tables of ``order`` refer to for a sub-query they cover.
+
+    For each sub-query (the rows of ``F`` that ``rows`` marks, all by default) whose best table
+    ``i`` in ``order`` covers it at ``floor`` or more: the candidate ``l`` not in ``order`` that
+    ``i`` refers to (``references[i, l]``, :attr:`Signals.references`) and that covers it at
+    least as well as ``i`` (the best such ``l``). ``i`` then covers the sub-query through a
+    reference, an id, where ``l`` holds what it names. In sub-query order, without repeats.
+    """
+    order = np.asarray(order, dtype=np.int64)
+    if references is None or not len(order) or not F.shape[0]:
+        return []
+    Fr = F if rows is None else F[np.asarray(rows, dtype=bool)]
+    if not Fr.shape[0]:
+        return []
+    i = order[Fr[:, order].argmax(axis=1)]  # the best chosen table of each sub-query
+    fi = Fr[np.arange(len(i)), i]
+    ok = references[i] & (Fr >= fi[:, None]) & (fi >= floor)[:, None]
+    ok[:, order] = False
+    pick = np.where(ok, Fr, -np.inf).argmax(axis=1)
+    return list(dict.fromkeys(int(t) for t in pick[ok.any(axis=1)]))
+
+
 def auto_select(
     strategy: "SearchStrategy", signals: "Signals", k_max: int = AUTO_K_MAX, *, pinned: Sequence[int] = (),
 ) -> "Selection":
@@ -107,8 +136,12 @@ def auto_select(
         paths = bridge_paths(signals.w, order)
         if paths is not None and len(order) + len(paths) <= k:
             bridges = paths
-    if bridges:
-        return with_bridges(signals, sel, order + bridges, bridges, strategy.l_coarse, strategy.l_join)  # type: ignore[attr-defined]
+    refs = referenced(F, signals.references, order + bridges, rows=None if values is None else ~values)
+    refs = refs[: max(0, k - len(order) - len(bridges))]
+    if bridges or refs:
+        out = with_bridges(signals, sel, order + bridges + refs, bridges, getattr(strategy, "l_coarse", 1.0),
+                           getattr(strategy, "l_join", 0.0), references=refs, l_cov=getattr(strategy, "l_cov", 0.0))
+        return out
     sel.order, sel.trace = order, sel.trace[:m]
     sel.steps = [st for st in sel.steps if st.candidate in order]
     sel.bridges = [b for b in sel.bridges if b in order]

@@ -30,7 +30,8 @@ class RetrievedTable:
     (``r_i``, marginal coverage gain, join gain); ``pinned`` marks tables given with ``include=``;
     ``joined`` is False when the table has no join to the rest of the selection; ``reason`` why
     it is there: ``relevance``, ``coverage`` or ``join`` (the largest weighted gain when it was
-    chosen), ``bridge`` (added only to connect the others) or ``pinned``.
+    chosen), ``bridge`` (added only to connect the others), ``reference`` (``k="auto"``: a chosen
+    table refers to it for a sub-query it answers better, ``film_actor`` -> ``actor``) or ``pinned``.
     """
 
     table: Table

@@ -659,12 +659,15 @@ class TableRetriever:
         strategy = strat.name
         weights = (getattr(strat, "l_coarse", 1.0), getattr(strat, "l_cov", 0.0), getattr(strat, "l_join", 0.0))
         bridges = set(getattr(sel, "bridges", []) or [])
+        references = set(getattr(sel, "references", []) or [])
 
         def reason(pos: int, i: int, s: Any) -> str:
             if pos < n_pinned:
                 return "pinned"
             if i in bridges:
                 return "bridge"
+            if i in references:
+                return "reference"
             if s is None:
                 return "relevance"
             parts = (weights[0] * s.coarse, weights[1] * s.coverage, weights[2] * s.join)

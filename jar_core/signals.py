@@ -43,6 +43,9 @@ class Signals:
             (:data:`jar_core.joins.graph.EVIDENCE`), ``-1`` where there is none.
         family: optional boolean ``(n, n)``: two tables of one database whose names share their
             leading word (a module prefix: ``SIS_DEPARTMENT``, ``SIS_SUBJECT_CODE``).
+        references: optional boolean ``(n, n)``: ``[i, l]`` where ``i``'s join with ``l`` goes
+            from a column of ``i`` to ``l``'s key (``film_actor`` refers to ``actor``); ``None``
+            with the paper's pair score, which has no direction.
     """
 
     candidates: np.ndarray
@@ -56,6 +59,7 @@ class Signals:
     evidence: np.ndarray | None = None
     value_matches: list = field(default_factory=list)  # jar_core.values.ValueMatch
     family: np.ndarray | None = None  # bool (n, n): same database and same leading name word
+    references: np.ndarray | None = None  # bool (n, n): i's join with l goes to l's key
 
     @property
     def n(self) -> int:
@@ -110,6 +114,12 @@ def compute_signals(
         join_columns = np.where(weak[..., None], -1, join_columns)
         declared = declared & ~weak
         evidence = np.where(weak, -1, evidence)
+    references = None
+    if joins != "paper":
+        from jar_core.joins import candidate_references
+
+        graph = index.join_graph(cross_database=cross_database_joins)
+        references = candidate_references(graph, index.col_offsets, candidates, len(index.schema.tables)) & (w > 0)
     seg = None
     if segment_sim:
         seg = (subquery_vectors @ index.table_vectors[candidates].T).astype(np.float32)
@@ -124,6 +134,7 @@ def compute_signals(
         segment_sim=seg,
         evidence=evidence,
         family=_family(index, candidates),
+        references=references,
     )
 
 

@@ -356,6 +356,54 @@ def test_auto_k_a_sub_query_that_repeats_a_found_value_asks_nothing_more():
     assert auto_select(GreedyStrategy(3, 1, 4), s, 4).order == [0, 1, 2, 3]
 
 
+def test_auto_k_adds_the_table_a_chosen_one_refers_to_for_a_sub_query():
+    from jar_core.auto_k import auto_select, referenced
+
+    # Sakila: 'Which actors appear in the film X?'. film_actor (1) covers 'actor' through its
+    # actor_id (0.76), which refers to actor (2, 0.80); it also refers to film (0), chosen.
+    n = 4
+    w = np.zeros((n, n), dtype=np.float32)
+    for a, b in ((1, 0), (1, 2), (3, 0)):
+        w[a, b] = w[b, a] = 0.97
+    refs = np.zeros((n, n), dtype=bool)
+    refs[1, 0] = refs[1, 2] = refs[3, 0] = True
+    F = np.array([[0.45, 0.76, 0.80, 0.39],   # actor: film, film_actor, actor, film_category
+                  [0.76, 0.53, 0.36, 0.61]],  # film
+                 dtype=np.float32)
+    s = sig([0.34, 0.46, 0.34, 0.37], w, F)
+    s.subqueries = ["actor", "film"]
+    greedy = GreedyStrategy(3, 1, 4)
+    assert auto_select(greedy, s, 4).order == [1, 0]  # covered at 0.6: the set stops without actor
+    s.references = refs
+    sel = auto_select(greedy, s, 4)
+    assert sel.order == [1, 0, 2] and sel.references == [2] and not sel.bridges
+    assert sel.steps[2].coverage == pytest.approx(0.04, abs=1e-6)  # 0.80 over film_actor's 0.76
+    assert referenced(F, refs, [1, 0], rows=np.array([False, True])) == []  # 'film': film refers to nothing
+    # a table referred to that covers the sub-query less than the one referring to it is not added
+    weaker = F.copy()
+    weaker[0, 2] = 0.7
+    assert referenced(weaker, refs, [1, 0]) == []
+    assert referenced(F, None, [1, 0]) == []  # the paper's joins have no direction
+    assert auto_select(greedy, s, 2).order == [1, 0]  # no room
+
+
+def test_a_referenced_table_says_why_it_is_there():
+    r = TableRetriever.from_ddl(
+        "CREATE TABLE actor (actor_id int PRIMARY KEY, first_name text, last_name text);"
+        "CREATE TABLE film (film_id int PRIMARY KEY, title text, release_year int);"
+        "CREATE TABLE film_actor (actor_id int REFERENCES actor, film_id int REFERENCES film,"
+        " PRIMARY KEY (actor_id, film_id));", embedder=BagOfWordsEmbedder())
+    sig = r.signals("actors of a film", ["actor", "film"])
+    names = [r.schema.tables[int(c)].name for c in sig.candidates]
+    fa, a = names.index("film_actor"), names.index("actor")
+    assert sig.references[fa, a] and not sig.references[a, fa]
+    from jar_core.strategies import Selection
+
+    sel = Selection(order=[fa, a], references=[a])
+    res = r._result("actors of a film", r.decomposer.decompose("actors", r.schema), sig, sel, r.strategy, 0, [])
+    assert [t.reason for t in res.tables][1] == "reference" and res.to_dict()["tables"][1]["reason"] == "reference"
+
+
 def test_time_values_script_builds_an_index_and_finds_a_name_one_letter_off():
     row = load_script("time_values").one(20, 5)  # 2 tables of 10 text columns, 5 names each
     cells = [c.strip() for c in row.strip("|").split("|")]

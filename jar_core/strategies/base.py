@@ -41,7 +41,9 @@ class Selection:
     ``steps[i]`` holds the gains of ``order[i]`` when it was chosen (strategies without
     per-step gains fill what they can); ``trace[i]`` the best few candidates considered at
     that step; ``status`` is ``"ok"`` or a solver outcome (``optimal``, ``feasible``,
-    ``no_solution``, ``infeasible``); ``bridges`` the candidates added only to connect the others.
+    ``no_solution``, ``infeasible``); ``bridges`` the candidates added only to connect the others;
+    ``references`` those added because a chosen table refers to them for a sub-query they answer
+    better (``k="auto"``).
     """
 
     order: list[int]
@@ -50,6 +52,7 @@ class Selection:
     coverage: np.ndarray | None = None
     status: str = "ok"
     bridges: list[int] = field(default_factory=list)  # candidates added only to connect the others
+    references: list[int] = field(default_factory=list)  # candidates a chosen table refers to (k="auto")
 
 
 @runtime_checkable

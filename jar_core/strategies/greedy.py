@@ -181,22 +181,29 @@ class JoinAwareStrategy(GreedyStrategy):
 
 def with_bridges(
     signals: Signals, sel: Selection, order: Sequence[int], bridges: Sequence[int], l_coarse: float, l_join: float,
+    *, references: Sequence[int] = (), l_cov: float = 0.0,
 ) -> Selection:
     """``sel`` re-ordered to ``order``, with ``bridges`` (tables added only to connect the others)
-    given their relevance and their strongest join to the tables before them."""
+    given their relevance and their strongest join to the tables before them, and ``references``
+    (tables added for a sub-query that a chosen table covers through a reference to them,
+    :func:`jar_core.auto_k.referenced`) their coverage gain over the tables before them too."""
     steps = {s.candidate: s for s in sel.steps}
-    w = signals.w
+    w, F = signals.w, signals.F
+    refs = set(references)
     new_steps = []
     for pos, i in enumerate(order):
-        if i in steps and i not in bridges:
+        if i in steps and i not in bridges and i not in refs:
             new_steps.append(steps[i])
         else:
             j = float(w[i, order[:pos]].max()) if pos else 0.0
-            new_steps.append(StepGain(i, float(signals.r[i]), 0.0, j, float(l_coarse * signals.r[i] + l_join * j)))
-    F = signals.F
+            cov = 0.0
+            if i in refs and F.shape[0]:
+                cov = float(coverage_gain(F[:, [i]], F[:, list(order[:pos])].max(axis=1))[0])
+            new_steps.append(StepGain(i, float(signals.r[i]), cov, j,
+                                      float(l_coarse * signals.r[i] + l_cov * cov + l_join * j)))
     cov = F[:, order].max(axis=1) if F.shape[0] else np.zeros(0)
     return Selection(order=list(order), steps=new_steps, trace=sel.trace[: len(order)], coverage=np.maximum(cov, 0.0),
-                     bridges=list(bridges))
+                     bridges=list(bridges), references=list(references))
 
 
 class DenseStrategy:
