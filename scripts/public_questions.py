@@ -11,8 +11,14 @@ Sources are those of ``scripts/join_keys_public.py`` (fetched separately, not sh
 as a SQLite database with its data (``sqlite3 chinook.db < Chinook_Sqlite.sql``), TPC-H's
 ``dss.ddl`` + ``dss.ri`` and TPC-DS's ``tpcds.sql`` + ``tpcds_ri.sql`` as DDL (no data: no values),
 or TPC-H and TPC-DS with data, as DuckDB's ``tpch`` / ``tpcds`` extensions generate them (no keys).
+Sakila and Northwind are PostgreSQL databases with their data: ``jOOQ/sakila``'s
+``postgres-sakila-db/postgres-sakila-schema.sql`` then ``postgres-sakila-insert-data-using-copy.sql``
+into a database ``sakila`` (its ``payment`` has six ``INHERITS`` partitions), and
+``pthom/northwind_psql``'s ``northwind.sql`` into ``northwind``, each with ``psql -f``.
 
-    python scripts/public_questions.py --chinook sqlite:///chinook.db --tpch tpch.sql --tpcds tpcds.sql
+    python scripts/public_questions.py --chinook sqlite:///chinook.db --tpch tpch.sql --tpcds tpcds.sql \
+        --sakila postgresql+psycopg://postgres@127.0.0.1:5432/sakila \
+        --northwind postgresql+psycopg://postgres@127.0.0.1:5432/northwind
     python scripts/public_questions.py --tpch duckdb:///tpch.duckdb --tpcds duckdb:///tpcds.duckdb
 """
 from __future__ import annotations
