@@ -18,7 +18,8 @@ The search runs up to ``k_max`` tables; the answer is the shortest prefix of its
 at least ``k_min`` tables. Then a table that the chosen ones refer to is added where it answers a
 sub-query better than the table referring to it (:func:`referenced`): 'Which actors appear in the
 film X?' is covered at 0.76 by ``film_actor`` (its ``actor_id``), but the actors' names are in
-``actor`` (0.80), which ``film_actor.actor_id`` refers to. Without sub-queries (or none covered at ``floor``) the coverage test is
+``actor`` (0.80), which ``film_actor.actor_id`` refers to; and a value found in both an album's
+title and the artist it refers to ('Iron Maiden') brings the artist too. Without sub-queries (or none covered at ``floor``) the coverage test is
 the question's own: the prefix stops once the next table's coarse relevance falls below
 ``threshold`` times the first's.
 """
@@ -136,7 +137,7 @@ def auto_select(
         paths = bridge_paths(signals.w, order)
         if paths is not None and len(order) + len(paths) <= k:
             bridges = paths
-    refs = referenced(F, signals.references, order + bridges, rows=None if values is None else ~values)
+    refs = referenced(F, signals.references, order + bridges)
     refs = refs[: max(0, k - len(order) - len(bridges))]
     if bridges or refs:
         out = with_bridges(signals, sel, order + bridges + refs, bridges, getattr(strategy, "l_coarse", 1.0),

@@ -385,6 +385,12 @@ def test_auto_k_adds_the_table_a_chosen_one_refers_to_for_a_sub_query():
     assert referenced(weaker, refs, [1, 0]) == []
     assert referenced(F, None, [1, 0]) == []  # the paper's joins have no direction
     assert auto_select(greedy, s, 2).order == [1, 0]  # no room
+    # a value found in film_actor (chosen) and in actor, which it refers to, as well: actor joins too
+    s.F = np.array([[0.45, 0.76, 0.70, 0.39], [0.76, 0.53, 0.36, 0.61], [0.0, 0.6, 0.6, 0.0]], dtype=np.float32)
+    s.subqueries = ["actor", "film", "value: Penelope"]
+    assert auto_select(greedy, s, 4).references == [2]
+    s.F[2, 2] = 0.0
+    assert auto_select(greedy, s, 4).references == []
 
 
 def test_a_referenced_table_says_why_it_is_there():
