@@ -204,23 +204,24 @@ def declared_matrix(f: ColumnFeatures, cols: np.ndarray) -> np.ndarray:
 
 def join_compatibility(
     index: "SchemaIndex", tables: np.ndarray, *, mode: str = "rules", cross_database: bool = False,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(w, join_columns, declared, evidence)`` for the tables at positions ``tables``.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """``(w, join_columns, declared, evidence, references)`` for the tables at positions ``tables``.
 
     ``mode="rules"`` reads them from the index's join graph (:mod:`jar_core.joins`; ``evidence``
-    indexes :data:`jar_core.joins.graph.EVIDENCE`); ``mode="paper"`` scores column pairs with
-    the reference formula (:func:`paper_join_compatibility`; ``evidence`` is 0 for a declared
-    key, 1 otherwise, -1 where there is no join).
+    indexes :data:`jar_core.joins.graph.EVIDENCE`; ``references[i, l]`` where the join goes from
+    ``i`` to ``l``'s key); ``mode="paper"`` scores column pairs with the reference formula
+    (:func:`paper_join_compatibility`; ``evidence`` is 0 for a declared key, 1 otherwise, -1
+    where there is no join; ``references`` is ``None``: the pair score has no direction).
     """
     tables = np.asarray(tables, dtype=np.int64)
     if mode == "paper":
         w, cols, declared = paper_join_compatibility(index, tables)
         evidence = np.where(w > 0, np.where(declared, 0, 1), -1)
-        return w, cols, declared, evidence
-    from jar_core.joins import candidate_joins
+        return w, cols, declared, evidence, None
+    from jar_core.joins import candidate_join_matrices
 
     graph = index.join_graph(cross_database=cross_database)
-    return candidate_joins(graph, index.col_offsets, tables, len(index.schema.tables))
+    return candidate_join_matrices(graph, index.col_offsets, tables, len(index.schema.tables))
 
 
 def paper_join_compatibility(

@@ -105,7 +105,7 @@ def compute_signals(
     neither for the search nor in the returned join path.
     """
     candidates = np.asarray(candidates, dtype=np.int64)
-    w, join_columns, declared, evidence = join_compatibility(
+    w, join_columns, declared, evidence, references = join_compatibility(
         index, candidates, mode=joins, cross_database=cross_database_joins
     )
     if min_join_score > 0:
@@ -114,12 +114,7 @@ def compute_signals(
         join_columns = np.where(weak[..., None], -1, join_columns)
         declared = declared & ~weak
         evidence = np.where(weak, -1, evidence)
-    references = None
-    if joins != "paper":
-        from jar_core.joins import candidate_references
-
-        graph = index.join_graph(cross_database=cross_database_joins)
-        references = candidate_references(graph, index.col_offsets, candidates, len(index.schema.tables)) & (w > 0)
+        references = None if references is None else references & ~weak
     seg = None
     if segment_sim:
         seg = (subquery_vectors @ index.table_vectors[candidates].T).astype(np.float32)

@@ -226,11 +226,11 @@ def test_candidate_joins_reads_the_graph():
 
 
 def test_candidate_references_point_from_the_referencing_table_to_the_key():
-    from jar_core.joins import candidate_references
+    from jar_core.joins import candidate_join_matrices
 
     g = build_join_graph(TPCH)
     offsets = np.concatenate([[0], np.cumsum([len(t.columns) for t in TPCH.tables])])
-    refs = candidate_references(g, offsets, np.array([1, 0, 2]), len(TPCH.tables))
+    w, *_, refs = candidate_join_matrices(g, offsets, np.array([1, 0, 2]), len(TPCH.tables))
     assert refs[0, 1] and not refs[1, 0]  # orders.o_custkey refers to customer, not the other way
     assert not refs[0, 2] and not refs[2, 0]  # orders - nation: no join
 

@@ -12,7 +12,7 @@ One module per rule, each a pure function over the column profiles of :mod:`.pro
 :mod:`.graph` composes them into the sparse :class:`JoinGraph` of the whole schema (computed
 once per index) and reads the join matrix of a candidate set from it.
 """
-from jar_core.joins.graph import JoinGraph, build_join_graph, candidate_joins, candidate_references
+from jar_core.joins.graph import JoinGraph, build_join_graph, candidate_join_matrices, candidate_joins
 from jar_core.joins.profile import ColumnProfile
 
-__all__ = ["JoinGraph", "ColumnProfile", "build_join_graph", "candidate_joins", "candidate_references"]
+__all__ = ["JoinGraph", "ColumnProfile", "build_join_graph", "candidate_joins", "candidate_join_matrices"]

@@ -351,24 +351,6 @@ def _class_code(p: ColumnProfile, name: str) -> int | None:
     return p.class_codes.get(name)
 
 
-def _pair_edges(
-    graph: JoinGraph, col_offsets: np.ndarray, tables: np.ndarray, n_tables: int,
-) -> tuple[np.ndarray, ...]:
-    """The best edge of each pair of the tables at positions ``tables``: ``(ia, ib, la, lb, conf, ev)``,
-    ``ia`` the referencing table's index into ``tables``, ``la`` / ``lb`` column positions within the tables."""
-    n = len(tables)
-    pos = np.full(n_tables, -1, dtype=np.int64)
-    pos[tables] = np.arange(n)
-    ia, ib = pos[graph.table_a], pos[graph.table_b]
-    m = (ia >= 0) & (ib >= 0)
-    ia, ib = ia[m], ib[m]
-    a, b, conf, ev = graph.a[m], graph.b[m], graph.confidence[m], graph.evidence[m]
-    key = np.minimum(ia, ib) * n + np.maximum(ia, ib)
-    _, first = np.unique(key, return_index=True)  # edges are sorted best first
-    ia, ib, a, b, conf, ev = ia[first], ib[first], a[first], b[first], conf[first], ev[first]
-    return ia, ib, a - col_offsets[tables[ia]], b - col_offsets[tables[ib]], conf, ev
-
-
 def candidate_joins(
     graph: JoinGraph, col_offsets: np.ndarray, tables: np.ndarray, n_tables: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -379,31 +361,39 @@ def candidate_joins(
     ``declared[i, l]`` whether it is a declared key and ``evidence[i, l]`` its rule
     (index into :data:`EVIDENCE`, ``-1`` where none).
     """
+    return candidate_join_matrices(graph, col_offsets, tables, n_tables)[:4]
+
+
+def candidate_join_matrices(
+    graph: JoinGraph, col_offsets: np.ndarray, tables: np.ndarray, n_tables: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`candidate_joins` and the direction of each join, from one pass over the graph:
+    ``(w, join_columns, declared, evidence, references)``, ``references[i, l]`` where the join
+    goes from a column of ``i`` to ``l``'s key (``film_actor.actor_id`` -> ``actor.actor_id``:
+    ``i`` refers to ``l``'s rows)."""
     n = len(tables)
     w = np.zeros((n, n), dtype=np.float32)
     cols = np.full((n, n, 2), -1, dtype=np.int64)
     evidence = np.full((n, n), -1, dtype=np.int64)
+    refs = np.zeros((n, n), dtype=bool)
     if n < 2 or len(graph) == 0:
-        return w, cols, evidence == 0, evidence
-    ia, ib, la, lb, conf, ev = _pair_edges(graph, col_offsets, tables, n_tables)
+        return w, cols, evidence == 0, evidence, refs
+    pos = np.full(n_tables, -1, dtype=np.int64)
+    pos[tables] = np.arange(n)
+    ia, ib = pos[graph.table_a], pos[graph.table_b]
+    m = (ia >= 0) & (ib >= 0)
+    ia, ib = ia[m], ib[m]
+    a, b, conf, ev = graph.a[m], graph.b[m], graph.confidence[m], graph.evidence[m]
+    key = np.minimum(ia, ib) * n + np.maximum(ia, ib)
+    _, first = np.unique(key, return_index=True)  # edges are sorted best first
+    ia, ib, a, b, conf, ev = ia[first], ib[first], a[first], b[first], conf[first], ev[first]
+    la = a - col_offsets[tables[ia]]
+    lb = b - col_offsets[tables[ib]]
     w[ia, ib] = conf
     w[ib, ia] = conf
     cols[ia, ib, 0], cols[ia, ib, 1] = la, lb
     cols[ib, ia, 0], cols[ib, ia, 1] = lb, la
     evidence[ia, ib] = ev
     evidence[ib, ia] = ev
-    return w, cols, evidence == 0, evidence
-
-
-def candidate_references(
-    graph: JoinGraph, col_offsets: np.ndarray, tables: np.ndarray, n_tables: int,
-) -> np.ndarray:
-    """Boolean ``(n, n)`` over the tables at positions ``tables``: ``[i, l]`` where the join of
-    :func:`candidate_joins` between ``i`` and ``l`` goes from a column of ``i`` to ``l``'s key
-    (``film_actor.actor_id`` -> ``actor.actor_id``): ``i`` refers to ``l``'s rows."""
-    n = len(tables)
-    refs = np.zeros((n, n), dtype=bool)
-    if n >= 2 and len(graph):
-        ia, ib = _pair_edges(graph, col_offsets, tables, n_tables)[:2]
-        refs[ia, ib] = True
-    return refs
+    refs[ia, ib] = True
+    return w, cols, evidence == 0, evidence, refs
