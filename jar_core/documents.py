@@ -100,7 +100,8 @@ def result_documents(
     """One :class:`TableDocument` per selected table, in selection order.
 
     Metadata keys: ``table``, ``database``, ``table_id``, ``rank`` (selection step), ``score``,
-    ``coarse``, ``coverage``, ``join`` (gain components), ``pinned``, ``joined``, ``join_keys``
+    ``coarse``, ``coverage``, ``join`` (gain components), ``pinned``, ``joined``, ``reason`` (why
+    the table is there, :attr:`RetrievedTable.reason`), ``join_keys``
     (edges to other selected tables: ``{"left": "orders.customer_id", "right": "customers.id",
     "score": 0.93, "declared": False, "kind": "inferred", "confidence": 0.93, "evidence": "entity"}``), ``join_path`` (a ``FROM ... JOIN ... ON ...`` hint over the whole
     selection), ``subqueries`` and ``decomposer``.
@@ -141,6 +142,7 @@ def _metadata(t: RetrievedTable, result: RetrievalResult, keys: list[dict[str, A
         "join": round(t.join, 6),
         "pinned": t.pinned,
         "joined": t.joined,
+        "reason": t.reason,
         "join_keys": keys,
         "join_path": path,
         "subqueries": list(result.subqueries),

@@ -55,6 +55,7 @@ def test_documented_metadata_is_what_the_code_gives(page, demo_retriever):
     first_key = ast.literal_eval(ex["join_keys"].strip("`").replace(", ...]", "]"))[0]
     assert first_key == md["join_keys"][0]
     assert md["rank"] == int(ex["rank"].strip("`")) and md["table_id"] == ex["table_id"].strip('`"')
+    assert md["reason"] == ex["reason"].strip('`"')
 
 
 def test_the_docs_picture_is_the_commands_output(capsys, embedder, monkeypatch):
