@@ -74,8 +74,14 @@ def explain_legend(strategy: Any = None) -> str:
         formula = f"the {name} objective's gain"
     return (
         "Columns: coarse = similarity of the table to the question; coverage = how much it adds to "
-        f"covering the sub-queries; join = {join}; score (utility in the trace) = {formula}."
+        f"covering the sub-queries; join = {join}; score (utility in the trace) = {formula}; "
+        f"why = {WHY}."
     )
+
+
+#: What the ``why`` column (:attr:`RetrievedTable.reason`) says, for the legend.
+WHY = ("relevance, coverage or join (its largest weighted gain when chosen), bridge (added only to join the "
+       "others), reference (k=auto: a chosen table refers to it for a sub-query it answers better) or pinned")
 
 
 def result_text(

@@ -269,14 +269,16 @@ def test_explain_has_a_legend_and_the_candidates_line_says_why(capsys):
     assert legend == [
         "Columns: coarse = similarity of the table to the question; coverage = how much it adds to covering the "
         "sub-queries; join = its join confidence with the tables chosen before it; score (utility in the trace) = "
-        "2*coverage + 1*join + 4*coarse."
+        "2*coverage + 1*join + 4*coarse; why = relevance, coverage or join (its largest weighted gain when chosen), "
+        "bridge (added only to join the others), reference (k=auto: a chosen table refers to it for a sub-query it "
+        "answers better) or pinned."
     ]
     assert main(["retrieve", "-k", "3", "-q", "--explain", "--candidates", "5", "--weights", "1,0.5,3",
                  "--strategy", "greedy"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"Strategy: greedy over (5 candidates \(the tables most similar to the question\)|"
                      r"\d+ candidates \(the 5 tables most similar to the question, and tables joinable to them\))", out)
-    assert "= 1*coverage + 0.5*join + 3*coarse." in out
+    assert "= 1*coverage + 0.5*join + 3*coarse; why = " in out
     assert main(["retrieve", "-k", "3", "-q", "--explain"]) == 0  # the default strategy has its legend too
     assert sum(line.startswith("Columns: coarse = ") for line in capsys.readouterr().out.splitlines()) == 1
     assert main(["retrieve", "-k", "3", "-q"]) == 0

@@ -70,3 +70,18 @@ def test_the_docs_picture_is_the_commands_output(capsys, embedder, monkeypatch):
     shown = re.search(r"```mermaid\n(.*?)```", (DOCS / "getting-started.md").read_text(), re.S).group(1).strip()
     assert shown == mermaid
     assert (DOCS / "img" / "joins-shop.svg").read_text().count("<g id=\"node") == 4
+
+
+def test_the_docs_explain_example_is_the_commands_output(capsys, embedder, monkeypatch):
+    """docs/getting-started.md shows `retrieve --explain` on examples/shop.sql, up to the step trace."""
+    import jar_core.embedding as emb
+    from jar_core.cli import main
+
+    monkeypatch.setattr(emb, "_DEFAULT", embedder)
+    question = "Which products did customers in Lyon buy?"
+    assert main(["retrieve", question, "--ddl", str(ROOT / "examples" / "shop.sql"), "-k", "4", "--explain",
+                 "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    shown = re.search(r"--explain\n(Question: .*?)\n\.\.\.\n```", (DOCS / "getting-started.md").read_text(), re.S).group(1)
+    assert out.startswith(shown + "\n")
+

@@ -92,7 +92,7 @@ def test_json_and_text(result) -> None:
     assert "-- inferred joins" in payload["join_path"]
     text = result_text(result, explain=True, candidates=20)
     assert f"Strategy: {result.strategy} over 5 candidates (every table: fewer than --candidates 20)" in text
-    assert explain_legend("dense").endswith("score (utility in the trace) = coarse.")
+    assert "score (utility in the trace) = coarse; why = relevance, " in explain_legend("dense")
 
 
 def test_describe_table(retriever) -> None:
