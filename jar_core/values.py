@@ -12,7 +12,9 @@
   deletions, not a scan of the values.
 * A 4-digit year in the question (an ISO date's too) points to date/time columns: tables with a date/time column
   (by type, or by a name with ``date``/``time``/``year`` that is not a key: ``ss_sold_date_sk``
-  refers to a date, it is none) get the match ``<year>`` with a lower weight; when some of them
+  refers to a date, it is none; a row's audit time, ``ModifiedDate`` / ``last_update`` /
+  ``updated_at``, is none either, nor a measure of a period, ``SalesLastYear``) get the match
+  ``<year>`` with a lower weight; when some of them
   are date dimensions (named ``date``, ``time``, ``calendar``, ``day``, ``month``, ``year`` or
   ``period``: ``date_dim``, ``TIME_DAY``), only those.
 
@@ -58,6 +60,10 @@ _KEY_END = re.compile(r"(^|_)(sk|id|key|fk)$", re.I)
 _DATE_TABLE = re.compile(r"(^|_)(dates?|times?|calendars?|days?|months?|years?|periods?)($|_)", re.I)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _YEAR_NAME = re.compile(r"(^|_)year($|_)", re.I)
+#: A measure of a period, not a year: ``SalesLastYear``, ``revenue_prior_year``.
+_PERIOD_MEASURE = re.compile(r"(^|_)(last|this|next|prior|previous|current)_year($|_)", re.I)
+#: A row's audit time, not a date the question can mean: ``ModifiedDate``, ``last_update``, ``updated_at``.
+_AUDIT_NAME = re.compile(r"(^|_)(modified|updated?|changed|etl|audit)($|_)|last_?update", re.I)
 
 
 _DATE_TYPE = re.compile(r"date|time|year|interval", re.I)
@@ -65,10 +71,18 @@ _DATE_TYPE = re.compile(r"date|time|year|interval", re.I)
 
 @lru_cache(maxsize=65536)
 def _is_date_column(raw_type: str, name: str) -> bool:
+    words = _CAMEL.sub("_", name)
+    if _AUDIT_NAME.search(words) is not None or _PERIOD_MEASURE.search(words) is not None:
+        return False
     # the type's keywords are enough here (no SQL parser needed to spot DATE / TIMESTAMP)
     if _DATE_TYPE.search(raw_type or "") is not None:
         return True
     return _DATE_NAME.search(name) is not None and _KEY_END.search(name) is None
+
+
+def _is_year_column(name: str) -> bool:
+    words = _CAMEL.sub("_", name)
+    return _YEAR_NAME.search(words) is not None and _PERIOD_MEASURE.search(words) is None
 
 
 def _is_date_table(name: str) -> bool:
@@ -125,7 +139,7 @@ class ValueIndex:
         positions = range(len(schema.tables)) if tables is None else [int(i) for i in tables]
         for ti in positions:
             t = schema.tables[ti]
-            year = next((ci for ci, c in enumerate(t.columns) if _YEAR_NAME.search(_CAMEL.sub("_", c.name))), None)
+            year = next((ci for ci, c in enumerate(t.columns) if _is_year_column(c.name)), None)
             for ci, c in enumerate(t.columns):
                 if ti not in idx.date_columns and _is_date_column(c.type, c.name):
                     idx.date_columns[ti] = ci if year is None else year  # a year column where there is one

@@ -15,10 +15,12 @@ Sakila and Northwind are PostgreSQL databases with their data: ``jOOQ/sakila``'s
 ``postgres-sakila-db/postgres-sakila-schema.sql`` then ``postgres-sakila-insert-data-using-copy.sql``
 into a database ``sakila`` (its ``payment`` has six ``INHERITS`` partitions), and
 ``pthom/northwind_psql``'s ``northwind.sql`` into ``northwind``, each with ``psql -f``.
+AdventureWorks is the DDL of ``lorint/AdventureWorks-for-Postgres``'s ``install.sql`` (its data
+are CSV files of another download, so no values): five schemas, each a database of the corpus.
 
     python scripts/public_questions.py --chinook sqlite:///chinook.db --tpch tpch.sql --tpcds tpcds.sql \
         --sakila postgresql+psycopg://postgres@127.0.0.1:5432/sakila \
-        --northwind postgresql+psycopg://postgres@127.0.0.1:5432/northwind
+        --northwind postgresql+psycopg://postgres@127.0.0.1:5432/northwind --adventureworks install.sql:postgres
     python scripts/public_questions.py --tpch duckdb:///tpch.duckdb --tpcds duckdb:///tpcds.duckdb
 """
 from __future__ import annotations
@@ -70,19 +72,29 @@ QUESTIONS: dict[str, list[tuple[str, set[str]]]] = {
         ("List the orders placed by customers from Germany in 1997", {"orders", "customers"}),
         ("Which employee handled the most orders?", {"employees", "orders"}),
     ],
+    "adventureworks": [
+        ("Which products are in the subcategory Mountain Bikes?", {"product", "productsubcategory"}),
+        ("What is the total sales amount per sales territory?", {"salesorderheader", "salesterritory"}),
+        ("Which employees work in the Engineering department?",
+         {"employee", "employeedepartmenthistory", "department"}),
+        ("List the vendors that supply each product", {"vendor", "productvendor", "product"}),
+        ("Which customers live in Seattle?", {"customer", "businessentityaddress", "address"}),
+        ("How many orders did each salesperson take in 2013?", {"salesorderheader", "salesperson"}),
+    ],
 }
 
 
 def _retriever(name: str, source: str) -> TableRetriever:
     if "://" in source:
         return TableRetriever.from_database(source)
-    return TableRetriever.from_ddl(source)
+    path, _, dialect = source.partition(":")  # path.sql[:dialect]
+    return TableRetriever.from_ddl(path, dialect=dialect or None)
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     for name in QUESTIONS:
-        p.add_argument(f"--{name}", metavar="SOURCE", help=f"{name}: a database URL or a DDL file")
+        p.add_argument(f"--{name}", metavar="SOURCE", help=f"{name}: a database URL or a DDL file (path.sql[:dialect])")
     args = p.parse_args(argv)
     totals = {"auto": [0, 0, 0], "5": [0, 0, 0]}  # complete, questions, tables
     for name, questions in QUESTIONS.items():

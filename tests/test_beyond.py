@@ -170,6 +170,23 @@ def test_a_year_points_to_the_date_dimension_not_to_every_table_with_a_date():
     assert "date_dim" in r.retrieve("net paid of store sales in 2001", k="auto").table_names
 
 
+def test_a_year_does_not_point_to_audit_times_nor_to_a_period_measure():
+    from jar_core.loaders import load_ddl
+    from jar_core.values import ValueIndex, match_values
+
+    # AdventureWorks: ModifiedDate on every table, SalesPerson.SalesLastYear (money); Sakila: last_update
+    schema = load_ddl("""
+    CREATE TABLE SalesPerson (BusinessEntityID INT, SalesLastYear NUMERIC, ModifiedDate TIMESTAMP);
+    CREATE TABLE SalesOrderHeader (SalesOrderID INT, OrderDate TIMESTAMP, ModifiedDate TIMESTAMP);
+    CREATE TABLE actor (actor_id INT, first_name TEXT, last_update TIMESTAMP);
+    CREATE TABLE users (id INT, created_at TIMESTAMP, updated_at TIMESTAMP);
+    CREATE TABLE film (film_id INT, release_year INT, last_update TIMESTAMP);
+    """)
+    found = [(schema.tables[m.table].name, schema.tables[m.table].columns[m.column].name)
+             for m in match_values(ValueIndex.from_schema(schema), "orders in 2013")]
+    assert found == [("SalesOrderHeader", "OrderDate"), ("users", "created_at"), ("film", "release_year")]
+
+
 def test_auto_k_stops_when_covered_and_connected():
     from jar_core.auto_k import auto_size
 

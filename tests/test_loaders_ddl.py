@@ -411,3 +411,51 @@ def test_a_partition_without_its_parent_is_kept() -> None:
         load_ddl("CREATE TABLE payment_2024 PARTITION OF payment FOR VALUES IN (2024);", dialect="postgres")
     with pytest.warns(UserWarning, match="inherits from 'nowhere', which is not defined"):
         load_ddl("CREATE TABLE t (a int) INHERITS (nowhere);", dialect="postgres")
+
+
+def test_create_schema_with_its_elements() -> None:
+    # PostgreSQL (AdventureWorks-for-Postgres): CREATE SCHEMA s CREATE TABLE ... CREATE TABLE ... is one statement
+    s = load_ddl("""
+    CREATE SCHEMA Person
+      CREATE TABLE BusinessEntity (BusinessEntityID SERIAL PRIMARY KEY)
+      CREATE TABLE Person (BusinessEntityID INT REFERENCES BusinessEntity, FirstName TEXT)
+      CREATE VIEW vPerson AS SELECT 1
+      GRANT ALL ON Person TO bob;
+    CREATE SCHEMA IF NOT EXISTS Sales AUTHORIZATION bob
+      CREATE TABLE Customer (CustomerID INT PRIMARY KEY, PersonID INT REFERENCES Person.Person (BusinessEntityID));
+    CREATE SCHEMA AUTHORIZATION hr CREATE TABLE Employee (id INT);
+    CREATE SCHEMA empty;
+    COMMENT ON TABLE Person.Person IS 'Human beings';
+    """, dialect="postgres")
+    assert [t.id for t in s] == ["Person.BusinessEntity", "Person.Person", "Sales.Customer", "hr.Employee"]
+    assert s["Person.Person"].sql_schema == "Person" and s["Person.Person"].comment == "Human beings"
+    assert [fk.ref_table for fk in s["Person.Person"].foreign_keys] == ["Person.BusinessEntity"]
+    assert [fk.ref_table for fk in s["Sales.Customer"].foreign_keys] == ["Person.Person"]
+
+
+def test_psql_meta_commands_and_copy_data_are_not_sql() -> None:
+    # pg_dump with data: COPY ... FROM stdin rows (an apostrophe, a \N) up to \.; psql's \connect, \copy
+    ddl = (
+        "\\restrict abc123\n\\connect shop\n"
+        "CREATE TABLE customer (id int PRIMARY KEY, name text);\n"
+        "COPY public.customer (id, name) FROM stdin;\n1\tO'Brien\n\\N\tx\n\\.\n"
+        "\\copy customer FROM 'customer.csv' CSV\n"
+        "CREATE TABLE orders (id int, customer_id int REFERENCES customer);\n"
+    )
+    assert [t.name for t in load_ddl(ddl, dialect="postgres")] == ["customer", "orders"]
+
+
+def test_alter_table_drops_and_renames() -> None:
+    s = load_ddl("""
+    CREATE TABLE employee (id int PRIMARY KEY, org_level int, dept int REFERENCES department, mgr int);
+    CREATE TABLE department (id int PRIMARY KEY);
+    ALTER TABLE employee DROP COLUMN org_level;
+    ALTER TABLE employee DROP COLUMN IF EXISTS dept, DROP COLUMN nothing_here;
+    ALTER TABLE employee RENAME COLUMN mgr TO manager_id;
+    ALTER TABLE employee RENAME COLUMN id TO employee_id;
+    ALTER TABLE department RENAME TO dept;
+    """, dialect="postgres")
+    assert [t.name for t in s] == ["employee", "dept"]
+    assert [c.name for c in s["employee"].columns] == ["employee_id", "manager_id"]
+    assert s["employee"].primary_key == ("employee_id",) and not s["employee"].foreign_keys
+

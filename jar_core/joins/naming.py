@@ -19,7 +19,10 @@ by that table's whole name only (same name or entity on the key's own words), ne
 an abbreviation or a partial table name (``web_page.wp_web_page_sk`` is no ``catalog_page``
 key); so does a column named after its own table (``catalog_page.cp_catalog_page_number`` is
 no ``web_page`` key), and two own keys whose names meet only without their tables' prefixes (``cd_demo_sk``,
-``hd_demo_sk``) do not join unless the name is the referenced table's. A referencing name without a key word
+``hd_demo_sk``) do not join unless the name is the referenced table's. A name loses its table's
+leading word (a module prefix: ``FAC_BUILDING.FAC_BUILDING_KEY`` also goes by ``BUILDING_KEY``)
+unless what is left is a generic head noun (``AddressType.AddressTypeID`` is no ``TypeID``, which
+``ContactType.ContactTypeID`` would share). A referencing name without a key word
 (``flights.Airline``, ``ship.lost_in_battle``) counts 0.85 times and is never an abbreviation
 (``page_count`` is not ``country``), a natural key word
 (``number``, ``no``) 0.9 times; the same key word on both sides adds 0.02; a flag

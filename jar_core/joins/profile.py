@@ -180,6 +180,19 @@ def _names_table(stem: str, tnames: list[str], twords: list[str]) -> bool:
     return len(stem) >= 3 and any(w.startswith(stem) for w in twords)
 
 
+#: Head nouns that name no entity alone: what is left of ``AddressTypeID`` without ``Address``.
+GENERIC_HEADS = frozenset({"type", "status", "category", "class", "kind", "group", "level", "mode", "state", "reason",
+                           "role", "detail", "info", "line", "item"})
+
+
+def _generic_rest(tokens: list[str]) -> bool:
+    """Whether ``tokens`` (a name without its first word) are one generic head noun and a key word
+    (``type_id``): ``AddressType.AddressTypeID`` is then no module's ``TypeID``, which
+    ``ContactType.ContactTypeID`` would share."""
+    stem, _ = _split(list(tokens), glued=False)
+    return len(stem) == 1 and singular(stem[0]) in GENERIC_HEADS
+
+
 def _name_facts(
     name: str, prefix: str | None, tnames: list[str], twords: list[str],
 ) -> tuple[str | None, bool, list[list[str]], list[str], int]:
@@ -194,7 +207,7 @@ def _name_facts(
     variants = [(toks, False)]
     if prefix and len(toks) > 1 and toks[0] == prefix:
         variants.append((toks[1:], True))
-    elif len(toks) > 2 and len(twords) > 1 and toks[0] == twords[0]:
+    elif len(toks) > 2 and len(twords) > 1 and toks[0] == twords[0] and not _generic_rest(toks[1:]):
         variants.append((toks[1:], False))  # the table's module prefix: FAC_BUILDING.FAC_BUILDING_KEY
     v_stems, v_full, kw = [], [], None
     for vt, stripped in variants:

@@ -4,15 +4,19 @@ The text is tokenized once with the dialect's tokenizer and split into statement
 (and at T-SQL ``GO``). The MySQL client's ``DELIMITER`` blocks (triggers, procedures and
 functions in ``mysqldump`` output) are read at their own delimiter, and only the table
 definitions among them are kept: a ``CREATE TEMPORARY TABLE`` in a procedure's body is no
-table of the schema. Only table definitions are parsed: ``CREATE ... TABLE``, ``ALTER TABLE``
-(added columns, primary and foreign keys, as in ``pg_dump`` output) and ``COMMENT ON
-TABLE/COLUMN``; every other statement (``INSERT``, ``CREATE INDEX``, ``SET``...) is skipped
-unread. A table definition that sqlglot cannot parse raises :class:`DDLParseError` naming the
+table of the schema. ``pg_dump``'s ``COPY ... FROM stdin`` data rows and psql's meta-command
+lines (``\\connect``, ``\\copy``) are blanked before tokenizing: they are no SQL. Only table
+definitions are parsed: ``CREATE ... TABLE`` (also as an element of ``CREATE SCHEMA s CREATE
+TABLE ...``, in schema ``s``), ``ALTER TABLE`` (added columns, primary and foreign keys, as in
+``pg_dump`` output; dropped and renamed columns, renamed tables; ``ATTACH PARTITION``) and
+``COMMENT ON TABLE/COLUMN``; every other statement (``INSERT``, ``CREATE INDEX``, ``SET``...) is
+skipped unread. A table definition that sqlglot cannot parse raises :class:`DDLParseError` naming the
 statement. No statistics are computed (samples and uniqueness stay empty).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -86,24 +90,25 @@ def load_ddl(
         reader = Dialect.get_or_raise(dialect)
     except (ValueError, SqlglotError) as err:
         raise InvalidArgumentError(f"unknown SQL dialect {dialect!r}: {_first_line(err)}") from err
-    tokens = _tokenize(reader, _client_delimiters(text), origin)
+    tokens = _tokenize(reader, _client_delimiters(_without_psql(text)), origin)
     builder = _Builder(database=database, dialect=reader, origin=origin, partitions=partitions)
-    number, chunk = 0, list(tokens[:1])
+    number, chunk, statement = 0, list(tokens[:1]), list(tokens[:1])
     try:
         with _quiet_sqlglot():
-            for number, chunk in enumerate(_split_statements(tokens), start=1):
-                kind = _statement_kind(chunk)
-                if kind is None:
-                    continue
-                tree = _parse_statement(reader, chunk, text, kind, number, origin)
-                if isinstance(tree, exp.Create):
-                    builder.create(tree, number, _snippet(text, chunk))
-                elif isinstance(tree, exp.Alter):
-                    builder.alter(tree, number)
-                elif isinstance(tree, exp.Command) and kind == _ALTER:
-                    builder.attach_partition(tree)
-                elif isinstance(tree, exp.Comment):
-                    builder.comment(tree)
+            for number, statement in enumerate(_split_statements(tokens), start=1):
+                for schema, chunk in _schema_elements(statement):
+                    kind = _statement_kind(chunk)
+                    if kind is None:
+                        continue
+                    tree = _parse_statement(reader, chunk, text, kind, number, origin)
+                    if isinstance(tree, exp.Create):
+                        builder.create(tree, number, _snippet(text, chunk), schema=schema)
+                    elif isinstance(tree, exp.Alter):
+                        builder.alter(tree, number)
+                    elif isinstance(tree, exp.Command) and kind == _ALTER:
+                        builder.attach_partition(tree)
+                    elif isinstance(tree, exp.Comment):
+                        builder.comment(tree)
         tables = builder.build()
     except JarError:
         raise
@@ -179,6 +184,42 @@ def _client_delimiters(text: str) -> str:
             out.append(_blank(m.group(0)))
             delim, pos = m.group(1), m.end()
     return "".join(out)
+
+
+#: ``COPY ... FROM stdin;`` and its data rows up to the ``\\.`` line (``pg_dump`` output with data).
+_COPY_DATA = re.compile(r"^([ \t]*COPY\b[^;]*?\bFROM\s+stdin\b[^;]*;[^\n]*\n)(.*?^[ \t]*\\\.[ \t]*$)",
+                        re.IGNORECASE | re.MULTILINE | re.DOTALL)
+#: A psql meta-command line (``\\connect db``, ``\\copy t FROM 'x.csv'``, ``\\restrict ...``): it ends at the line's end.
+_PSQL_LINE = re.compile(r"^[ \t]*\\[A-Za-z!?].*$", re.MULTILINE)
+
+
+def _without_psql(text: str) -> str:
+    """``text`` with ``pg_dump``'s ``COPY ... FROM stdin`` data rows and psql's meta-command lines
+    blanked (offsets kept): they are no SQL, and a data row may hold an unbalanced quote."""
+    if "\\" not in text:
+        return text
+    text = _COPY_DATA.sub(lambda m: m.group(1) + _blank(m.group(2)), text)
+    return _PSQL_LINE.sub(lambda m: _blank(m.group(0)), text)
+
+
+def _schema_elements(chunk: list[Token]) -> list[tuple[str | None, list[Token]]]:
+    """The statements of ``chunk`` with the schema they belong to: PostgreSQL's (and standard
+    SQL's) ``CREATE SCHEMA s [AUTHORIZATION r] CREATE TABLE t (...) CREATE VIEW ...`` is one
+    statement whose elements are created in ``s``; any other statement is ``[(None, chunk)]``."""
+    if len(chunk) < 3 or chunk[0].token_type != TokenType.CREATE or chunk[1].token_type != TokenType.SCHEMA:
+        return [(None, chunk)]
+    i = 2
+    if [t.text.upper() for t in chunk[2:5]] == ["IF", "NOT", "EXISTS"]:
+        i = 5
+    name = None
+    if i < len(chunk) and chunk[i].text.upper() != "AUTHORIZATION":
+        name, i = chunk[i].text, i + 1
+    if i + 1 < len(chunk) and chunk[i].text.upper() == "AUTHORIZATION":
+        name, i = name or chunk[i + 1].text, i + 2  # CREATE SCHEMA AUTHORIZATION r: the schema is r
+    starts = [j for j in range(i, len(chunk)) if chunk[j].token_type in (TokenType.CREATE, TokenType.GRANT)]
+    if not starts or name is None:
+        return [(None, chunk)]
+    return [(name, chunk[a:b]) for a, b in zip(starts, [*starts[1:], len(chunk)])]
 
 
 def _looks_like_path(text: str) -> bool:
@@ -437,7 +478,7 @@ class _Builder:
         return found[0] if len(found) == 1 else None
 
     # -- statements ---------------------------------------------------------------------
-    def create(self, tree: exp.Create, number: int, snippet: str) -> None:
+    def create(self, tree: exp.Create, number: int, snippet: str, *, schema: str | None = None) -> None:
         if str(tree.args.get("kind") or "").upper() != "TABLE":
             return
         target = tree.this
@@ -445,6 +486,8 @@ class _Builder:
         if not isinstance(table_node, exp.Table):
             return
         database, name = self._qualified(table_node)
+        if schema is not None and not table_node.db:  # an element of CREATE SCHEMA s
+            database = schema
         # An untyped column (SQLite ``CREATE TABLE t (a, b)``) is a bare identifier.
         items = [
             exp.ColumnDef(this=i.copy()) if isinstance(i, exp.Identifier) else i
@@ -459,7 +502,7 @@ class _Builder:
                 f"table {f'{database}.{name}'!r} has no columns: {self.origin}, statement {number} "
                 f"({snippet!r}) defines none"
             )
-        tdef = _TableDef(database=database, name=name, sql_schema=table_node.db or None, parents=parents)
+        tdef = _TableDef(database=database, name=name, sql_schema=table_node.db or schema, parents=parents)
         if partition_of is not None and isinstance(partition_of.this, exp.Table):
             tdef.partition_of = partition_of.this
             tdef.parents.insert(0, partition_of.this)  # its columns are the parent's
@@ -501,8 +544,49 @@ class _Builder:
             )
             return
         for action in tree.args.get("actions") or ():
-            for item in action.expressions if isinstance(action, exp.AddConstraint) else [action]:
-                self._add_item(tdef, item)
+            if isinstance(action, exp.Drop) and str(action.args.get("kind") or "").upper() == "COLUMN":
+                for col in action.args.get("tables") or ():
+                    self._drop_column(tdef, _name(col))
+            elif isinstance(action, exp.RenameColumn):
+                self._rename_column(tdef, _name(action.this), _name(action.args.get("to")))
+            elif isinstance(action, exp.AlterRename) and isinstance(action.this, exp.Table):
+                self._rename_table(tdef, _table_name(action.this))
+            else:
+                for item in action.expressions if isinstance(action, exp.AddConstraint) else [action]:
+                    self._add_item(tdef, item)
+
+    @staticmethod
+    def _drop_column(tdef: _TableDef, name: str) -> None:
+        """``ALTER TABLE ... DROP COLUMN name``: the column, and the keys it is part of, go."""
+        col = tdef.column(name)
+        if col is None:
+            return
+        tdef.columns.remove(col)
+        tdef.primary_key = [c for c in tdef.primary_key if c.lower() != col.name.lower()]
+        tdef.foreign_keys = [fk for fk in tdef.foreign_keys if col.name.lower() not in (c.lower() for c in fk.columns)]
+
+    @staticmethod
+    def _rename_column(tdef: _TableDef, old: str, new: str) -> None:
+        """``ALTER TABLE ... RENAME COLUMN old TO new``, in the table's keys too."""
+        col = tdef.column(old)
+        if col is None or not new:
+            return
+        tdef.columns[tdef.columns.index(col)] = dataclasses.replace(col, name=new)
+
+        def renamed(names: Sequence[str]) -> tuple[str, ...]:
+            return tuple(new if n.lower() == col.name.lower() else n for n in names)
+
+        tdef.primary_key = list(renamed(tdef.primary_key))
+        for fk in tdef.foreign_keys:
+            fk.columns = renamed(fk.columns)
+
+    def _rename_table(self, tdef: _TableDef, new: str) -> None:
+        """``ALTER TABLE ... RENAME TO new`` (in the table's own schema)."""
+        if not new or self.find(tdef.database, new) is not None:
+            return
+        del self.tables[(tdef.database, tdef.name)]
+        tdef.name = new
+        self.tables[(tdef.database, new)] = tdef
 
     def attach_partition(self, tree: exp.Command) -> None:
         """``ALTER TABLE [ONLY] parent ATTACH PARTITION child ...`` (``pg_dump`` output), which
