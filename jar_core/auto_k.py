@@ -85,11 +85,10 @@ def auto_size(
 
 def referenced(
     F: np.ndarray, references: np.ndarray | None, order: Sequence[int], *, floor: float = AUTO_FLOOR,
-    rows: np.ndarray | None = None,
 ) -> list[int]:
     """Candidates that the tables of ``order`` refer to for a sub-query they cover.
 
-    For each sub-query (the rows of ``F`` that ``rows`` marks, all by default) whose best table
+    For each sub-query (a row of ``F``, values found among them) whose best table
     ``i`` in ``order`` covers it at ``floor`` or more: the candidate ``l`` not in ``order`` that
     ``i`` refers to (``references[i, l]``, :attr:`Signals.references`) and that covers it at
     least as well as ``i`` (the best such ``l``). ``i`` then covers the sub-query through a
@@ -98,14 +97,11 @@ def referenced(
     order = np.asarray(order, dtype=np.int64)
     if references is None or not len(order) or not F.shape[0]:
         return []
-    Fr = F if rows is None else F[np.asarray(rows, dtype=bool)]
-    if not Fr.shape[0]:
-        return []
-    i = order[Fr[:, order].argmax(axis=1)]  # the best chosen table of each sub-query
-    fi = Fr[np.arange(len(i)), i]
-    ok = references[i] & (Fr >= fi[:, None]) & (fi >= floor)[:, None]
+    i = order[F[:, order].argmax(axis=1)]  # the best chosen table of each sub-query
+    fi = F[np.arange(len(i)), i]
+    ok = references[i] & (F >= fi[:, None]) & (fi >= floor)[:, None]
     ok[:, order] = False
-    pick = np.where(ok, Fr, -np.inf).argmax(axis=1)
+    pick = np.where(ok, F, -np.inf).argmax(axis=1)
     return list(dict.fromkeys(int(t) for t in pick[ok.any(axis=1)]))
 
 
@@ -140,9 +136,8 @@ def auto_select(
     refs = referenced(F, signals.references, order + bridges)
     refs = refs[: max(0, k - len(order) - len(bridges))]
     if bridges or refs:
-        out = with_bridges(signals, sel, order + bridges + refs, bridges, getattr(strategy, "l_coarse", 1.0),
-                           getattr(strategy, "l_join", 0.0), references=refs, l_cov=getattr(strategy, "l_cov", 0.0))
-        return out
+        return with_bridges(signals, sel, order + bridges + refs, bridges, getattr(strategy, "l_coarse", 1.0),
+                            getattr(strategy, "l_join", 0.0), references=refs, l_cov=getattr(strategy, "l_cov", 0.0))
     sel.order, sel.trace = order, sel.trace[:m]
     sel.steps = [st for st in sel.steps if st.candidate in order]
     sel.bridges = [b for b in sel.bridges if b in order]

@@ -89,10 +89,8 @@ def _retriever(args: argparse.Namespace, **options: Any) -> Any:
                               ("--sample-values", args.sample_values, "values kept")):
         if value is not None and other:
             raise InvalidArgumentError(f"{flag} applies to --db ({what} from a live database), not to {other}")
-    if args.partitions and (args.index or args.benchmark):
-        raise InvalidArgumentError(
-            f"--partitions applies to --db or --ddl, not to {'--index' if args.index else '--benchmark'}"
-        )
+    if args.partitions and other in ("--index", "--benchmark"):
+        raise InvalidArgumentError(f"--partitions applies to --db or --ddl, not to {other}")
     if args.sample_rows is not None and args.sample_rows < 1:
         raise InvalidArgumentError(f"--sample-rows must be >= 1, got {args.sample_rows}")
     if args.sample_values is not None and not 0 <= args.sample_values <= MAX_SAMPLE_VALUES:

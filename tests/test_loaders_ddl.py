@@ -459,3 +459,11 @@ def test_alter_table_drops_and_renames() -> None:
     assert [c.name for c in s["employee"].columns] == ["employee_id", "manager_id"]
     assert s["employee"].primary_key == ("employee_id",) and not s["employee"].foreign_keys
 
+
+def test_inherits_inside_create_schema_finds_the_parent_in_that_schema() -> None:
+    s = load_ddl("CREATE SCHEMA shop CREATE TABLE rental (id int, d date)"
+                 " CREATE TABLE rental_2024 (CHECK (d > '2024-01-01')) INHERITS (rental)"
+                 " CREATE TABLE late (fee int) INHERITS (rental);", dialect="postgres")
+    assert [(t.id, [c.name for c in t.columns]) for t in s] == [
+        ("shop.rental", ["id", "d"]), ("shop.late", ["id", "d", "fee"])]
+

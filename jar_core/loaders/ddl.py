@@ -92,7 +92,7 @@ def load_ddl(
         raise InvalidArgumentError(f"unknown SQL dialect {dialect!r}: {_first_line(err)}") from err
     tokens = _tokenize(reader, _client_delimiters(_without_psql(text)), origin)
     builder = _Builder(database=database, dialect=reader, origin=origin, partitions=partitions)
-    number, chunk, statement = 0, list(tokens[:1]), list(tokens[:1])
+    number, chunk = 0, list(tokens[:1])
     try:
         with _quiet_sqlglot():
             for number, statement in enumerate(_split_statements(tokens), start=1):
@@ -660,8 +660,17 @@ class _Builder:
         tdef.foreign_keys.append(_RawForeignKey(columns, table_node.db or None, _table_name(table_node), ref_columns))
 
     # -- result ---------------------------------------------------------------------------
-    def _table_of(self, node: exp.Table) -> _TableDef | None:
-        return self.find(*self._qualified(node)) or (self._unqualified(node.name) if node.db else None)
+    def _lookup(self, owner: _TableDef, database: str | None, name: str) -> _TableDef | None:
+        """The table ``owner`` names ``database.name``: an unqualified name in ``owner``'s database,
+        then in the default one; a qualified name that names no table, the one table of that name."""
+        candidates = [database] if database is not None else list(dict.fromkeys([owner.database, self.database]))
+        found = next(filter(None, (self.find(db, name) for db in candidates)), None)
+        if found is None and database is not None:
+            found = self._unqualified(name)
+        return found
+
+    def _table_of(self, owner: _TableDef, node: exp.Table) -> _TableDef | None:
+        return self._lookup(owner, node.db or None, _table_name(node))
 
     def _inherit(self) -> None:
         """Give each ``INHERITS`` child its parents' columns before its own (parents first, so
@@ -673,7 +682,7 @@ class _Builder:
                 return tdef.columns
             inherited: list[Column] = []
             for node in tdef.parents:
-                parent = self._table_of(node)
+                parent = self._table_of(tdef, node)
                 if parent is None:
                     if not tdef.columns:
                         raise SchemaError(
@@ -701,7 +710,7 @@ class _Builder:
         seen = {id(tdef)}
         root = None
         while tdef.partition_of is not None:
-            parent = self._table_of(tdef.partition_of)
+            parent = self._table_of(tdef, tdef.partition_of)
             if parent is None or id(parent) in seen:
                 break
             seen.add(id(parent))
@@ -732,16 +741,10 @@ class _Builder:
 
     def _resolve(self, owner: _TableDef, fk: _RawForeignKey) -> ForeignKey:
         """Qualify the referenced table; a reference without columns targets its primary key."""
-        if fk.ref_database is not None:
-            candidates = [fk.ref_database]
-        else:
-            candidates = list(dict.fromkeys([owner.database, self.database]))
-        found = next(filter(None, (self.find(db, fk.ref_table) for db in candidates)), None)
-        if found is None and fk.ref_database is not None:
-            found = self._unqualified(fk.ref_table)
+        found = self._lookup(owner, fk.ref_database, fk.ref_table)
         if found is not None and id(found) in self.skipped:  # a partition: its parent holds the rows
             found = self.skipped[id(found)]
-        ref_id = f"{found.database}.{found.name}" if found else f"{candidates[0]}.{fk.ref_table}"
+        ref_id = f"{found.database}.{found.name}" if found else f"{fk.ref_database or owner.database}.{fk.ref_table}"
         ref_columns = fk.ref_columns
         if not ref_columns and found is not None:
             ref_columns = tuple(c.name for c in found.columns if c.primary_key)
