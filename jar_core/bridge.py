@@ -21,7 +21,8 @@ __all__ = ["bridge_paths", "connect", "is_connected", "MAX_BRIDGES"]
 MAX_BRIDGES = 2
 
 
-#: Up to this many nodes, components come from a few squarings of the reachability matrix;
+#: Up to this many nodes, components come from a depth-first walk in Python (a question's
+#: candidates: tens of tables, where the walk costs less than a sparse-graph library's set-up);
 #: above it from scipy's graph traversal.
 SMALL_GRAPH = 64
 
@@ -31,28 +32,40 @@ def labels(w: np.ndarray, nodes: Sequence[int]) -> np.ndarray:
     position, among ``nodes``, of the component's first node)."""
     idx = np.asarray(nodes, dtype=np.int64)
     n = len(idx)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    adj = w[np.ix_(idx, idx)] > 0
+    sub = w[idx][:, idx] > 0
     if n > SMALL_GRAPH:
         from scipy.sparse import csr_matrix
         from scipy.sparse.csgraph import connected_components
 
-        comp = connected_components(csr_matrix(adj), directed=False)[1]
+        comp = connected_components(csr_matrix(sub), directed=False)[1]
         first = np.full(comp.max() + 1, n, dtype=np.int64)
         np.minimum.at(first, comp, np.arange(n))
         return first[comp]
-    reach = (adj | adj.T | np.eye(n, dtype=bool)).astype(np.float32)
-    while True:  # paths of length 2^s after s squarings: at most log2(n) of them
-        nxt = (reach @ reach > 0).astype(np.float32)
-        if np.array_equal(nxt, reach):
-            return reach.argmax(axis=1).astype(np.int64)
-        reach = nxt
+    a, b = np.nonzero(sub | sub.T)
+    adjacent: list[list[int]] = [[] for _ in range(n)]
+    for x, y in zip(a.tolist(), b.tolist()):
+        adjacent[x].append(y)
+    out = [-1] * n
+    for first in range(n):
+        if out[first] >= 0:
+            continue
+        out[first] = first
+        stack = [first]
+        while stack:
+            for v in adjacent[stack.pop()]:
+                if out[v] < 0:
+                    out[v] = first
+                    stack.append(v)
+    return np.array(out, dtype=np.int64)
+
+
+def _pieces(w: np.ndarray, nodes: Sequence[int]) -> int:
+    return len(set(labels(w, nodes).tolist()))
 
 
 def is_connected(w: np.ndarray, nodes: Sequence[int]) -> bool:
     """Whether ``nodes`` form one component of the graph ``w > 0`` restricted to them."""
-    return len(nodes) < 2 or len(set(labels(w, nodes).tolist())) == 1
+    return len(nodes) < 2 or _pieces(w, nodes) == 1
 
 
 def _shortest_paths(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -110,12 +123,13 @@ def connect(w: np.ndarray, k: int, order: Sequence[int], *, pinned: int = 0) -> 
     original choice stands.
     """
     order = [int(x) for x in order]
-    if len(order) < 2 or is_connected(w, order):
+    pieces = _pieces(w, order) if len(order) > 1 else 1
+    if pieces == 1:
         return order, []
     # quick exit: no path at all between the pieces over the candidates (the usual case of a
     # table without joins) means nothing to bridge
-    everything = labels(w, list(range(w.shape[0])))
-    if len(set(everything[order].tolist())) == len(set(labels(w, order).tolist())):
+    everything = labels(w, range(w.shape[0]))
+    if len(set(everything[order].tolist())) == pieces:
         return order, []
     paths = _shortest_paths(w)
     for m in range(len(order) - 1, max(pinned, 2, len(order) - MAX_BRIDGES) - 1, -1):

@@ -46,6 +46,18 @@ def test_bridge_connects_a_disconnected_pick_within_k():
     assert JoinAwareStrategy(0, 0, 1).select(s, 2).order == [0, 2]
 
 
+def test_a_pick_connected_only_by_a_later_table_gets_no_bridge():
+    # 0 and 2 do not join each other (2's join gain is 0 when it is chosen); 1, chosen third,
+    # joins both: the set is connected, so the bridge step leaves it as it is
+    w = np.zeros((4, 4))
+    w[0, 1] = w[1, 0] = w[1, 2] = w[2, 1] = 0.9
+    sel = JoinAwareStrategy(0, 0, 1).select(sig([0.9, 0.7, 0.8, 0.1], w), 3)
+    assert sel.order == [0, 2, 1] and sel.steps[1].join == 0 and sel.bridges == []
+    # every choice joining one before it (join gain > 0 at each step) is connected as it is
+    sel = JoinAwareStrategy(0, 1, 1).select(sig([0.9, 0.7, 0.8, 0.1], w), 3)
+    assert all(g.join > 0 for g in sel.steps[1:]) and sel.bridges == [] and is_connected(w, sel.order)
+
+
 def test_bridge_paths_and_unreachable_pieces():
     w = np.zeros((5, 5))
     for a, b in ((0, 1), (1, 2), (2, 3)):
@@ -306,7 +318,7 @@ def test_family_relation_from_names():
     assert fam == {("sis_dept", "sis_course"), ("sis_course", "sis_dept")}
 
 
-@pytest.mark.parametrize("n", [12, 150])  # the squaring path and scipy's traversal
+@pytest.mark.parametrize("n", [12, 150])  # the depth-first walk and scipy's traversal
 def test_component_labels_name_each_component_by_its_first_node(n):
     from scipy.sparse.csgraph import connected_components
 

@@ -9,7 +9,7 @@ same candidates and the same signals.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, NamedTuple, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -19,12 +19,12 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["StepGain", "Selection", "SearchStrategy"]
 
 
-@dataclass(frozen=True)
-class StepGain:
+class StepGain(NamedTuple):
     """The gain components of one candidate at one step (weights already applied in ``total``).
 
     ``coarse``, ``coverage`` and ``join`` are the unweighted gains (``r_i``, the marginal
     coverage gain, the join gain); ``total`` is the weighted utility that was maximised.
+    Immutable; a named tuple rather than a dataclass because a trace makes dozens per question.
     """
 
     candidate: int

@@ -87,7 +87,7 @@ class GreedyStrategy:
         sel = Selection(order=[])
         width = min(self.trace_width, n)
         # per step: the (masked) utilities and the gains behind them, for the trace built at the end
-        seen: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        seen = np.empty((3, k, n)) if width else None
         for step in range(k):
             if step == 0:
                 cov = F.sum(axis=0)
@@ -101,8 +101,8 @@ class GreedyStrategy:
             i = int(pinned[step]) if step < len(pinned) else int(np.argmax(total))
             sel.order.append(i)
             sel.steps.append(StepGain(i, float(r[i]), float(cov[i]), float(join_acc[i]), float(total[i])))
-            if width:
-                seen.append((total, cov, join_acc.copy()))
+            if seen is not None:
+                seen[:, step] = total, cov, join_acc
             selected[i] = True
             q = update_coverage(q, F, i)
             if fam is not None:
@@ -112,22 +112,21 @@ class GreedyStrategy:
             else:
                 join_acc += w[i]
         sel.coverage = q
-        if seen:
+        if seen is not None and k:
             sel.trace = _trace(r, seen, width, n)
         return sel
 
 
-def _trace(
-    r: np.ndarray, seen: list[tuple[np.ndarray, np.ndarray, np.ndarray]], width: int, n: int,
-) -> list[list[StepGain]]:
-    """The best ``width`` candidates of each step (fewer as candidates run out), from the steps'
-    ``(total, coverage, join)`` arrays: one sort for all steps."""
-    total, cov, join = (np.stack(x) for x in zip(*seen))
-    top = np.argsort(-total, axis=1, kind="stable")[:, :width]
-    cols = [top.tolist(), r[top].tolist()] + [np.take_along_axis(a, top, axis=1).tolist() for a in (cov, join, total)]
+def _trace(r: np.ndarray, seen: np.ndarray, width: int, n: int) -> list[list[StepGain]]:
+    """The best ``width`` candidates of each step (fewer as candidates run out), from ``seen``,
+    the steps' ``(total, coverage, join)`` rows (shape ``(3, steps, n)``): one sort and one
+    gather for all steps."""
+    top = np.argsort(-seen[0], axis=1, kind="stable")[:, :width]
+    total, cov, join = seen[:, np.arange(top.shape[0])[:, None], top].tolist()
+    cand, coarse = top.tolist(), r[top].tolist()
     return [
-        [StepGain(*g) for g in zip(*(c[step][: min(width, n - step)] for c in cols))]
-        for step in range(len(seen))
+        [StepGain(*g) for g in zip(*(c[step][: n - step] for c in (cand, coarse, cov, join, total)))]
+        for step in range(len(cand))
     ]
 
 
@@ -169,7 +168,8 @@ class JoinAwareStrategy(GreedyStrategy):
     def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
         """The greedy's choice; with ``bridges``, connected within ``k`` (:func:`jar_core.bridge.connect`)."""
         sel = super().select(signals, k, pinned=pinned)
-        if not self.bridges or len(sel.order) < 2:
+        # each choice after the first joined one before it (its join gain was > 0): connected
+        if not self.bridges or all(s.join > 0 for s in sel.steps[1:]):
             return sel
         from jar_core.bridge import connect
 
