@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from jar_core.bridge import bridge_paths, is_connected
+from jar_core.bridge import bridge_paths, is_connected, pieces
 from jar_core.bridge import labels as _labels
 from jar_core.values import VALUE_PREFIX, _norm
 
@@ -62,7 +62,7 @@ def auto_size(
     whole = _labels(w, order) if connected else None
 
     def joined(m: int) -> bool:
-        return whole is None or len(set(_labels(w, order[:m]).tolist())) == len(set(whole[:m].tolist()))
+        return whole is None or pieces(w, order[:m]) == len(set(whole[:m].tolist()))
 
     best = F[:, order].max(axis=1) if F.shape[0] else np.zeros(0)
     answered = best >= floor

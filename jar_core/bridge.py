@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["bridge_paths", "connect", "is_connected", "MAX_BRIDGES"]
+__all__ = ["bridge_paths", "connect", "is_connected", "labels", "pieces", "MAX_BRIDGES"]
 
 #: At most this many of the greedy's choices give way to bridges.
 MAX_BRIDGES = 2
@@ -59,13 +59,14 @@ def labels(w: np.ndarray, nodes: Sequence[int]) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
-def _pieces(w: np.ndarray, nodes: Sequence[int]) -> int:
+def pieces(w: np.ndarray, nodes: Sequence[int]) -> int:
+    """How many components ``nodes`` fall into in the graph ``w > 0`` restricted to them."""
     return len(set(labels(w, nodes).tolist()))
 
 
 def is_connected(w: np.ndarray, nodes: Sequence[int]) -> bool:
     """Whether ``nodes`` form one component of the graph ``w > 0`` restricted to them."""
-    return len(nodes) < 2 or _pieces(w, nodes) == 1
+    return len(nodes) < 2 or pieces(w, nodes) == 1
 
 
 def _shortest_paths(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -90,11 +91,11 @@ def bridge_paths(
     if len(idx) < 2:
         return []
     dist, pred = paths if paths is not None else _shortest_paths(w)
-    pieces = labels(w, idx)
-    tree = {idx[i] for i in range(len(idx)) if pieces[i] == pieces[0]}
+    label = labels(w, idx)
+    tree = {idx[i] for i in range(len(idx)) if label[i] == label[0]}
     bridges: list[int] = []
-    for comp in dict.fromkeys(pieces.tolist()):
-        piece = [idx[i] for i in range(len(idx)) if pieces[i] == comp]
+    for comp in dict.fromkeys(label.tolist()):
+        piece = [idx[i] for i in range(len(idx)) if label[i] == comp]
         if tree & set(piece):
             continue
         src = sorted(tree)
@@ -123,13 +124,13 @@ def connect(w: np.ndarray, k: int, order: Sequence[int], *, pinned: int = 0) -> 
     original choice stands.
     """
     order = [int(x) for x in order]
-    pieces = _pieces(w, order) if len(order) > 1 else 1
-    if pieces == 1:
+    parts = pieces(w, order) if len(order) > 1 else 1
+    if parts == 1:
         return order, []
     # quick exit: no path at all between the pieces over the candidates (the usual case of a
     # table without joins) means nothing to bridge
     everything = labels(w, range(w.shape[0]))
-    if len(set(everything[order].tolist())) == pieces:
+    if len(set(everything[order].tolist())) == parts:
         return order, []
     paths = _shortest_paths(w)
     for m in range(len(order) - 1, max(pinned, 2, len(order) - MAX_BRIDGES) - 1, -1):

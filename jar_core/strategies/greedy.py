@@ -112,7 +112,7 @@ class GreedyStrategy:
             else:
                 join_acc += w[i]
         sel.coverage = q
-        if seen is not None and k:
+        if seen is not None:
             sel.trace = _trace(r, seen, width, n)
         return sel
 
