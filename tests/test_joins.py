@@ -519,6 +519,22 @@ def test_a_column_named_after_its_own_table_references_nothing_by_a_role():
     assert set(got) == {"catalog_page.cp_catalog_page_sk = catalog_returns.cr_catalog_page_sk"}
 
 
+def test_a_column_named_after_its_own_table_is_its_attribute_not_a_copys_key():
+    # BEAVER-DW: FAC_FLOOR.FLOOR is the floor's number; FCLT_FLOOR, another module's floor table,
+    # goes by FLOOR too once the module prefixes are dropped, but that is no reference
+    fac = T("FAC_FLOOR", Column("FLOOR_KEY", "text", primary_key=True), Column("FLOOR", "text"))
+    fclt = T("FCLT_FLOOR", Column("FCLT_FLOOR_KEY", "text", primary_key=True), Column("FLOOR", "text"))
+    assert not any(e.startswith("FAC_FLOOR.FLOOR =") or e.endswith("= FAC_FLOOR.FLOOR")
+                   for e in edges(Schema([fac, fclt])))
+    # a column of another table with that name still references the floor, and a column named
+    # after its own table still references a table by that table's whole name
+    rooms = T("FAC_ROOMS", Column("ROOM_KEY", "text", primary_key=True), Column("FLOOR", "text"))
+    floor = T("FLOOR", Column("FLOOR_KEY", "text", primary_key=True), Column("LEVEL", "text"))
+    got = edges(Schema([fac, rooms, floor]))
+    assert "FAC_FLOOR.FLOOR = FLOOR.FLOOR_KEY" in got or "FLOOR.FLOOR_KEY = FAC_FLOOR.FLOOR" in got
+    assert any("FAC_ROOMS.FLOOR" in e for e in got)
+
+
 def test_values_alone_that_fit_many_keys_join_nothing():
     # Chinook: SupportRepId holds 3, 4, 5, which every serial id of the database holds too
     def entity(name: str) -> Table:

@@ -19,7 +19,10 @@ by that table's whole name only (same name or entity on the key's own words), ne
 an abbreviation or a partial table name (``web_page.wp_web_page_sk`` is no ``catalog_page``
 key); so does a column named after its own table (``catalog_page.cp_catalog_page_number`` is
 no ``web_page`` key), and two own keys whose names meet only without their tables' prefixes (``cd_demo_sk``,
-``hd_demo_sk``) do not join unless the name is the referenced table's. A name loses its table's
+``hd_demo_sk``) do not join unless the name is the referenced table's; a column without a key word
+named after its own table by any of its names (``city.city``, ``FAC_FLOOR.FLOOR``: its own
+attribute) references another table by that table's whole name only, never by a name the two
+share once their module prefixes are dropped (``FCLT_FLOOR`` is ``FLOOR`` too). A name loses its table's
 leading word (a module prefix: ``FAC_BUILDING.FAC_BUILDING_KEY`` also goes by ``BUILDING_KEY``)
 unless what is left is a generic head noun (``AddressType.AddressTypeID`` is no ``TypeID``, which
 ``ContactType.ContactTypeID`` would share). A referencing name without a key word
@@ -148,6 +151,8 @@ def naming(
     # cp_catalog_page_number``): no role of another one (``catalog`` + ``page`` is no ``web_page``)
     names_own = np.array([bool(p.table_words[i]) and p.table_words[i][0] in p.stems[i] for i in range(n)], dtype=bool)
     role_kw = [x if has_kw[i] else none for i, x in enumerate(role_f)]
+    own_attr = np.array([not has_kw[i] and any("".join(s) in p.table_names[i] for s in p.stems[i] if s)
+                         for i in range(n)], dtype=bool)
 
     def glue_ok(fi: int, ki: int) -> bool:
         """``ss_cdemo_sk`` -> ``cd_demo_sk``: the letters glued before the key's words start the key's
@@ -187,6 +192,14 @@ def naming(
     k = np.concatenate([x[1] for x in parts]).astype(np.int64)
     rule = np.concatenate([x[2] for x in parts])
     ok = p.table[f] != p.table[k]
+    # a column without a key word named after its own table, by any of its names (``city.city``,
+    # ``FAC_FLOOR.FLOOR``), is that table's own attribute: it references another table only by
+    # that table's whole name, never by a name both tables go by once their module prefixes are
+    # dropped (``FCLT_FLOOR``'s ``FLOOR``)
+    attr = np.flatnonzero(ok & own_attr[f])
+    if len(attr):
+        ok[attr] = [any("".join(s) == p.table_names[ki][0] for s in p.stems[fi] if s)
+                    for fi, ki in zip(f[attr], k[attr])]
     f, k, rule = f[ok], k[ok], rule[ok]
     # same name: a reference when k is a key, two siblings when neither is known unique
     same_idx = list(RULES).index("same name")
