@@ -403,8 +403,9 @@ def _tiny_core():
 def test_the_retriever_never_shows_the_database_password(make) -> None:
     url = "sqlite:///file:nowhere.db?uri=true&password=s3cretQ&api_key=t0kenQ"
     if make is sa.create_engine:
-        url = "postgresql+psycopg2://user:s3cretQ@db.example:5432/shop?sslpassword=t0kenQ"
-        pytest.importorskip("psycopg2")
+        # psycopg (3), the driver of the extras; create_engine does not connect
+        url = "postgresql+psycopg://user:s3cretQ@db.example:5432/shop?sslpassword=t0kenQ"
+        pytest.importorskip("psycopg")
     elif make is str:
         url = "postgresql://user:s3cretQ@db.example:5432/shop?sslpassword=t0kenQ"
     r = JoinAwareRetriever(retriever=_tiny_core(), engine=make(url))
