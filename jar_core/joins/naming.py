@@ -151,8 +151,15 @@ def naming(
     # cp_catalog_page_number``): no role of another one (``catalog`` + ``page`` is no ``web_page``)
     names_own = np.array([bool(p.table_words[i]) and p.table_words[i][0] in p.stems[i] for i in range(n)], dtype=bool)
     role_kw = [x if has_kw[i] else none for i, x in enumerate(role_f)]
-    own_attr = np.array([not has_kw[i] and any("".join(s) in p.table_names[i] for s in p.stems[i] if s)
-                         for i in range(n)], dtype=bool)
+    # a column without a key word named after its own table (``city.city``), once per name and table
+    attr_memo: dict[tuple[int, int], bool] = {}
+    own_attr = np.zeros(n, dtype=bool)
+    for i in np.flatnonzero(~has_kw).tolist():
+        akey = (id(p.stems[i]), id(p.table_names[i]))
+        hit = attr_memo.get(akey)
+        if hit is None:
+            hit = attr_memo[akey] = any("".join(s) in p.table_names[i] for s in p.stems[i] if s)
+        own_attr[i] = hit
 
     def glue_ok(fi: int, ki: int) -> bool:
         """``ss_cdemo_sk`` -> ``cd_demo_sk``: the letters glued before the key's words start the key's
