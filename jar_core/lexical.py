@@ -10,6 +10,11 @@ first stage's dense shortlist (the 200 tables most similar to the question), so 
 200 texts per question, not all; a candidate outside the shortlist (added by expansion or value
 matching) has BM25 0. Both weights were measured on Spider and BEAVER-DW together
 (docs/results.md, "Beyond the paper").
+
+Words are compared in the singular, in the question and in the table texts alike (``vendors``
+finds the ``Vendor`` table, ``categories`` a ``category`` column): questions name things in the
+plural, schemas mostly in the singular. Plurals only: a stemmer (Snowball's English) also merged
+``offered`` with ``offer`` and ``customer`` with ``custom``, and measured worse (docs/results.md).
 """
 from __future__ import annotations
 
@@ -19,15 +24,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from jar_core.errors import InvalidArgumentError
+from jar_core.joins.profile import singular
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index import SchemaIndex
 
-__all__ = ["LexicalIndex", "fuse", "normalized", "table_tokens", "DEFAULT_LEXICAL_RELEVANCE"]
+__all__ = ["LexicalIndex", "fuse", "normalized", "singulars", "table_tokens", "DEFAULT_LEXICAL_RELEVANCE"]
 
 #: Default weight of BM25 in the coarse relevance the search itself sees
 #: (``TableRetriever(lexical_relevance=...)``; measured in docs/results.md, "Beyond the paper").
 DEFAULT_LEXICAL_RELEVANCE = 0.1
+
+
+def singulars(tokens: list[str]) -> list[str]:
+    """``tokens`` in the singular (:func:`jar_core.joins.profile.singular`): the BM25 "stemmer"."""
+    return [singular(w) for w in tokens]
 
 
 class LexicalIndex:
@@ -52,7 +63,8 @@ class LexicalIndex:
 
     def scores(self, question: str) -> np.ndarray:
         """BM25 score of each of :attr:`tables` for ``question`` (0 where no word is shared)."""
-        toks = self._bm25s.tokenize([question], stopwords="en", return_ids=False, show_progress=False)[0]
+        toks = self._bm25s.tokenize([question], stopwords="en", stemmer=singulars, return_ids=False,
+                                    show_progress=False)[0]
         if not toks:
             return np.zeros(self.n, dtype=np.float32)
         return np.asarray(self._model.get_scores(toks), dtype=np.float32)
@@ -71,7 +83,7 @@ def table_tokens(index: "SchemaIndex", tables: np.ndarray) -> list[list[str]]:
     todo = list(dict.fromkeys(int(i) for i in tables if int(i) not in cache))
     if todo:
         texts = [table_text(index.schema.tables[i]) for i in todo]
-        for i, toks in zip(todo, bm25s.tokenize(texts, stopwords="en", return_ids=False, show_progress=False)):
+        for i, toks in zip(todo, bm25s.tokenize(texts, stopwords="en", stemmer=singulars, return_ids=False, show_progress=False)):
             cache[i] = list(toks)
     return [cache[int(i)] for i in tables]
 

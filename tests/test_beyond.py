@@ -268,6 +268,21 @@ def test_bm25_fusion_ranks_candidates_by_words_too():
         _music(lexical=2)
 
 
+def test_bm25_reads_plurals_in_the_singular():
+    # "vendors" finds the table named vendor, "categories" a category; no stemmer's merges
+    from jar_core.lexical import LexicalIndex, singulars
+
+    assert singulars(["vendors", "categories", "boxes", "address", "status", "offered"]) == [
+        "vendor", "category", "box", "address", "status", "offered"]
+    r = _music(lexical=0.0)
+    lex = LexicalIndex(r.index)
+    for q, table in (("which genres are there", "genre"), ("albums of the artists", "album"),
+                     ("concert halls in each city", "concert_hall")):
+        scores = lex.scores(q)
+        assert int(np.argmax(scores)) == r.schema.position(table), q
+    assert lex.scores("artists")[r.schema.position("artist")] > 0
+
+
 def test_bm25_scores_the_whole_corpus_once_below_the_threshold(monkeypatch):
     import jar_core.lexical as lexical_mod
     import jar_core.retriever as retriever_mod
