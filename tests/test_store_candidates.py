@@ -120,7 +120,10 @@ def test_stale_stores_are_errors(index):
 def test_through_table_retriever(index, monkeypatch):
     import jar_core.retriever as retriever_mod
 
-    monkeypatch.setattr(retriever_mod, "LEXICAL_SHORTLIST", 5)  # the BM25 shortlist from the first stage too
+    # BM25 over the first stage's shortlist for both (a store's first stage always has one; the
+    # brute force scores the whole corpus below LEXICAL_WHOLE_CORPUS, whose IDF differs)
+    monkeypatch.setattr(retriever_mod, "LEXICAL_SHORTLIST", 5)
+    monkeypatch.setattr(retriever_mod, "LEXICAL_WHOLE_CORPUS", 0)
     schema = index.schema
     store = DictStore()
     store.add_tables(index)
