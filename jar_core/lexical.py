@@ -29,7 +29,7 @@ from jar_core.joins.profile import singular
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index import SchemaIndex
 
-__all__ = ["LexicalIndex", "fuse", "normalized", "singulars", "table_tokens", "DEFAULT_LEXICAL_RELEVANCE"]
+__all__ = ["LexicalIndex", "fuse", "normalized", "singulars", "table_tokens", "tokenize", "DEFAULT_LEXICAL_RELEVANCE"]
 
 #: Default weight of BM25 in the coarse relevance the search itself sees
 #: (``TableRetriever(lexical_relevance=...)``; measured in docs/results.md, "Beyond the paper").
@@ -41,6 +41,14 @@ def singulars(tokens: list[str]) -> list[str]:
     return [singular(w) for w in tokens]
 
 
+def tokenize(texts: list[str]) -> list[list[str]]:
+    """BM25 tokens of ``texts``: English stop words out, the rest in the singular. Questions and
+    table texts go through this one function, so both sides always read words alike."""
+    import bm25s
+
+    return bm25s.tokenize(texts, stopwords="en", stemmer=singulars, return_ids=False, show_progress=False)
+
+
 class LexicalIndex:
     """BM25 over ``table_text`` of the tables at positions ``tables`` (default: all) of an index."""
 
@@ -49,7 +57,6 @@ class LexicalIndex:
             import bm25s
         except ImportError as e:
             raise InvalidArgumentError("lexical= needs the bm25s package (pip install bm25s), or pass lexical=0") from e
-        self._bm25s = bm25s
         self.tables = np.arange(len(index.schema.tables)) if tables is None else np.asarray(tables, dtype=np.int64)
         quiet = logging.getLogger("bm25s")
         level = quiet.level
@@ -63,8 +70,7 @@ class LexicalIndex:
 
     def scores(self, question: str) -> np.ndarray:
         """BM25 score of each of :attr:`tables` for ``question`` (0 where no word is shared)."""
-        toks = self._bm25s.tokenize([question], stopwords="en", stemmer=singulars, return_ids=False,
-                                    show_progress=False)[0]
+        toks = tokenize([question])[0]
         if not toks:
             return np.zeros(self.n, dtype=np.float32)
         return np.asarray(self._model.get_scores(toks), dtype=np.float32)
@@ -73,8 +79,6 @@ class LexicalIndex:
 def table_tokens(index: "SchemaIndex", tables: np.ndarray) -> list[list[str]]:
     """The BM25 tokens of ``table_text`` of the tables at positions ``tables``, tokenized once per
     table and kept on the index (a lake's shortlists come back to the same tables)."""
-    import bm25s
-
     from jar_core.index import table_text
 
     cache: dict[int, list[str]] | None = getattr(index, "_bm25_tokens", None)
@@ -83,7 +87,7 @@ def table_tokens(index: "SchemaIndex", tables: np.ndarray) -> list[list[str]]:
     todo = list(dict.fromkeys(int(i) for i in tables if int(i) not in cache))
     if todo:
         texts = [table_text(index.schema.tables[i]) for i in todo]
-        for i, toks in zip(todo, bm25s.tokenize(texts, stopwords="en", stemmer=singulars, return_ids=False, show_progress=False)):
+        for i, toks in zip(todo, tokenize(texts)):
             cache[i] = list(toks)
     return [cache[int(i)] for i in tables]
 
