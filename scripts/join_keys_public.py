@@ -35,6 +35,11 @@ the DDL files of public repositories, fetched separately (not shipped here):
     python scripts/join_keys_public.py chinook.sql:sqlite sqlite:///chinook.db sakila.sql:mysql \\
         northwind.sql:postgres tpch.sql tpcds.sql [--list]
     python scripts/join_keys_public.py duckdb:///tpch.duckdb=tpch.sql duckdb:///tpcds.duckdb=tpcds.sql
+    python scripts/join_keys_public.py install.sql:postgres --one-database
+
+``--one-database`` reads the SQL schemas of a source as one database, as the source's ports
+without schemas have them: joins are inferred within a database only (rule 5), so the joins
+between AdventureWorks' five schemas are inferred only so.
 """
 from __future__ import annotations
 
@@ -96,6 +101,16 @@ def declared(schema: Schema) -> set[Pair]:
     return out
 
 
+def one_database(schema: Schema, name: str) -> Schema:
+    """``schema`` with the tables of all its databases (a DDL file's SQL schemas) in one, ``name``,
+    as a port of the schema without SQL schemas has them (AdventureWorks for MySQL or SQLite)."""
+    names = [t.name.lower() for t in schema.tables]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise SystemExit(f"join_keys_public: --one-database: tables {', '.join(twice)} are in several databases")
+    return Schema([dataclasses.replace(t, database=name) for t in schema.tables])
+
+
 def stripped(schema: Schema, keep_pk: bool) -> Schema:
     """``schema`` without foreign keys (and without primary keys unless ``keep_pk``)."""
     tables = []
@@ -121,6 +136,8 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("sources", nargs="+", help="path.sql[:dialect] or a database URL")
     p.add_argument("--list", action="store_true", help="print every wrong and missed join")
+    p.add_argument("--one-database", action="store_true",
+                   help="read each source's SQL schemas as one database (joins are inferred within a database)")
     args = p.parse_args()
     print("| schema | keys left | tables | declared | inferred | precision | recall "
           f"| inferred >= {DIRECT} | precision | recall |")
@@ -133,6 +150,8 @@ def main() -> int:
             print(f"join_keys_public: {err}", file=sys.stderr)
             return 2
         truth = declared(keyed)
+        if args.one_database:
+            schema, name = one_database(schema, "main"), f"{name} (one database)"
         for keep_pk in (True, False):
             edges = inferred(stripped(schema, keep_pk))
             cells = []

@@ -535,6 +535,44 @@ def test_a_column_named_after_its_own_table_is_its_attribute_not_a_copys_key():
     assert any("FAC_ROOMS.FLOOR" in e for e in got)
 
 
+def test_names_that_meet_only_without_two_different_leading_words_do_not_join():
+    # AdventureWorks as one database: PurchaseOrderID, SalesOrderID and WorkOrderID are all
+    # "OrderID" once "Purchase", "Sales" and "Work" are dropped, yet a purchase order is no work order
+    def pk(name: str) -> Column:
+        return Column(name, "int", primary_key=True)
+
+    tables = [
+        T("WorkOrder", pk("WorkOrderID"), "StockedQty"),
+        T("WorkOrderRouting", "WorkOrderID", "OperationSequence"),
+        T("PurchaseOrderHeader", pk("PurchaseOrderID"), "ShipDate"),
+        T("PurchaseOrderDetail", pk("PurchaseOrderDetailID"), "PurchaseOrderID", "OrderQty"),
+        T("SalesOrderHeader", pk("SalesOrderID"), "DueDate"),
+        T("SalesOrderDetail", pk("SalesOrderDetailID"), "SalesOrderID", "UnitPrice"),
+    ]
+    got = edges(Schema(tables))
+    assert not any("WorkOrder" in e and ("PurchaseOrder" in e or "SalesOrder" in e) for e in got), got
+    assert not any("PurchaseOrder" in e and "SalesOrder" in e for e in got), got
+    # each detail still references its own header, and the routing its work order
+    for a, b in (("PurchaseOrderDetail.PurchaseOrderID", "PurchaseOrderHeader.PurchaseOrderID"),
+                 ("SalesOrderDetail.SalesOrderID", "SalesOrderHeader.SalesOrderID"),
+                 ("WorkOrder.WorkOrderID", "WorkOrderRouting.WorkOrderID")):
+        assert f"{a} = {b}" in got or f"{b} = {a}" in got, (a, b, got)
+
+
+def test_a_leading_word_of_one_table_is_no_module_prefix():
+    # AdventureWorks: EmailAddress.EmailAddressID is the e-mail address's own key, not a
+    # reference to Address ("email" leads no other table: it names no module)
+    email = T("EmailAddress", Column("EmailAddressID", "int", primary_key=True), "BusinessEntityID", "Email")
+    address = T("Address", Column("AddressID", "int", primary_key=True), "City")
+    assert edges(Schema([email, address])) == {}
+    # a word that leads several tables is a module's (BEAVER-DW: FAC_BUILDING.FAC_BUILDING_KEY
+    # is the building key a FAC_ table names without the prefix)
+    building = T("FAC_BUILDING", Column("FAC_BUILDING_KEY", "text", primary_key=True), "BUILDING_NAME")
+    floor = T("FAC_FLOOR", Column("FAC_FLOOR_KEY", "text", primary_key=True), "BUILDING_KEY")
+    assert "FAC_FLOOR.BUILDING_KEY = FAC_BUILDING.FAC_BUILDING_KEY" in edges(Schema([building, floor])) or \
+        "FAC_BUILDING.FAC_BUILDING_KEY = FAC_FLOOR.BUILDING_KEY" in edges(Schema([building, floor]))
+
+
 def test_values_alone_that_fit_many_keys_join_nothing():
     # Chinook: SupportRepId holds 3, 4, 5, which every serial id of the database holds too
     def entity(name: str) -> Table:
@@ -581,6 +619,27 @@ def test_public_schema_script_scores_inferred_joins_against_declared_ones(tmp_pa
     assert "| shop.db (keys of shop.sql) | primary | 2 | 2 | 1 | 100.0 | 50.0 |" in out
 
 
+def test_public_schema_script_reads_sql_schemas_as_one_database(tmp_path, capsys, monkeypatch):
+    # joins are inferred within a database, and each SQL schema of a DDL file is one: the
+    # reference across the two schemas is found only when they are read as one database
+    script = load_script("join_keys_public")
+    ddl = tmp_path / "two.sql"
+    ddl.write_text(
+        "CREATE TABLE sales.customer (customer_id INT PRIMARY KEY, name TEXT);\n"
+        "CREATE TABLE crm.visit (visit_id INT PRIMARY KEY, customer_id INT REFERENCES sales.customer(customer_id));\n")
+    monkeypatch.setattr(sys, "argv", ["join_keys_public.py", f"{ddl}:postgres"])
+    assert script.main() == 0
+    assert "| two.sql | primary | 2 | 1 | 0 | 0.0 | 0.0 |" in capsys.readouterr().out
+    monkeypatch.setattr(sys, "argv", ["join_keys_public.py", f"{ddl}:postgres", "--one-database"])
+    assert script.main() == 0
+    assert "| two.sql (one database) | primary | 2 | 1 | 1 | 100.0 | 100.0 |" in capsys.readouterr().out
+    # two tables of one name in two schemas cannot be one database's
+    ddl.write_text("CREATE TABLE a.t (x INT PRIMARY KEY);\nCREATE TABLE b.t (x INT PRIMARY KEY);\n")
+    monkeypatch.setattr(sys, "argv", ["join_keys_public.py", f"{ddl}:postgres", "--one-database"])
+    with pytest.raises(SystemExit, match="tables t are in several databases"):
+        script.main()
+
+
 def test_a_module_prefix_leaves_an_entity_not_a_generic_head_noun():
     from jar_core.loaders import load_ddl
 
@@ -599,6 +658,8 @@ def test_a_module_prefix_leaves_an_entity_not_a_generic_head_noun():
     pairs = {(cols[a][0], cols[b][0]) for a, b in zip(g.a, g.b)}
     assert ("BusinessEntityAddress", "AddressType") in pairs
     assert not {("AddressType", "ContactType"), ("ContactType", "AddressType")} & pairs
-    # a module prefix with an entity left (BEAVER-DW's warehouse modules) still joins
-    assert {("LIBRARY_MATERIAL_STATUS", "TIP_MATERIAL_STATUS"), ("TIP_MATERIAL_STATUS", "LIBRARY_MATERIAL_STATUS")} & pairs
+    # two modules' status keys meet only without their (different) prefixes: two surrogate key
+    # sequences, no join (test_a_leading_word_of_one_table_is_no_module_prefix: a module's
+    # prefix is still dropped within the module)
+    assert not {("LIBRARY_MATERIAL_STATUS", "TIP_MATERIAL_STATUS"), ("TIP_MATERIAL_STATUS", "LIBRARY_MATERIAL_STATUS")} & pairs
 

@@ -23,9 +23,13 @@ no ``web_page`` key), and two own keys whose names meet only without their table
 named after its own table by any of its names (``city.city``, ``FAC_FLOOR.FLOOR``: its own
 attribute) references another table by that table's whole name only, never by a name the two
 share once their module prefixes are dropped (``FCLT_FLOOR`` is ``FLOOR`` too). A name loses its table's
-leading word (a module prefix: ``FAC_BUILDING.FAC_BUILDING_KEY`` also goes by ``BUILDING_KEY``)
-unless what is left is a generic head noun (``AddressType.AddressTypeID`` is no ``TypeID``, which
-``ContactType.ContactTypeID`` would share). A referencing name without a key word
+leading word when that word leads two or more tables of the database (a module prefix:
+``FAC_BUILDING.FAC_BUILDING_KEY`` also goes by ``BUILDING_KEY``; ``EmailAddress`` alone is no
+``email`` module's ``Address``) unless what is left is a generic head noun
+(``AddressType.AddressTypeID`` is no ``TypeID``, which ``ContactType.ContactTypeID`` would share).
+Two names that meet only once each has lost a *different* module word name two modules' entities
+and do not join (``PurchaseOrderID``, ``WorkOrderID``: both ``OrderID``; ``TIP_MATERIAL_STATUS_KEY``,
+``LIBRARY_MATERIAL_STATUS_KEY``). A referencing name without a key word
 (``flights.Airline``, ``ship.lost_in_battle``) counts 0.85 times and is never an abbreviation
 (``page_count`` is not ``country``), a natural key word
 (``number``, ``no``) 0.9 times; the same key word on both sides adds 0.02; a flag
@@ -207,6 +211,13 @@ def naming(
     if len(attr):
         ok[attr] = [any("".join(s) == p.table_names[ki][0] for s in p.stems[fi] if s)
                     for fi, ki in zip(f[attr], k[attr])]
+    # two names that meet only once each has lost its table's module word, and the two words
+    # differ (``PurchaseOrderHeader.PurchaseOrderID``, ``WorkOrder.WorkOrderID``: ``OrderID``
+    # both), name two modules' entities: no join
+    two = np.flatnonzero(ok & (p.module_word[f] != "") & (p.module_word[k] != "") & (p.module_word[f] != p.module_word[k]))
+    if len(two):  # unless one whole name is a name of the other (FAC_BUILDING_KEY, a BUILDING_ table's BUILDING_KEY)
+        ok[two] = [p.full_names[fi][0] in p.full_names[ki] or p.full_names[ki][0] in p.full_names[fi]
+                   for fi, ki in zip(f[two].tolist(), k[two].tolist())]
     f, k, rule = f[ok], k[ok], rule[ok]
     # same name: a reference when k is a key, two siblings when neither is known unique
     same_idx = list(RULES).index("same name")

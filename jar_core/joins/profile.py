@@ -194,21 +194,25 @@ def _generic_rest(tokens: list[str]) -> bool:
 
 
 def _name_facts(
-    name: str, prefix: str | None, tnames: list[str], twords: list[str],
-) -> tuple[str | None, bool, list[list[str]], list[str], int]:
-    """``(key word, flag, stems per variant, full names, named as its table's key)`` of column
-    ``name`` in a table with names ``tnames`` / words ``twords`` and column prefix ``prefix``.
+    name: str, prefix: str | None, tnames: list[str], twords: list[str], module: bool = True,
+) -> tuple[str | None, bool, list[list[str]], list[str], int, str]:
+    """``(key word, flag, stems per variant, full names, named as its table's key, module word)``
+    of column ``name`` in a table with names ``tnames`` / words ``twords`` and column prefix
+    ``prefix``; ``module``: the table's first word is a module prefix (:data:`MODULE_TABLES`).
 
     The last is 2 when the name is one of the table's names with a key word (or a bare key word:
     ``id``), 1 when it names the table otherwise: only the start of a name
     (``fclt_building_key`` in ``FCLT_BUILDING_ADDRESS``) or without a key word
-    (``model_list.Model``), 0 when it does not name the table."""
+    (``model_list.Model``), 0 when it does not name the table. The module word is the prefix a
+    variant of the name dropped (``fac`` of ``FAC_BUILDING_KEY``), else ``""``."""
     toks = words(name)
     variants = [(toks, False)]
+    dropped = ""
     if prefix and len(toks) > 1 and toks[0] == prefix:
         variants.append((toks[1:], True))
-    elif len(toks) > 2 and len(twords) > 1 and toks[0] == twords[0] and not _generic_rest(toks[1:]):
+    elif module and len(toks) > 2 and len(twords) > 1 and toks[0] == twords[0] and not _generic_rest(toks[1:]):
         variants.append((toks[1:], False))  # the table's module prefix: FAC_BUILDING.FAC_BUILDING_KEY
+        dropped = toks[0]
     v_stems, v_full, kw = [], [], None
     for vt, stripped in variants:
         stem, k = _split(vt, glued=stripped)
@@ -221,7 +225,24 @@ def _name_facts(
         named_own = 2
     else:
         named_own = 1 if any(_names_table("".join(s), tnames, twords) for s in v_stems if s) else 0
-    return kw, flag, v_stems, list(dict.fromkeys(v_full)), named_own
+    return kw, flag, v_stems, list(dict.fromkeys(v_full)), named_own, dropped
+
+
+#: A table's leading word is a module prefix (``FCLT_`` in ``FCLT_BUILDING``) only when at least
+#: this many tables of its database start with it: the one table it leads is a compound name
+#: (``EmailAddress`` is no ``email`` module's ``Address``).
+MODULE_TABLES = 2
+
+
+def _module_words(schema: Schema) -> set[tuple[str, str]]:
+    """``(database, word)`` of the module prefixes: leading words of ``MODULE_TABLES`` or more
+    multi-word table names of the database."""
+    count: dict[tuple[str, str], int] = {}
+    for t in schema.tables:
+        tw = words(t.name)
+        if len(tw) > 1:
+            count[(t.database, tw[0])] = count.get((t.database, tw[0]), 0) + 1
+    return {k for k, v in count.items() if v >= MODULE_TABLES}
 
 
 @dataclass
@@ -245,6 +266,7 @@ class ColumnProfile:
     values: sparse.csr_matrix  # column x distinct sample value incidence
     n_values: np.ndarray
     full_names: list[list[str]]  # flat names with their key word, per variant
+    module_word: np.ndarray  # object: the module prefix one of the name's variants dropped, else ""
     table_names: list[list[str]]  # entity names of the column's table
     table_words: list[list[list[str]]]  # the same, as word lists
     declared: list[tuple[int, int]]  # declared (referencing, referenced) column pairs
@@ -262,18 +284,21 @@ class ColumnProfile:
         value_rows: list[list[str]] = []
         twords_l: list[list[list[str]]] = []
         flags: list[bool] = []
+        module_words: list[str] = []
         # what a name tells depends on the names alone: worked out once per (column, table, prefix)
         # and per table name, shared (never changed) by the columns that repeat them
         by_table: dict[str, tuple[list[str], list[list[str]], list[str]]] = {}
-        by_name: dict[tuple[str, str, str | None], tuple[str | None, bool, list[list[str]], list[str], int]] = {}
+        by_name: dict[tuple[str, str, str | None, bool], tuple[str | None, bool, list[list[str]], list[str], int, str]] = {}
         named_level: list[int] = []  # how exactly each column names its table (see _name_facts)
         names_table: list[int] = []
+        leads = _module_words(schema)
         for ti, t in enumerate(schema.tables):
             prefix = _table_prefix(t)
             named = by_table.get(t.name)
             if named is None:
                 named = by_table[t.name] = (table_names(t), table_words(t), words(t.name))
             tnames, twl, twords = named
+            module = (t.database, twords[0]) in leads
             pk = t.primary_key
             db = dbs.setdefault(t.database, len(dbs))
             for c in t.columns:
@@ -286,10 +311,11 @@ class ColumnProfile:
                 cls_name = seen if seen is not None else declared_class
                 tclass.append(classes.setdefault(cls_name, len(classes)))
                 from_s.append(seen is not None)
-                facts = by_name.get((c.name, t.name, prefix))
+                facts = by_name.get((c.name, t.name, prefix, module))
                 if facts is None:
-                    facts = by_name[(c.name, t.name, prefix)] = _name_facts(c.name, prefix, tnames, twords)
-                kw, flag, v_stems, v_full, named_own = facts
+                    facts = by_name[(c.name, t.name, prefix, module)] = _name_facts(c.name, prefix, tnames, twords, module)
+                kw, flag, v_stems, v_full, named_own, dropped = facts
+                module_words.append(dropped)
                 key_word.append(kw)
                 # an ordinal or a category with one or two values (credit_order: 1, 2) is no reference
                 few = c.unique_ratio is not None and t.row_count is not None and c.unique_ratio * t.row_count < 3
@@ -334,7 +360,7 @@ class ColumnProfile:
             names_table=np.array(names_table, dtype=np.int8),
             unique=np.array(uniq, dtype=np.float64), pk_declared=np.array(pk_decl, dtype=bool),
             table_has_pk=np.array(has_pk, dtype=bool), fk_from=fk_from, values=vm,
-            n_values=n_values, full_names=full, table_names=tnames_l, table_words=twords_l, declared=declared,
+            n_values=n_values, full_names=full, module_word=np.array(module_words, dtype=object), table_names=tnames_l, table_words=twords_l, declared=declared,
             class_codes=dict(classes),
         )
 
@@ -357,7 +383,7 @@ class ColumnProfile:
             key_word=[self.key_word[i] for i in lst], flag=self.flag[rows], stems=[self.stems[i] for i in lst],
             own_key=self.own_key[rows], names_table=self.names_table[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
             table_has_pk=self.table_has_pk[rows], fk_from=self.fk_from[rows], values=self.values[rows],
-            n_values=self.n_values[rows], full_names=[self.full_names[i] for i in lst],
+            n_values=self.n_values[rows], full_names=[self.full_names[i] for i in lst], module_word=self.module_word[rows],
             table_names=[self.table_names[i] for i in lst], table_words=[self.table_words[i] for i in lst],
             declared=[(pos[a], pos[b]) for a, b in self.declared if a in pos and b in pos],
             class_codes=self.class_codes,
