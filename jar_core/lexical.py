@@ -61,16 +61,19 @@ class LexicalIndex:
         quiet = logging.getLogger("bm25s")
         level = quiet.level
         quiet.setLevel(logging.WARNING)  # its debug lines ("Building index from IDs") are not ours to print
+        tokens = table_tokens(index, self.tables)
+        self._model = None  # no table text has a word (names of stop words, digits, symbols): BM25 scores 0
         try:
-            self._model = bm25s.BM25()
-            self._model.index(table_tokens(index, self.tables), show_progress=False)
+            if any(tokens):
+                self._model = bm25s.BM25()
+                self._model.index(tokens, show_progress=False)
         finally:
             quiet.setLevel(level)
         self.n = len(self.tables)
 
     def scores(self, question: str) -> np.ndarray:
         """BM25 score of each of :attr:`tables` for ``question`` (0 where no word is shared)."""
-        toks = tokenize([question])[0]
+        toks = tokenize([question])[0] if self._model is not None else []
         if not toks:
             return np.zeros(self.n, dtype=np.float32)
         return np.asarray(self._model.get_scores(toks), dtype=np.float32)

@@ -121,6 +121,7 @@ def result_text(
     if matches:
         out.append("")
         out.append("Values found: " + "; ".join(
+            f"'{m['span']}' hints {m['table']}.{m['column']}" if m.get("hint") else
             f"'{m['span']}' = {m['table']}.{m['column']}" + ("" if m.get("exact", True) else f" ({m['value']}, approximate)")
             for m in matches
         ))

@@ -155,7 +155,8 @@ class RetrievalResult:
     """The answer to one question: tables in selection order, join edges, coverage and trace.
 
     ``value_matches`` lists the question's spans found among the columns' sample values
-    (``{"span", "value", "table", "column", "exact"}``).
+    (``{"span", "value", "table", "column", "exact", "hint"}``; ``hint``: not a value found
+    but a year or a trade word pointing to a date or an amount column).
     """
 
     question: str

@@ -17,6 +17,12 @@
   ``<year>`` with a lower weight; when some of them
   are date dimensions (named ``date``, ``time``, ``calendar``, ``day``, ``month``, ``year`` or
   ``period``: ``date_dim``, ``TIME_DAY``), only those.
+* A question about money changing hands (``sells``, ``revenue``, ``spent``, ``bought``...)
+  points, with the same lower weight, to the tables that measure it: a column whose name ends
+  with an amount or a quantity (``InvoiceLine.Quantity``, ``payment.amount``,
+  ``SalesOrderHeader.SubTotal``), not a price (``track.UnitPrice``) nor a stock level
+  (``units_in_stock``, ``quantity_per_unit``). A transaction table is seldom named by the
+  question ("What genre sells the most tracks?" needs ``InvoiceLine``).
 
 The retriever adds a matched value as a sub-query that the matching tables cover (``F = 1``)
 and raises their coarse relevance; the result lists every match (:attr:`RetrievalResult.value_matches`).
@@ -34,12 +40,22 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.schema import Schema
 
-__all__ = ["ValueIndex", "ValueMatch", "match_values", "MIN_CHARS", "MAX_CHARS", "MAX_TABLES", "VALUE_PREFIX"]
+__all__ = ["ValueIndex", "ValueMatch", "match_values", "MIN_CHARS", "MAX_CHARS", "MAX_TABLES", "VALUE_PREFIX",
+           "MEASURE_WEIGHT", "MEASURE_WORDS"]
 
 #: How the sub-query of a matched value is named in the signals and the result (``value: Iron Maiden``).
 VALUE_PREFIX = "value: "
 #: Weight of a year's match to a date/time column (a hint, not a value found).
 YEAR_WEIGHT = 0.5
+#: Weight of a trade word's match to an amount or quantity column (a hint, as a year's).
+MEASURE_WEIGHT = 0.5
+#: Last words of the columns that measure a sale, a payment or a purchase (``amount``,
+#: ``Quantity``, ``OrderQty``, ``SubTotal``, ``ss_net_paid``), not a price or a stock level.
+MEASURE_WORDS = frozenset({"amount", "amt", "quantity", "qty", "total", "subtotal", "revenue", "paid"})
+#: Words of a question about money changing hands.
+_TRADE = re.compile(
+    r"\b(sell|sells|sold|selling|sale|sales|revenues?|earn|earns|earned|earnings|spend|spends|spent|spending"
+    r"|paid|pay|pays|bought|buy|buys|purchase|purchased|purchases|income|turnover)\b", re.I)
 #: A span found in more tables than this tells nothing (``male`` in every gender column).
 MAX_TABLES = 4
 MIN_CHARS = 3
@@ -85,6 +101,11 @@ def _is_year_column(name: str) -> bool:
     return _YEAR_NAME.search(words) is not None and _PERIOD_MEASURE.search(words) is None
 
 
+def _is_measure_column(name: str) -> bool:
+    """Whether the column's name ends with one of :data:`MEASURE_WORDS` (``OrderQty``, ``ss_net_paid``)."""
+    return _CAMEL.sub("_", name).lower().rsplit("_", 1)[-1] in MEASURE_WORDS
+
+
 def _is_date_table(name: str) -> bool:
     return _DATE_TABLE.search(_CAMEL.sub("_", name)) is not None
 
@@ -106,12 +127,13 @@ class ValueMatch:
     table: int  # position in the schema
     column: int  # position within the table
     exact: bool
+    #: 1 for a value found; less for a hint (a year, a trade word) that points to a kind of column
     weight: float = 1.0
 
     def to_dict(self, schema: "Schema") -> dict[str, object]:
         t = schema.tables[self.table]
         return {"span": self.span, "value": self.value, "table": t.id, "column": t.columns[self.column].name,
-                "exact": self.exact}
+                "exact": self.exact, "hint": self.weight < 1.0}
 
 
 @dataclass
@@ -129,6 +151,7 @@ class ValueIndex:
     date_tables: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     date_columns: dict[int, int] = field(default_factory=dict)
     date_dimensions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # per date table
+    measure_columns: dict[int, int] = field(default_factory=dict)  # table -> its first amount/quantity column
 
     @classmethod
     def from_schema(cls, schema: "Schema", tables: "np.ndarray | None" = None) -> "ValueIndex":
@@ -141,6 +164,8 @@ class ValueIndex:
             t = schema.tables[ti]
             year = next((ci for ci, c in enumerate(t.columns) if _is_year_column(c.name)), None)
             for ci, c in enumerate(t.columns):
+                if ti not in idx.measure_columns and _is_measure_column(c.name):
+                    idx.measure_columns[ti] = ci
                 if ti not in idx.date_columns and _is_date_column(c.type, c.name):
                     idx.date_columns[ti] = ci if year is None else year  # a year column where there is one
                     dates.append(ti)
@@ -230,6 +255,12 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
             matches.extend(found)
         if hits:
             covered.append(key)
+    trade = _TRADE.search(question) if MEASURE_WEIGHT > 0 else None
+    if trade:  # one hint, however many trade words
+        word = trade.group(1).lower()
+        for ti, ci in index.measure_columns.items():
+            if allowed is None or allowed[ti]:
+                matches.append(ValueMatch(word, word, ti, ci, False, weight=MEASURE_WEIGHT))
     years = list(dict.fromkeys(_YEAR.findall(question))) if YEAR_WEIGHT > 0 else []
     if years:
         tables = index.date_tables

@@ -125,7 +125,7 @@ def test_a_value_only_mention_finds_its_table():
     assert "artist" not in off.table_names or off.value_matches == []
     assert set(on.table_names) == {"album", "artist"}
     assert on.value_matches == [{"span": "Iron Maiden", "value": "Iron Maiden", "table": "main.artist",
-                                 "column": "name", "exact": True}]
+                                 "column": "name", "exact": True, "hint": False}]
     assert on.coverage["value: Iron Maiden"] > 0
     fuzzy = _music().retrieve("albums by Iron Maidan", k=2)  # one letter off
     assert fuzzy.value_matches and not fuzzy.value_matches[0]["exact"]
@@ -170,7 +170,7 @@ def test_a_year_points_to_the_date_dimension_not_to_every_table_with_a_date():
     schema = load_ddl(WAREHOUSE)
     vi = ValueIndex.from_schema(schema)
     found = [(schema.tables[m.table].name, schema.tables[m.table].columns[m.column].name)
-             for m in match_values(vi, "net paid of store sales in 2001")]
+             for m in match_values(vi, "net paid of store sales in 2001") if m.span == "2001"]
     # not the fact's date key (a reference), not the time of day, not the item's row start date
     assert found == [("date_dim", "d_year")]
     # without a date dimension, every table with a date column gets the hint
@@ -197,6 +197,41 @@ def test_a_year_does_not_point_to_audit_times_nor_to_a_period_measure():
     found = [(schema.tables[m.table].name, schema.tables[m.table].columns[m.column].name)
              for m in match_values(ValueIndex.from_schema(schema), "orders in 2013")]
     assert found == [("SalesOrderHeader", "OrderDate"), ("users", "created_at"), ("film", "release_year")]
+
+
+MUSIC_SHOP = """
+CREATE TABLE genre (genre_id INT PRIMARY KEY, name TEXT);
+CREATE TABLE track (track_id INT PRIMARY KEY, name TEXT, genre_id INT REFERENCES genre (genre_id),
+  unit_price NUMERIC);
+CREATE TABLE playlist (playlist_id INT PRIMARY KEY, name TEXT);
+CREATE TABLE playlist_track (playlist_id INT REFERENCES playlist (playlist_id),
+  track_id INT REFERENCES track (track_id));
+CREATE TABLE invoice (invoice_id INT PRIMARY KEY, invoice_date TIMESTAMP, billing_city TEXT);
+CREATE TABLE invoice_line (invoice_line_id INT PRIMARY KEY, invoice_id INT REFERENCES invoice (invoice_id),
+  track_id INT REFERENCES track (track_id), unit_price NUMERIC, quantity INT);
+"""
+
+
+def test_a_question_about_sales_points_to_the_tables_that_measure_them(monkeypatch):
+    from jar_core import values
+    from jar_core.loaders import load_ddl
+    from jar_core.values import ValueIndex, match_values
+
+    schema = load_ddl(MUSIC_SHOP)
+    vi = ValueIndex.from_schema(schema)
+    found = [(m.span, schema.tables[m.table].name, schema.tables[m.table].columns[m.column].name, m.weight)
+             for m in match_values(vi, "What genre sells the most tracks?")]
+    # the line's quantity, not the track's unit price (a price is no sale)
+    assert found == [("sells", "invoice_line", "quantity", values.MEASURE_WEIGHT)]
+    assert match_values(vi, "What genre has the most tracks?") == []
+    # the transaction table is never named by the question: the hint is what brings it
+    r = TableRetriever(schema, embedder=BagOfWordsEmbedder(), lexical=0)
+    res = r.retrieve("What genre sells the most tracks?", k="auto")
+    assert {"genre", "track", "invoice_line"} <= set(res.table_names)
+    assert any(m["table"].endswith("invoice_line") and m["column"] == "quantity" for m in res.value_matches)
+    monkeypatch.setattr(values, "MEASURE_WEIGHT", 0.0)
+    plain = TableRetriever(schema, embedder=BagOfWordsEmbedder(), lexical=0)
+    assert "invoice_line" not in plain.retrieve("What genre sells the most tracks?", k="auto").table_names
 
 
 def test_auto_k_stops_when_covered_and_connected():
@@ -281,6 +316,20 @@ def test_bm25_reads_plurals_in_the_singular():
         scores = lex.scores(q)
         assert int(np.argmax(scores)) == r.schema.position(table), q
     assert lex.scores("artists")[r.schema.position("artist")] > 0
+
+
+def test_bm25_over_table_texts_without_a_word_scores_zero():
+    # a schema whose names are stop words, one letter or symbols gives BM25 no vocabulary at all
+    # (bm25s itself fails to index it): every table scores 0 and retrieval still answers
+    from jar_core.lexical import LexicalIndex
+    from jar_core.schema import Column, Schema, Table
+
+    schema = Schema([Table("t", "x\x1b[2J", [Column("x\x1b[2J", "text")]),
+                     Table("t", "a", [Column("the", "int")])])
+    r = TableRetriever(schema, embedder=BagOfWordsEmbedder(), lexical=0.0)
+    lex = LexicalIndex(r.index)
+    assert lex.scores("which x is the a").tolist() == [0.0, 0.0]
+    assert len(TableRetriever(schema, embedder=BagOfWordsEmbedder()).retrieve("which x is the a", k=2).tables) == 2
 
 
 def test_bm25_scores_the_whole_corpus_once_below_the_threshold(monkeypatch):

@@ -124,7 +124,7 @@ def test_a_name_far_down_a_table_is_found_in_the_server_values(server):
             "--format", "json", "--no-cache")
     out = json.loads(_cli(*args).stdout)
     assert out["value_matches"] == [{"span": "Iron Maiden", "value": "Iron Maiden", "table": "label.artist",
-                                     "column": "name", "exact": True}]
+                                     "column": "name", "exact": True, "hint": False}]
     assert {t["id"] for t in out["tables"]} == {"label.album", "label.artist"}
     fewer = json.loads(_cli(*args, "--sample-values", "20").stdout)
     assert fewer["value_matches"] == []  # the 90th name is past the first 20 values read
