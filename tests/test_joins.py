@@ -573,6 +573,22 @@ def test_a_leading_word_of_one_table_is_no_module_prefix():
         "FAC_BUILDING.FAC_BUILDING_KEY = FAC_FLOOR.BUILDING_KEY" in edges(Schema([building, floor]))
 
 
+def test_two_attributes_of_keyed_tables_are_no_siblings_unless_a_table_is_their_entity():
+    # Chinook / Northwind: customers.postal_code and employees.postal_code are two addresses' parts,
+    # not two references to one key; the tables declare their keys and no table is a "postal" one
+    def keyed(name: str, *cols: str) -> Table:
+        return T(name, Column(f"{name}_id", "int", primary_key=True), *cols)
+
+    got = edges(Schema([keyed("customer", "postal_code", "store_code"), keyed("employee", "postal_code", "store_code"),
+                        T("store", Column("store_code", "text"), "city")]))
+    assert not any("postal_code" in e for e in got), got
+    # ... but when a table is their entity (a "store" table), they are two references to it
+    assert any("customer.store_code" in e and "employee.store_code" in e for e in got), got
+    # without declared keys (a warehouse of names only, BEAVER-DW's DLC_KEY) a sibling stays one
+    plain = edges(Schema([T("customer", "customer_id", "postal_code"), T("employee", "employee_id", "postal_code")]))
+    assert any("postal_code" in e for e in plain), plain
+
+
 def test_values_alone_that_fit_many_keys_join_nothing():
     # Chinook: SupportRepId holds 3, 4, 5, which every serial id of the database holds too
     def entity(name: str) -> Table:

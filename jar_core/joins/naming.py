@@ -14,7 +14,9 @@ sibling        0.70  ``city.CountryCode`` = ``countrylanguage.CountryCode`` (two
 
 ``k`` must be its table's key (declared, or named after its table: ``id``, ``<table>_id``,
 ``c_custkey`` in ``customer``), except for *sibling*, where both columns carry the same
-key-like name and neither is known to be unique. A table's own key references another table
+key-like name and neither is known to be unique (and, when both tables declare their keys and
+neither column is in one, a table of the database is named by it: ``customers.postal_code`` and
+``employees.postal_code`` are two attributes). A table's own key references another table
 by that table's whole name only (same name or entity on the key's own words), never by a role,
 an abbreviation or a partial table name (``web_page.wp_web_page_sk`` is no ``catalog_page``
 key); so does a column named after its own table (``catalog_page.cp_catalog_page_number`` is
@@ -105,6 +107,30 @@ def _key_aliases(
     # ``document_name``
     abbr = ["".join(s[:-1]) + s[-1][:j] for s in stems if len(s[-1]) >= 5 for j in range(3, len(s[-1]) - 1)]
     return strong, part, abbr
+
+
+def _names_a_table(p: ColumnProfile, i: int) -> bool:
+    """Whether a name of column ``i`` (its words before the key word, or their last word: a role's
+    entity) is, or starts, a name of some table of its database (``customer_id``: ``customer``;
+    not ``postal_code``)."""
+    names = _database_names(p).get(int(p.database[i]), ())
+    for stem in p.stems[i]:
+        for s in dict.fromkeys(("".join(stem), stem[-1] if stem else "")):
+            if s and any(n == s or (len(s) >= 3 and n.startswith(s)) for n in names):
+                return True
+    return False
+
+
+def _database_names(p: ColumnProfile) -> dict[int, frozenset[str]]:
+    """Every name of every table, per database code (worked out once per profile)."""
+    got = getattr(p, "_db_names", None)
+    if got is None:
+        acc: dict[int, set[str]] = {}
+        for db, names in zip(p.database.tolist(), p.table_names):
+            acc.setdefault(db, set()).update(names)
+        got = {db: frozenset(v) for db, v in acc.items()}
+        object.__setattr__(p, "_db_names", got)
+    return got
 
 
 def naming(
@@ -225,6 +251,11 @@ def naming(
     uniq_f = np.nan_to_num(p.unique[f], nan=0.0) >= 0.95
     key_k = p.own_key[k] | p.pk_declared[k]
     sib = is_same & ~key_k & ~uniq_f
+    # two attributes of tables whose keys are declared (customers.postal_code, employees.postal_code;
+    # both out of their keys) are no two references to one entity unless a table of the database is it
+    attrs = np.flatnonzero(sib & p.table_has_pk[f] & p.table_has_pk[k] & ~p.in_pk[f] & ~p.in_pk[k])
+    if len(attrs):
+        sib[attrs] = [_names_a_table(p, int(fi)) for fi in f[attrs].tolist()]
     rule = np.where(sib, list(RULES).index("sibling"), rule)
     # two tables' own keys whose names meet only without their tables' prefixes (cd_demo_sk in
     # customer_demographics, hd_demo_sk in household_demographics) are two surrogate keys, unless

@@ -262,6 +262,7 @@ class ColumnProfile:
     unique: np.ndarray  # float: distinct/rows, NaN when unknown
     pk_declared: np.ndarray  # bool: the table declares a primary key and this column is it
     table_has_pk: np.ndarray  # bool: the column's table declares a primary key
+    in_pk: np.ndarray  # bool: the column is in its table's declared primary key (one of several too)
     fk_from: np.ndarray  # bool: the referencing column of a declared foreign key
     values: sparse.csr_matrix  # column x distinct sample value incidence
     n_values: np.ndarray
@@ -281,6 +282,7 @@ class ColumnProfile:
         dbs: dict[str, int] = {}
         table, database, tclass, from_s = [], [], [], []
         key_word, stems, full, tnames_l, own, uniq, pk_decl, has_pk = [], [], [], [], [], [], [], []
+        in_pk: list[bool] = []
         value_rows: list[list[str]] = []
         twords_l: list[list[list[str]]] = []
         flags: list[bool] = []
@@ -332,6 +334,7 @@ class ColumnProfile:
                 uniq.append(np.nan if c.unique_ratio is None else float(c.unique_ratio))
                 pk_decl.append(is_pk)
                 has_pk.append(bool(pk))
+                in_pk.append(c.name in pk)
         n = len(table)
         declared: list[tuple[int, int]] = []
         fk_from = np.zeros(n, dtype=bool)
@@ -359,7 +362,7 @@ class ColumnProfile:
             other_class=classes["other"], key_word=key_word, flag=np.array(flags, dtype=bool), stems=stems, own_key=own_arr,
             names_table=np.array(names_table, dtype=np.int8),
             unique=np.array(uniq, dtype=np.float64), pk_declared=np.array(pk_decl, dtype=bool),
-            table_has_pk=np.array(has_pk, dtype=bool), fk_from=fk_from, values=vm,
+            table_has_pk=np.array(has_pk, dtype=bool), in_pk=np.array(in_pk, dtype=bool), fk_from=fk_from, values=vm,
             n_values=n_values, full_names=full, module_word=np.array(module_words, dtype=object), table_names=tnames_l, table_words=twords_l, declared=declared,
             class_codes=dict(classes),
         )
@@ -382,7 +385,7 @@ class ColumnProfile:
             from_samples=self.from_samples[rows], other_class=self.other_class,
             key_word=[self.key_word[i] for i in lst], flag=self.flag[rows], stems=[self.stems[i] for i in lst],
             own_key=self.own_key[rows], names_table=self.names_table[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
-            table_has_pk=self.table_has_pk[rows], fk_from=self.fk_from[rows], values=self.values[rows],
+            table_has_pk=self.table_has_pk[rows], in_pk=self.in_pk[rows], fk_from=self.fk_from[rows], values=self.values[rows],
             n_values=self.n_values[rows], full_names=[self.full_names[i] for i in lst], module_word=self.module_word[rows],
             table_names=[self.table_names[i] for i in lst], table_words=[self.table_words[i] for i in lst],
             declared=[(pos[a], pos[b]) for a, b in self.declared if a in pos and b in pos],
