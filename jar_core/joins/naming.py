@@ -47,7 +47,7 @@ from scipy import sparse
 
 from typing import Callable, Sequence
 
-from jar_core.joins.profile import ColumnProfile, incidence
+from jar_core.joins.profile import ColumnProfile, _names_table, incidence
 
 __all__ = ["naming", "RULES"]
 
@@ -109,28 +109,12 @@ def _key_aliases(
     return strong, part, abbr
 
 
-def _names_a_table(p: ColumnProfile, i: int) -> bool:
+def _names_a_table(p: ColumnProfile, i: int, names: list[str]) -> bool:
     """Whether a name of column ``i`` (its words before the key word, or their last word: a role's
-    entity) is, or starts, a name of some table of its database (``customer_id``: ``customer``;
-    not ``postal_code``)."""
-    names = _database_names(p).get(int(p.database[i]), ())
-    for stem in p.stems[i]:
-        for s in dict.fromkeys(("".join(stem), stem[-1] if stem else "")):
-            if s and any(n == s or (len(s) >= 3 and n.startswith(s)) for n in names):
-                return True
-    return False
-
-
-def _database_names(p: ColumnProfile) -> dict[int, frozenset[str]]:
-    """Every name of every table, per database code (worked out once per profile)."""
-    got = getattr(p, "_db_names", None)
-    if got is None:
-        acc: dict[int, set[str]] = {}
-        for db, names in zip(p.database.tolist(), p.table_names):
-            acc.setdefault(db, set()).update(names)
-        got = {db: frozenset(v) for db, v in acc.items()}
-        object.__setattr__(p, "_db_names", got)
-    return got
+    entity) is, or starts, one of ``names``, the names of its database's tables (``customer_id``:
+    ``customer``; not ``postal_code``)."""
+    return any(_names_table(s, names, []) for stem in p.stems[i]
+               for s in dict.fromkeys(("".join(stem), stem[-1] if stem else "")))
 
 
 def naming(
@@ -255,7 +239,10 @@ def naming(
     # both out of their keys) are no two references to one entity unless a table of the database is it
     attrs = np.flatnonzero(sib & p.table_has_pk[f] & p.table_has_pk[k] & ~p.in_pk[f] & ~p.in_pk[k])
     if len(attrs):
-        sib[attrs] = [_names_a_table(p, int(fi)) for fi in f[attrs].tolist()]
+        db_names: dict[int, list[str]] = {}
+        for db in set(p.database[f[attrs]].tolist()):
+            db_names[db] = list(dict.fromkeys(x for i in np.flatnonzero(p.database == db).tolist() for x in p.table_names[i]))
+        sib[attrs] = [_names_a_table(p, fi, db_names[int(p.database[fi])]) for fi in f[attrs].tolist()]
     rule = np.where(sib, list(RULES).index("sibling"), rule)
     # two tables' own keys whose names meet only without their tables' prefixes (cd_demo_sk in
     # customer_demographics, hd_demo_sk in household_demographics) are two surrogate keys, unless
