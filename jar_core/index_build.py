@@ -194,15 +194,17 @@ def gather(sources: Sequence[np.ndarray], which: np.ndarray, rows: np.ndarray, d
     return np.load(path, mmap_mode="r")
 
 
-def _by_database(schema: "Schema") -> dict[str, list[int]]:
+def _by_scope(schema: "Schema") -> dict[str, list[int]]:
+    """Table positions per join scope (a database, or a catalog's schemas together)."""
     out: dict[str, list[int]] = {}
     for i, t in enumerate(schema.tables):
-        out.setdefault(t.database, []).append(i)
+        out.setdefault(t.join_scope, []).append(i)
     return out
 
 
-def _crosses_databases(schema: "Schema") -> bool:
-    return any(fk.ref_table.split(".", 1)[0] != t.database for t in schema.tables for fk in t.foreign_keys)
+def _crosses_scopes(schema: "Schema") -> bool:
+    scope = {t.id: t.join_scope for t in schema.tables}
+    return any(scope.get(fk.ref_table) != t.join_scope for t in schema.tables for fk in t.foreign_keys)
 
 
 def column_positions(offsets: np.ndarray, tables: Sequence[int]) -> np.ndarray:
@@ -221,25 +223,26 @@ def merge_database_graphs(
 ) -> "JoinGraph | None":
     """The within-database join graph of ``schema``, given ``old_graph`` of ``old_schema``.
 
-    Joins never cross databases there, so the joins of a database that is not in ``changed``
-    (the databases of tables added, dropped or changed) and holds the same tables in the same
-    order are the old ones, renumbered; the rules run on the other databases only. ``None`` when
-    a declared key crosses databases (a change could then reach any database): infer the whole
-    graph. The same joins as inferring the whole graph, in the same order (unless two
+    Joins never cross databases there (join scopes: a catalog's schemas are one), so the joins
+    of a scope none of whose databases is in ``changed`` (the databases of tables added, dropped
+    or changed) and that holds the same tables in the same order are the old ones, renumbered;
+    the rules run on the other scopes only. ``None`` when a declared key crosses scopes (a
+    change could then reach any of them): infer the whole graph. The same joins as inferring the whole graph, in the same order (unless two
     confidences differ below float32 precision).
     """
     from jar_core.joins import build_join_graph
     from jar_core.joins.graph import JoinGraph
     from jar_core.schema import Schema
 
-    if _crosses_databases(old_schema) or _crosses_databases(schema):
+    if _crosses_scopes(old_schema) or _crosses_scopes(schema):
         return None
-    old_dbs, new_dbs = _by_database(old_schema), _by_database(schema)
+    old_dbs, new_dbs = _by_scope(old_schema), _by_scope(schema)
+    touched = {t.join_scope for s in (old_schema, schema) for t in s.tables if t.database in changed}
     col_map = np.full(int(old_offsets[-1]), -1, dtype=np.int64)
-    redo: list[int] = []  # tables of the databases the rules run on again
+    redo: list[int] = []  # tables of the scopes the rules run on again
     for db, tables in new_dbs.items():
         before = old_dbs.get(db)
-        if db not in changed and before is not None and [old_schema.tables[i].name for i in before] == [
+        if db not in touched and before is not None and [old_schema.tables[i].name for i in before] == [
             schema.tables[j].name for j in tables
         ]:
             col_map[column_positions(old_offsets, before)] = column_positions(offsets, tables)

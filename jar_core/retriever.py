@@ -246,6 +246,7 @@ class TableRetriever:
             raise StaleIndexError("the index was built for another schema")
         self._index = index
         self._db_positions: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None = None
+        self._scope_databases: dict[str, set[str]] | None = None
         self.collapse_copies = bool(collapse_copies)
         self._signatures: tuple[np.ndarray, np.ndarray] | None = None
         # The embedding model and the lazily built index are shared: searches take turns.
@@ -497,9 +498,10 @@ class TableRetriever:
         if match_values:
             from jar_core.values import match_values as find_values
 
-            # value evidence is local: only in the databases of the strongest candidates
-            # (a value index of those databases' tables only: in proportion to what is used)
-            dbs = sorted({self.schema.tables[int(c)].database for c in cands[: self.expand_seeds]})
+            # value evidence is local: only in the databases of the strongest candidates and
+            # the other schemas of their catalogs (a value index of those databases' tables
+            # only: in proportion to what is used)
+            dbs = sorted(self._near_databases(cands[: self.expand_seeds]))
             near_pos = np.concatenate([self._database_positions(d) for d in dbs]) if dbs else np.zeros(0, np.int64)
             near = np.zeros(len(allowed), dtype=bool)
             near[near_pos] = True
@@ -568,6 +570,16 @@ class TableRetriever:
     def _relevance(self, query: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """Coarse relevance ``r`` of the tables at ``positions`` (cosine with the question)."""
         return (self.index.table_vectors[np.asarray(positions, dtype=np.int64)] @ query).astype(np.float32)
+
+    def _near_databases(self, positions: np.ndarray) -> set[str]:
+        """The databases of the tables at ``positions`` and of their join scopes (the other
+        schemas of a catalog)."""
+        if self._scope_databases is None:
+            scopes: dict[str, set[str]] = {}
+            for t in self.schema.tables:
+                scopes.setdefault(t.join_scope, set()).add(t.database)
+            self._scope_databases = scopes
+        return {db for p in positions.tolist() for db in self._scope_databases[self.schema.tables[int(p)].join_scope]}
 
     def _database_positions(self, database: str) -> np.ndarray:
         """Positions of ``database``'s tables (as :meth:`Schema.subset`: exact name, else

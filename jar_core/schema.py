@@ -245,6 +245,12 @@ class Table:
     schema other than the connection's default, a MySQL database given with ``schema=``...):
     the DDL, join clauses and sample-row queries then qualify the table with it
     (``"music"."track"``), so that the SQL runs as printed. ``None``: the table is named alone.
+
+    ``catalog`` is the database that holds the table's SQL schema when several schemas of one
+    database are databases of the corpus (a DDL file with ``sales.orders`` and
+    ``production.product``, :func:`~jar_core.loaders.load_database` with several ``schema``):
+    queries join across those schemas, so the join rules infer joins between tables of one
+    catalog as within one database (:attr:`join_scope`). ``None``: the database is its own catalog.
     """
 
     database: str
@@ -255,13 +261,14 @@ class Table:
     comment: str | None = None
     row_count: int | None = None
     sql_schema: str | None = None
+    catalog: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise SchemaError(f"a table name must be a non-empty string, got {self.name!r}")
         if not isinstance(self.database, str):
             raise SchemaError(f"table {self.name!r}: database must be a string")
-        for attr in ("nl_name", "comment", "sql_schema"):
+        for attr in ("nl_name", "comment", "sql_schema", "catalog"):
             if getattr(self, attr) is not None and not isinstance(getattr(self, attr), str):
                 raise SchemaError(f"table {self.name!r}: {attr} must be a string")
             _check_text(getattr(self, attr), f"table {attr}")
@@ -278,15 +285,22 @@ class Table:
         return f"{self.database}.{self.name}"
 
     @property
+    def join_scope(self) -> str:
+        """What the join rules read as one database: the :attr:`catalog` when there is one (its
+        schemas join), else the :attr:`database` (the two kinds of name never meet)."""
+        return self.database if self.catalog is None else f"\x00{self.catalog}"
+
+    @property
     def primary_key(self) -> tuple[str, ...]:
         """The primary-key column names, in column order."""
         return tuple(c.name for c in self.columns if c.primary_key)
 
     def copy_to(self, database: str) -> "Table":
         """This table as a table of ``database``: columns copied, foreign keys pointing at the
-        same tables of ``database`` (a renamed copy of a whole database, as in a data lake)."""
+        same tables of ``database`` (a renamed copy of a whole database, as in a data lake; no
+        :attr:`catalog`: the copy joins no schema of the original's)."""
         return dataclasses.replace(
-            self, database=database, columns=[dataclasses.replace(c) for c in self.columns],
+            self, database=database, catalog=None, columns=[dataclasses.replace(c) for c in self.columns],
             foreign_keys=[ForeignKey(fk.columns, f"{database}.{fk.ref_table.split('.', 1)[1]}", fk.ref_columns)
                           for fk in self.foreign_keys],
         )
@@ -309,7 +323,7 @@ class Table:
             "columns": [c.to_dict() for c in self.columns],
             "foreign_keys": [fk.to_dict() for fk in self.foreign_keys],
         }
-        for k in ("nl_name", "comment", "row_count", "sql_schema"):
+        for k in ("nl_name", "comment", "row_count", "sql_schema", "catalog"):
             if getattr(self, k) is not None:
                 d[k] = getattr(self, k)
         return d
@@ -325,6 +339,7 @@ class Table:
             comment=d.get("comment"),
             row_count=d.get("row_count"),
             sql_schema=d.get("sql_schema"),
+            catalog=d.get("catalog"),
         )
 
 
@@ -479,6 +494,8 @@ class Schema:
             ]
             if t.sql_schema is not None:  # absent before SQL schemas were recorded: old fingerprints stand
                 entry.append(["sql_schema", t.sql_schema])
+            if t.catalog is not None:  # the joins between a catalog's schemas depend on it
+                entry.append(["catalog", t.catalog])
             payload.append(entry)
         blob = json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8")
         return hashlib.sha256(blob).hexdigest()

@@ -132,6 +132,25 @@ def test_a_value_only_mention_finds_its_table():
     assert fuzzy.value_matches[0]["value"] == "Iron Maiden"
 
 
+def test_values_are_matched_in_the_other_schemas_of_a_catalog_not_in_other_databases():
+    import dataclasses
+
+    from jar_core.loaders import load_ddl
+    from jar_core.schema import Schema
+
+    schema = load_ddl(MUSIC.replace("TABLE artist", "TABLE people.artist").replace("TABLE album", "TABLE media.album")
+                      .replace("REFERENCES artist", "REFERENCES people.artist"))
+    schema["artist"].column("name").sample = ("Iron Maiden", "Metallica", "Queen")
+    question = "list the albums by Iron Maiden"
+    kw = dict(embedder=BagOfWordsEmbedder(), expand=0, expand_seeds=1)
+    seed = TableRetriever(schema, match_values=False, **kw).retrieve(question, k=1).table_ids
+    assert seed == ["media.album"]  # the one seed's database has no artist
+    found = TableRetriever(schema, **kw).retrieve(question, k=2)
+    assert [m["table"] for m in found.value_matches] == ["people.artist"]
+    lake = Schema([dataclasses.replace(t, catalog=None) for t in schema.tables])
+    assert TableRetriever(lake, **kw).retrieve(question, k=2).value_matches == []
+
+
 def test_fuzzy_names_within_one_edit_either_way():
     from jar_core.values import ValueIndex, match_values
 

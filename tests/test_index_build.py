@@ -3,6 +3,8 @@ disk-backed arrays streamed into the saved files, an interrupted build resumed, 
 with only the new texts embedded and the join graph inferred again only where tables changed."""
 from __future__ import annotations
 
+import dataclasses
+
 import json
 
 import numpy as np
@@ -263,6 +265,31 @@ def test_a_declared_key_across_databases_infers_the_whole_graph(demo_schema):
     s = Schema([a, b])
     index = SchemaIndex.build(s, BagOfWordsEmbedder())
     assert merge_database_graphs(s, index.join_graph(), index.col_offsets, s, index.col_offsets, set()) is None
+
+
+def test_an_update_reinfers_the_other_schemas_of_a_changed_tables_catalog(demo_schema, monkeypatch):
+    """Joins cross the schemas of one catalog: a change in one schema runs the rules on the whole
+    catalog (the updated graph is the rebuilt one), and on nothing else."""
+    def split(lake: Schema) -> Schema:  # db0's tables in two schemas of catalog "shop"; db1 as it is
+        return Schema([dataclasses.replace(t, database="sales" if t.name in {"orders", "customers"} else "catalog",
+                                           catalog="shop", foreign_keys=[])
+                       if t.database == "db0_demo" else dataclasses.replace(t, foreign_keys=[]) for t in lake.tables])
+
+    lake = split(copies(demo_schema, 2))
+    old = SchemaIndex.build(lake, BagOfWordsEmbedder())
+    old.join_graph()
+    new_schema = Schema([t if t.id != "catalog.books" else dataclasses.replace(
+        t, columns=[*t.columns, Column("edition", "int")]) for t in lake.tables])
+    inferred: list[int] = []
+    real = joins_package.build_join_graph
+    monkeypatch.setattr(joins_package, "build_join_graph", lambda s, *a, **k: inferred.append(len(s)) or real(s, *a, **k))
+    updated = SchemaIndex.update(old, new_schema, BagOfWordsEmbedder())
+    assert updated.report.changed == ("catalog.books",)
+    same_graph(updated.join_graph(), real(new_schema))
+    assert inferred == [sum(t.catalog == "shop" for t in new_schema.tables)]  # the catalog's two schemas, not db1
+    names = [(t.database, c.name) for t in new_schema.tables for c in t.columns]
+    g = updated.join_graph()
+    assert any({names[a][0], names[b][0]} == {"sales", "catalog"} for a, b in zip(g.a, g.b))
 
 
 # -- the command line ----------------------------------------------------------------------------

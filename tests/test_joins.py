@@ -617,7 +617,7 @@ def test_public_schema_script_scores_inferred_joins_against_declared_ones(tmp_pa
     assert script.main() == 0
     out = capsys.readouterr().out
     # customer_id is found by its name; placed_by (a role no rule reads) is missed and listed
-    assert "| shop.sql | primary | 2 | 2 | 1 | 100.0 | 50.0 |" in out
+    assert "| shop.sql | primary | 2 | 2 | 1 | 100.0 | 100.0 | 50.0 |" in out
     assert "missed customer.customer_id = orders.placed_by" in out
     # a database made without keys (DuckDB's dbgen) is scored against a DDL file's keys
     import sqlite3
@@ -632,28 +632,24 @@ def test_public_schema_script_scores_inferred_joins_against_declared_ones(tmp_pa
     monkeypatch.setattr(sys, "argv", ["join_keys_public.py", f"sqlite:///{tmp_path / 'shop.db'}={ddl}:sqlite"])
     assert script.main() == 0
     out = capsys.readouterr().out
-    assert "| shop.db (keys of shop.sql) | primary | 2 | 2 | 1 | 100.0 | 50.0 |" in out
+    assert "| shop.db (keys of shop.sql) | primary | 2 | 2 | 1 | 100.0 | 100.0 | 50.0 |" in out
 
 
-def test_public_schema_script_reads_sql_schemas_as_one_database(tmp_path, capsys, monkeypatch):
-    # joins are inferred within a database, and each SQL schema of a DDL file is one: the
-    # reference across the two schemas is found only when they are read as one database
+def test_public_schema_script_joins_sql_schemas_and_counts_implied_joins(tmp_path, capsys, monkeypatch):
+    # the SQL schemas of one DDL file are one catalog: the references across them are inferred;
+    # two references of one key make an undeclared sibling join that is implied, not wrong
     script = load_script("join_keys_public")
     ddl = tmp_path / "two.sql"
     ddl.write_text(
         "CREATE TABLE sales.customer (customer_id INT PRIMARY KEY, name TEXT);\n"
-        "CREATE TABLE crm.visit (visit_id INT PRIMARY KEY, customer_id INT REFERENCES sales.customer(customer_id));\n")
-    monkeypatch.setattr(sys, "argv", ["join_keys_public.py", f"{ddl}:postgres"])
+        "CREATE TABLE crm.visit (visit_id INT PRIMARY KEY, customer_id INT REFERENCES sales.customer(customer_id));\n"
+        "CREATE TABLE sales.invoice (invoice_id INT PRIMARY KEY, customer_id INT REFERENCES sales.customer(customer_id));\n")
+    monkeypatch.setattr(sys, "argv", ["join_keys_public.py", f"{ddl}:postgres", "--list"])
     assert script.main() == 0
-    assert "| two.sql | primary | 2 | 1 | 0 | 0.0 | 0.0 |" in capsys.readouterr().out
-    monkeypatch.setattr(sys, "argv", ["join_keys_public.py", f"{ddl}:postgres", "--one-database"])
-    assert script.main() == 0
-    assert "| two.sql (one database) | primary | 2 | 1 | 1 | 100.0 | 100.0 |" in capsys.readouterr().out
-    # two tables of one name in two schemas cannot be one database's
-    ddl.write_text("CREATE TABLE a.t (x INT PRIMARY KEY);\nCREATE TABLE b.t (x INT PRIMARY KEY);\n")
-    monkeypatch.setattr(sys, "argv", ["join_keys_public.py", f"{ddl}:postgres", "--one-database"])
-    with pytest.raises(SystemExit, match="tables t are in several databases"):
-        script.main()
+    out = capsys.readouterr().out
+    assert "| two.sql | primary | 3 | 2 | 3 | 66.7 | 100.0 | 100.0 | 2 | 100.0 | 100.0 | 100.0 |" in out
+    assert "implied 0.55 sibling      visit.customer_id -> invoice.customer_id" in out
+    assert "wrong" not in out
 
 
 def test_a_module_prefix_leaves_an_entity_not_a_generic_head_noun():

@@ -467,3 +467,32 @@ def test_inherits_inside_create_schema_finds_the_parent_in_that_schema() -> None
     assert [(t.id, [c.name for c in t.columns]) for t in s] == [
         ("shop.rental", ["id", "d"]), ("shop.late", ["id", "d", "fee"])]
 
+
+
+def test_a_domain_is_read_as_its_base_type_and_joins_as_one():
+    # PostgreSQL domains (AdventureWorks' "OrderNumber", Sakila's year): a column declared with
+    # one has the domain's base type, as a live database reports it; a domain sqlglot cannot read
+    # is left as declared
+    ddl = """
+    CREATE DOMAIN "OrderNumber" varchar(25) NULL;
+    CREATE DOMAIN public.year AS integer CONSTRAINT year_check CHECK (VALUE >= 1901 AND VALUE <= 2155);
+    CREATE DOMAIN "Flag" boolean NOT NULL;
+    CREATE TABLE WorkOrder (WorkOrderID serial PRIMARY KEY, OrderQty int);
+    CREATE TABLE WorkOrderRouting (WorkOrderID int, OperationSequence smallint, PRIMARY KEY (WorkOrderID, OperationSequence));
+    CREATE TABLE SalesOrderHeader (SalesOrderID serial PRIMARY KEY, PurchaseOrderNumber "OrderNumber",
+                                   OnlineOrderFlag "Flag", FiscalYear public.year, Note "NoSuchDomain");
+    CREATE TABLE SalesOrderDetail (SalesOrderID int, SalesOrderDetailID serial, PRIMARY KEY (SalesOrderID, SalesOrderDetailID));
+    """
+    schema = load_ddl(ddl, dialect="postgres")
+    types = {c.name: c.type for c in schema["SalesOrderHeader"].columns}
+    assert types == {"SalesOrderID": "SERIAL", "PurchaseOrderNumber": "VARCHAR(25)", "OnlineOrderFlag": "BOOLEAN",
+                     "FiscalYear": "INT", "Note": '"NoSuchDomain"'}
+    from jar_core.joins import build_join_graph
+
+    cols = [f"{t.name}.{c.name}" for t in schema.tables for c in t.columns]
+    g = build_join_graph(schema)
+    # a purchase order *number* of text is no work order's integer key (read as a number, it was)
+    assert sorted(f"{cols[a]} -> {cols[b]}" for a, b in zip(g.a, g.b)) == [
+        "SalesOrderDetail.SalesOrderID -> SalesOrderHeader.SalesOrderID",
+        "WorkOrderRouting.WorkOrderID -> WorkOrder.WorkOrderID",
+    ]

@@ -2,6 +2,7 @@
 qualified, so that it runs as printed (offline: SQLite's attached databases are schemas)."""
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 
@@ -96,6 +97,44 @@ def test_several_schemas(engine) -> None:
         load_database(engine, schema=["main", "music"], database="x")
     one = load_database(engine, schema="music", include_tables=["music.track"])
     assert [t.id for t in one.tables] == ["music.track"]
+    # the schemas of one database are one catalog (their joins are inferred); one schema is its own
+    assert len({t.catalog for t in schema.tables}) == 1 and schema.tables[0].catalog is not None
+    assert one.tables[0].catalog is None
+
+
+SHOP = """
+CREATE TABLE sales.orders (order_id INT PRIMARY KEY, customer_id INT, product_id INT, ordered_on DATE);
+CREATE TABLE crm.customers (customer_id INT PRIMARY KEY, full_name TEXT, city TEXT);
+CREATE TABLE production.products (product_id INT PRIMARY KEY, title TEXT, list_price NUMERIC);
+"""
+
+
+def test_joins_between_the_schemas_of_one_file_are_inferred() -> None:
+    from jar_core.joins import build_join_graph
+
+    schema = load_ddl(SHOP, dialect="postgres")
+    assert {t.catalog for t in schema.tables} == {"main"}
+    assert Schema.from_dict(schema.to_dict()).tables[0].catalog == "main"
+
+    def joins(s: Schema) -> set[str]:
+        cols = [f"{t.id}.{c.name}" for t in s.tables for c in t.columns]
+        g = build_join_graph(s)
+        return {f"{cols[a]} -> {cols[b]}" for a, b, conf in zip(g.a, g.b, g.confidence) if conf >= 0.75}
+
+    assert joins(schema) == {"sales.orders.customer_id -> crm.customers.customer_id",
+                             "sales.orders.product_id -> production.products.product_id"}
+    # three databases of a lake (no catalog) do not join
+    apart = Schema([dataclasses.replace(t, catalog=None) for t in schema.tables])
+    assert joins(apart) == set() and apart.fingerprint() != schema.fingerprint()
+    # one schema alone: no catalog, as before
+    assert load_ddl("CREATE TABLE sales.orders (order_id INT PRIMARY KEY);").tables[0].catalog is None
+    retriever = TableRetriever(schema, embedder=BagOfWordsEmbedder())
+    res = retriever.retrieve("customers city of orders", k=2, include=["orders", "customers"])
+    clause = res.join_clause()
+    assert clause.startswith(
+        'FROM "sales"."orders" JOIN "crm"."customers" ON "sales"."orders"."customer_id" = "crm"."customers"."customer_id"\n'
+    )
+    assert "inferred joins" in clause
 
 
 def test_schema_is_saved_with_the_index(engine, tmp_path: Path) -> None:

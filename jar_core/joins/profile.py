@@ -1,7 +1,8 @@
 """Column profiles: what the join rules know of each column, stacked over the whole schema.
 
-For every column (in ``SchemaIndex`` order): its table and database, the name split into
-words (camelCase and ``snake_case``, singular), the words without a warehouse-style table
+For every column (in ``SchemaIndex`` order): its table and database (its table's
+:attr:`~jar_core.schema.Table.join_scope`: one catalog's schemas are one database), the name
+split into words (camelCase and ``snake_case``, singular), the words without a warehouse-style table
 prefix (``o_custkey`` -> ``custkey``), the key word it ends with (``id``, ``key``, ``sk``,
 ``code``...) and the entity words before it (the *stem*), whether the name marks it as its
 own table's key, its uniqueness, its distinct sample values, and a type class *checked
@@ -229,8 +230,8 @@ def _name_facts(
 
 
 #: A table's leading word is a module prefix (``FCLT_`` in ``FCLT_BUILDING``) only when at least
-#: this many tables of its database start with it: the one table it leads is a compound name
-#: (``EmailAddress`` is no ``email`` module's ``Address``).
+#: this many tables of its database (its :attr:`~jar_core.schema.Table.join_scope`) start with
+#: it: the one table it leads is a compound name (``EmailAddress`` is no ``email`` module's ``Address``).
 MODULE_TABLES = 2
 
 
@@ -241,7 +242,7 @@ def _module_words(schema: Schema) -> set[tuple[str, str]]:
     for t in schema.tables:
         tw = words(t.name)
         if len(tw) > 1:
-            count[(t.database, tw[0])] = count.get((t.database, tw[0]), 0) + 1
+            count[(t.join_scope, tw[0])] = count.get((t.join_scope, tw[0]), 0) + 1
     return {k for k, v in count.items() if v >= MODULE_TABLES}
 
 
@@ -250,7 +251,7 @@ class ColumnProfile:
     """Per-column join facts over the whole schema (see the module docstring)."""
 
     table: np.ndarray  # int: position of the column's table
-    database: np.ndarray  # int: code of the column's database
+    database: np.ndarray  # int: code of the column's database (join scope: a catalog's schemas are one)
     type_class: np.ndarray  # int code; ``other`` (unknown) is compatible with every class
     from_samples: np.ndarray  # bool: type class read off the sample values
     other_class: int
@@ -300,9 +301,9 @@ class ColumnProfile:
             if named is None:
                 named = by_table[t.name] = (table_names(t), table_words(t), words(t.name))
             tnames, twl, twords = named
-            module = (t.database, twords[0]) in leads
+            module = (t.join_scope, twords[0]) in leads
             pk = t.primary_key
-            db = dbs.setdefault(t.database, len(dbs))
+            db = dbs.setdefault(t.join_scope, len(dbs))
             for c in t.columns:
                 table.append(ti)
                 database.append(db)

@@ -132,6 +132,8 @@ def load_database(
             given here are identified as ``"<schema>.<table>"`` (unless ``database`` says
             otherwise) and are qualified with it in SQL (:attr:`Table.sql_schema`): the DDL,
             join clauses and sample-row queries name ``"music"."track"``, not ``"track"``.
+            The tables of several schemas have the :attr:`Table.catalog` of the URL's database:
+            the joins between the schemas are inferred as within one database.
         include_tables: read only these tables (exact names, case-insensitive fallback; with
             several schemas ``"schema.table"``, or a bare name for that table in every schema).
         partitions: also read PostgreSQL's partitions, and the inheritance children that add no
@@ -559,6 +561,10 @@ def _load(
         raise DatabaseConnectionError(f"cannot connect to {where_all}: {_one_line(err, secrets)}") from err
     if not tables:
         raise SchemaError(f"database {where_all} has no tables")
+    if len({t.database for t in tables}) > 1:  # several schemas of one database: they join
+        catalog = engine.url.database or label
+        for t in tables:
+            t.catalog = catalog
     dialect = _SQLGLOT_DIALECTS.get(engine.dialect.name, engine.dialect.name)
     return Schema(tables, dialect=dialect)
 

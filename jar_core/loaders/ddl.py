@@ -38,7 +38,9 @@ from jar_core.schema import Column, ForeignKey, Schema, Table
 __all__ = ["load_ddl"]
 
 _SNIPPET_CHARS = 80
-_CREATE, _ALTER, _COMMENT = "create", "alter", "comment"
+_CREATE, _ALTER, _COMMENT, _DOMAIN = "create", "alter", "comment", "domain"
+#: Words that end a ``CREATE DOMAIN``'s type (its constraints and default follow).
+_DOMAIN_END = frozenset({"NULL", "NOT", "DEFAULT", "CHECK", "CONSTRAINT", "COLLATE"})
 _CREATE_WORD = re.compile(r"\bcreate\s", re.IGNORECASE)
 _DELIMITER_LINE = re.compile(r"^[ \t]*DELIMITER[ \t]+(\S+)[ \t]*$", re.IGNORECASE | re.MULTILINE)
 _ATTACH_PARTITION = re.compile(
@@ -70,6 +72,10 @@ def load_ddl(
             columns targets the primary key of the referenced table. A schema-qualified name in
             ``ALTER TABLE`` or ``REFERENCES`` that names no table falls back to the one table of
             that name (TPC-H's ``dss.ri`` adds keys to ``TPCD.NATION``, created as ``NATION``).
+            The tables of a file with several schemas have :attr:`Table.catalog` ``database``:
+            the joins between its schemas are inferred as within one database. A column declared
+            with a ``CREATE DOMAIN`` of the file has the domain's base type (``"OrderNumber"`` ->
+            ``VARCHAR(25)``), as a live database reports it.
         partitions: also keep PostgreSQL's partitions (``PARTITION OF``, ``ATTACH PARTITION``)
             and the ``INHERITS`` children that add no column to their parent (Sakila's
             ``payment_p2007_01``). By default they are left out when their parent is defined:
@@ -99,6 +105,9 @@ def load_ddl(
                 for schema, chunk in _schema_elements(statement):
                     kind = _statement_kind(chunk)
                     if kind is None:
+                        continue
+                    if kind == _DOMAIN:
+                        builder.domain(chunk, text)
                         continue
                     tree = _parse_statement(reader, chunk, text, kind, number, origin)
                     if isinstance(tree, exp.Create):
@@ -279,6 +288,8 @@ def _statement_kind(chunk: Sequence[Token]) -> str | None:
         return _ALTER
     if first == TokenType.COMMENT and head[:1] == [TokenType.ON]:
         return _COMMENT
+    if first == TokenType.CREATE and len(chunk) > 3 and chunk[1].text.upper() == "DOMAIN":
+        return _DOMAIN
     return None
 
 
@@ -458,6 +469,7 @@ class _Builder:
         self.partitions = partitions
         self.tables: dict[tuple[str, str], _TableDef] = {}
         self.skipped: dict[int, _TableDef] = {}  # id of a partition left out -> the table holding its rows
+        self.domains: dict[str, str] = {}  # CREATE DOMAIN: name (lower case) -> its base type
 
     # -- lookup -----------------------------------------------------------------------
     def find(self, database: str, name: str) -> _TableDef | None:
@@ -633,12 +645,40 @@ class _Builder:
             for part in parts:
                 self._add_item(tdef, part)
 
+    def domain(self, chunk: Sequence[Token], text: str) -> None:
+        """``CREATE DOMAIN name [AS] type ...``: columns of type ``name`` get ``type`` (as a
+        database reports them), so that the join rules compare the base types. A type sqlglot
+        cannot read leaves the domain's columns as they are."""
+        rest = list(chunk[2:])
+        name = [rest.pop(0)]
+        while len(rest) > 1 and rest[0].token_type == TokenType.DOT:
+            rest.pop(0)
+            name.append(rest.pop(0))
+        if rest and rest[0].token_type == TokenType.ALIAS:  # AS
+            rest.pop(0)
+        end = next((i for i, t in enumerate(rest) if t.text.upper() in _DOMAIN_END), len(rest))
+        if not end:
+            return
+        try:
+            base = exp.DataType.build(text[rest[0].start : rest[end - 1].end + 1], dialect=self.dialect)
+        except (SqlglotError, ValueError):
+            return
+        self.domains[name[-1].text.lower()] = base.sql(dialect=self.dialect)
+
+    def _domain_type(self, declared: str) -> str:
+        """The base type of a column declared with a domain's name (``"OrderNumber"``,
+        ``public.year``), else ``declared``."""
+        if not self.domains:
+            return declared
+        last = declared.rsplit(".", 1)[-1].strip().strip('"`[]').lower()
+        return self.domains.get(last, declared)
+
     def _add_column(self, tdef: _TableDef, node: exp.ColumnDef) -> None:
         name = _name(node.this)
         if not name or tdef.column(name) is not None:  # ALTER ... MODIFY of a known column
             return
         kind = node.args.get("kind")
-        column = Column(name=name, type=kind.sql(dialect=self.dialect) if kind is not None else "")
+        column = Column(name=name, type=self._domain_type(kind.sql(dialect=self.dialect)) if kind is not None else "")
         for constraint in node.args.get("constraints") or ():
             spec = constraint.args.get("kind") if isinstance(constraint, exp.ColumnConstraint) else constraint
             if isinstance(spec, exp.PrimaryKeyColumnConstraint):
@@ -726,6 +766,9 @@ class _Builder:
                     col.primary_key = True
         roots = {} if self.partitions else {id(t): self._root(t) for t in self.tables.values()}
         self.skipped = {k: r for k, r in roots.items() if r is not None}
+        kept = [t for t in self.tables.values() if id(t) not in self.skipped]
+        # the schemas of one file are one database's: joins between them are inferred
+        catalog = self.database if len({t.database for t in kept}) > 1 else None
         return [
             Table(
                 database=t.database,
@@ -734,9 +777,9 @@ class _Builder:
                 foreign_keys=[self._resolve(t, fk) for fk in t.foreign_keys],
                 comment=t.comment,
                 sql_schema=t.sql_schema,
+                catalog=catalog,
             )
-            for t in self.tables.values()
-            if id(t) not in self.skipped
+            for t in kept
         ]
 
     def _resolve(self, owner: _TableDef, fk: _RawForeignKey) -> ForeignKey:
