@@ -70,6 +70,10 @@ CREATE TABLE shop.rental_late (late_fee NUMERIC) INHERITS (shop.rental);
 INSERT INTO shop.customer VALUES (1, 'Mary Smith');
 INSERT INTO shop.payment VALUES (1, 1, 9.99, '2024-03-01'), (2, 1, 4.99, '2025-02-01'), (3, 1, 1.99, '2023-05-01');
 INSERT INTO shop.rental_2024 VALUES (1, 1, '2024-03-01');
+-- a schema whose table references shop's customers without a declared key
+CREATE SCHEMA crm;
+CREATE TABLE crm.review (review_id INTEGER PRIMARY KEY, customer_id INTEGER, stars INTEGER);
+INSERT INTO crm.review VALUES (1, 1, 5);
 """
 QUESTION = "Which tracks are on the playlist named Workout?"
 
@@ -149,6 +153,21 @@ def test_several_schemas_keep_same_named_tables_apart(server):
     assert schema["music.playlist_track"].comment == "Which tracks are on which playlist"
     fk_targets = {fk.ref_table for fk in schema["music.playlist_track"].foreign_keys}
     assert fk_targets == {"music.playlist", "music.track"}
+
+
+def test_joins_between_schemas_of_one_database_are_inferred(server, embedder):
+    from jar_core.loaders import load_database
+    from jar_core.retriever import TableRetriever
+
+    schema = load_database(server.url, schema=["shop", "crm"])
+    assert {t.catalog for t in schema.tables} == {"postgres"}  # the URL's database
+    retriever = TableRetriever(schema, embedder=embedder)
+    res = retriever.retrieve("reviews of each customer", k=2, include=["crm.review", "shop.customer"])
+    clause = res.join_clause()
+    assert clause.startswith('FROM "crm"."review" JOIN "shop"."customer" ON "crm"."review"."customer_id" = '
+                             '"shop"."customer"."customer_id"') or clause.startswith(
+        'FROM "shop"."customer" JOIN "crm"."review" ON "shop"."customer"."customer_id" = "crm"."review"."customer_id"')
+    assert _query(server, clause.split("\n")[0].replace("FROM", "SELECT count(*) FROM", 1)) == [(1,)]
 
 
 def test_documents_ddl_and_sample_rows_are_qualified(server, embedder):
