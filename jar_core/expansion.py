@@ -30,7 +30,7 @@ def table_adjacency(graph: "JoinGraph", n_tables: int, min_score: float = 0.0) -
     cached = getattr(graph, "_adjacency", None)
     if cached is not None and cached[0] == (n_tables, min_score):
         return cached[1]
-    keep = graph.confidence >= min_score
+    keep = (graph.confidence >= min_score) & (graph.table_a != graph.table_b)  # no self-references
     a, b, c = graph.table_a[keep], graph.table_b[keep], graph.confidence[keep].astype(np.float32)
     coo = sparse.coo_matrix((np.concatenate([c, c]), (np.concatenate([a, b]), np.concatenate([b, a]))),
                             shape=(n_tables, n_tables))

@@ -126,10 +126,13 @@ def result_text(
             for m in matches
         ))
     out.append("")
-    if res.joins:
+    selfs = getattr(res, "self_joins", [])
+    if res.joins or selfs:
         out.append("Joins:")
         for j in res.joins:
             out.append(f"  {j.left} = {j.right}  ({join_note(j.declared, j.evidence, j.score)})")
+        for j in selfs:
+            out.append(f"  {j.left} = {j.right}  (self-join, {join_note(j.declared, j.evidence, j.score)})")
     else:
         out.append("Joins: none")
     hint = res.join_clause()

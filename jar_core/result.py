@@ -156,7 +156,9 @@ class RetrievalResult:
 
     ``value_matches`` lists the question's spans found among the columns' sample values
     (``{"span", "value", "table", "column", "exact", "hint"}``; ``hint``: not a value found
-    but a year or a trade word pointing to a date or an amount column).
+    but a year or a trade word pointing to a date or an amount column). ``self_joins`` are the
+    selected tables' joins to themselves (``Employee.ReportsTo = Employee.EmployeeId``: the
+    table joined to itself under another alias), declared or inferred.
     """
 
     question: str
@@ -172,6 +174,7 @@ class RetrievalResult:
     dialect: str | None = None
     value_matches: list[dict[str, Any]] = field(default_factory=list)
     k: int | str | None = None  # the K asked for: a number or "auto" (then len(tables) is the chosen size)
+    self_joins: list[JoinEdge] = field(default_factory=list)
 
     @property
     def table_names(self) -> list[str]:
@@ -216,6 +219,7 @@ class RetrievalResult:
             "question": self.question,
             "tables": [t.to_dict() for t in self.tables],
             "joins": [j.to_dict() for j in self.joins],
+            "self_joins": [j.to_dict() for j in self.self_joins],
             "subqueries": list(self.subqueries),
             "decomposer": self.decomposer,
             "coverage": {k: round(v, 6) for k, v in self.coverage.items()},

@@ -247,6 +247,7 @@ class TableRetriever:
         self._index = index
         self._db_positions: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None = None
         self._scope_databases: dict[str, set[str]] | None = None
+        self._self_refs: dict[int, list[tuple[int, int, float, str]]] | None = None  # table -> its joins to itself
         self.collapse_copies = bool(collapse_copies)
         self._signatures: tuple[np.ndarray, np.ndarray] | None = None
         # The embedding model and the lazily built index are shared: searches take turns.
@@ -730,7 +731,29 @@ class TableRetriever:
             decomposer=dec.source, coverage={q: float(v) for q, v in zip(sig.subqueries, cov)}, trace=trace,
             strategy=strategy, candidates=sig.n, warnings=result_warnings, dialect=self.schema.dialect,
             value_matches=[m.to_dict(self.schema) for m in sig.value_matches],
+            self_joins=[e for i in sel.order for e in self._self_joins(int(sig.candidates[i]))],
         )
+
+    def _self_joins(self, pos: int) -> list[JoinEdge]:
+        """The joins of the table at ``pos`` to itself: from the join graph (``joins="rules"``,
+        declared and inferred above ``min_join_score``), else its declared foreign keys."""
+        t = self.schema.tables[pos]
+        if self.joins != "rules":
+            return [JoinEdge(t, a, t, b, 1.0, True, "declared") for fk in t.foreign_keys if fk.ref_table == t.id
+                    for a, b in zip(fk.columns, fk.ref_columns)]
+        if self._self_refs is None:
+            from jar_core.joins.graph import EVIDENCE
+
+            g = self.index.join_graph(cross_database=self.cross_database_joins)
+            offsets = self.index.col_offsets
+            refs: dict[int, list[tuple[int, int, float, str]]] = {}
+            for e in np.flatnonzero((g.table_a == g.table_b) & (g.confidence >= self.min_join_score)).tolist():
+                ti = int(g.table_a[e])
+                refs.setdefault(ti, []).append((int(g.a[e] - offsets[ti]), int(g.b[e] - offsets[ti]),
+                                                float(g.confidence[e]), EVIDENCE[int(g.evidence[e])]))
+            self._self_refs = refs
+        return [JoinEdge(t, t.columns[a].name, t, t.columns[b].name, conf, ev == "declared", ev)
+                for a, b, conf, ev in self._self_refs.get(pos, [])]
 
     def __repr__(self) -> str:
         return (

@@ -675,3 +675,58 @@ def test_a_module_prefix_leaves_an_entity_not_a_generic_head_noun():
     # prefix is still dropped within the module)
     assert not {("LIBRARY_MATERIAL_STATUS", "TIP_MATERIAL_STATUS"), ("TIP_MATERIAL_STATUS", "LIBRARY_MATERIAL_STATUS")} & pairs
 
+
+
+def test_self_references_a_hierarchy_inside_one_table():
+    # a row placed under another row of its own table references that table's key; a person's
+    # hierarchy word only in a table of people; nothing else in the name but the table
+    from jar_core.loaders import load_ddl
+
+    schema = load_ddl("""
+    CREATE TABLE Employee (EmployeeId INT PRIMARY KEY, ReportsTo INT, manager_id INT, parent_category_id INT);
+    CREATE TABLE ProductCategory (ProductCategoryID INT PRIMARY KEY, ParentProductCategoryID INT, Name TEXT);
+    CREATE TABLE category (category_id INT PRIMARY KEY, name TEXT);
+    CREATE TABLE item (i_item_sk INT PRIMARY KEY, i_manager_id INT);
+    CREATE TABLE FAC_ORGANIZATION (ORGANIZATION_KEY TEXT, ORGANIZATION_NUMBER TEXT, ORG_PARENT_KEY TEXT);
+    CREATE TABLE grid (x INT, y INT, parent_id INT, PRIMARY KEY (x, y));
+    """)
+    got = {e: v for e, v in edges(schema).items() if v[1] == "self"}
+    assert got == {
+        "Employee.EmployeeId = Employee.ReportsTo": (0.765, "self"),  # no key word: 0.9 * 0.85
+        "Employee.EmployeeId = Employee.manager_id": (0.9, "self"),
+        "ProductCategory.ParentProductCategoryID = ProductCategory.ProductCategoryID": (0.9, "self"),
+        # of two keys named after the table, the one with the column's key word
+        "FAC_ORGANIZATION.ORGANIZATION_KEY = FAC_ORGANIZATION.ORG_PARENT_KEY": (0.9, "self"),
+    }
+    everything = edges(schema)
+    assert not any("i_manager_id" in e for e in everything)  # an item's manager is a person
+    assert "Employee.parent_category_id = category.category_id" in everything  # a role, not a self-reference
+    assert not any("grid." in e for e in everything)  # a table keyed by two columns
+
+
+def test_self_references_are_returned_with_the_table_not_as_a_join_between_tables(tmp_path):
+    from jar_core.loaders import load_ddl
+    from jar_core.render import result_text
+    from jar_core.retriever import TableRetriever
+
+    from helpers import BagOfWordsEmbedder
+
+    ddl = """
+    CREATE TABLE employee (employee_id INT PRIMARY KEY, name TEXT, reports_to INT);
+    CREATE TABLE customer (customer_id INT PRIMARY KEY, name TEXT, support_rep_id INT REFERENCES employee(employee_id));
+    CREATE TABLE category (category_id INT PRIMARY KEY, name TEXT, parent_id INT REFERENCES category(category_id));
+    """
+    r = TableRetriever(load_ddl(ddl), embedder=BagOfWordsEmbedder())
+    res = r.retrieve("employee name and the employee they report to", k=1, include=["employee"])
+    assert res.joins == [] and [str(j) for j in res.self_joins] == ["employee.reports_to = employee.employee_id"]
+    assert res.self_joins[0].evidence == "self" and not res.self_joins[0].declared
+    assert res.to_dict()["self_joins"][0]["left"] == "employee.reports_to"
+    assert "-- self-joins (the table joined to itself under another alias): employee.reports_to = " \
+           "employee.employee_id (inferred: self, 0.76)" in res.join_clause()
+    assert "employee.reports_to = employee.employee_id  (self-join, inferred: self, 0.76)" in result_text(res)
+    declared = r.retrieve("categories and their parent", k=1, include=["category"]).self_joins
+    assert [(str(j), j.declared) for j in declared] == [("category.parent_id = category.category_id", True)]
+    # the paper's joins read the declared ones from the schema
+    paper = TableRetriever(load_ddl(ddl), embedder=BagOfWordsEmbedder(), joins="paper")
+    assert [str(j) for j in paper.retrieve("categories", k=1, include=["category"]).self_joins] == [
+        "category.parent_id = category.category_id"]

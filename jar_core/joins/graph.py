@@ -55,7 +55,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALU
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 10
+JOIN_RULES_VERSION = 11
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion")
@@ -275,8 +275,9 @@ def _checked(
     seen = p.from_samples[f] & p.from_samples[k]
     conf = np.where(agree, conf, np.where(~seen & (conf >= 0.9), conf * TYPE_MISMATCH, 0.0))
 
-    # declared references; nothing inside one table
-    ok = (conf > 0) & (p.table[f] != p.table[k]) & ~p.fk_from[f] & ~p.fk_from[k]
+    # declared references; nothing inside one table but a self-reference (``ReportsTo``)
+    inside = (p.table[f] == p.table[k]) & (ev != EVIDENCE.index("self"))
+    ok = (conf > 0) & ~inside & ~p.fk_from[f] & ~p.fk_from[k]
     return f[ok], k[ok], conf[ok], ev[ok]
 
 
@@ -381,7 +382,7 @@ def candidate_join_matrices(
     pos = np.full(n_tables, -1, dtype=np.int64)
     pos[tables] = np.arange(n)
     ia, ib = pos[graph.table_a], pos[graph.table_b]
-    m = (ia >= 0) & (ib >= 0)
+    m = (ia >= 0) & (ib >= 0) & (ia != ib)  # a table's join to itself joins no two tables
     ia, ib = ia[m], ib[m]
     a, b, conf, ev = graph.a[m], graph.b[m], graph.confidence[m], graph.evidence[m]
     key = np.minimum(ia, ib) * n + np.maximum(ia, ib)

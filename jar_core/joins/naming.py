@@ -10,6 +10,7 @@ entity         0.90  ``orders.customer_id`` -> ``customer.id``, ``city.CountryCo
 role           0.85  ``ss_sold_date_sk`` -> ``d_date_sk``, ``current_address_id`` -> ``addresses.address_id``
 abbreviation   0.75  ``c_current_addr_sk`` -> ``ca_address_sk``, ``ss_cdemo_sk`` -> ``cd_demo_sk``
 sibling        0.70  ``city.CountryCode`` = ``countrylanguage.CountryCode`` (two references to one key)
+self           0.90  ``employee.ReportsTo`` -> ``employee.EmployeeId`` (a hierarchy inside one table)
 =============  ====  ==========================================================================
 
 ``k`` must be its table's key (declared, or named after its table: ``id``, ``<table>_id``,
@@ -52,7 +53,16 @@ from jar_core.joins.profile import ColumnProfile, _names_table, incidence
 __all__ = ["naming", "RULES"]
 
 #: Confidence of each naming rule.
-RULES = {"same name": 0.95, "entity": 0.90, "role": 0.85, "abbreviation": 0.75, "sibling": 0.70}
+RULES = {"same name": 0.95, "entity": 0.90, "role": 0.85, "abbreviation": 0.75, "sibling": 0.70, "self": 0.90}
+#: Words that place a row under another row of its own table (``ParentProductCategoryID``,
+#: ``reports_to``): a column named by one, with no other entity than its own table, references
+#: its own table's key.
+HIERARCHY_WORDS = frozenset({"parent"})
+#: The same for a table of people only (``employee.manager_id``; ``item.i_manager_id`` is a
+#: person's id, not an item's).
+PERSON_HIERARCHY_WORDS = frozenset({"manager", "mgr", "supervisor", "superior", "boss", "mentor"})
+#: Words of a table name that say its rows are people.
+PERSON_WORDS = frozenset({"employee", "emp", "staff", "person", "people", "user", "worker", "member", "agent"})
 #: Factor for a referencing column whose name has no key word.
 NO_KEY_WORD = 0.85
 #: Key words of natural keys (numbers, codes people type), weaker than surrogate ``id`` / ``key``.
@@ -115,6 +125,49 @@ def _names_a_table(p: ColumnProfile, i: int, names: list[str]) -> bool:
     ``customer``; not ``postal_code``)."""
     return any(_names_table(s, names, []) for stem in p.stems[i]
                for s in dict.fromkeys(("".join(stem), stem[-1] if stem else "")))
+
+
+def _hierarchical(stem: list[str], table_names: list[str], table_words: list[list[str]]) -> bool:
+    """Whether a name's entity words ``stem`` place a row under another row of its own table:
+    a hierarchy word (a person's: ``manager``, ``reports to``, in a table of people only), and
+    nothing else but a name of the table."""
+    people = any(PERSON_WORDS.intersection(tw) for tw in table_words)
+    words = HIERARCHY_WORDS | PERSON_HIERARCHY_WORDS if people else HIERARCHY_WORDS
+    if not (words.intersection(stem) or (people and ("report", "to") in zip(stem, stem[1:]))):
+        return False
+    rest = "".join(w for w in stem if w not in words and w not in ("report", "to"))
+    # nothing else, or the table's name or its start (``ORG_PARENT_KEY`` in ``FAC_ORGANIZATION``)
+    return not rest or any(name.startswith(rest) for name in table_names if len(rest) >= 3 or name == rest)
+
+
+def _self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray]:
+    """``(f, k)``: a column named as its row's parent, manager or superior (:func:`_hierarchical`)
+    and the key of its own table: its one key, or of its keys the one with the column's key word
+    (``PARENT_BUILDING_NUMBER`` -> ``BUILDING_NUMBER``, not ``FAC_BUILDING_KEY``); none when that
+    leaves several (a table keyed by several columns has no such reference)."""
+    memo: dict[tuple[int, int], bool] = {}
+    found = []
+    for i in range(p.n):
+        key = (id(p.stems[i]), id(p.table_names[i]))
+        hit = memo.get(key)
+        if hit is None:
+            hit = memo[key] = any(_hierarchical(s, p.table_names[i], p.table_words[i]) for s in p.stems[i] if s)
+        if hit and not p.own_key[i]:
+            found.append(i)
+    if not found:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    keys: dict[int, list[int]] = {}
+    for i in np.flatnonzero(p.own_key & np.isin(p.table, p.table[found])).tolist():
+        keys.setdefault(int(p.table[i]), []).append(i)
+    pairs = []
+    for fi in found:
+        own = keys.get(int(p.table[fi]), [])
+        if len(own) > 1:
+            own = [ki for ki in own if p.key_word[ki] == p.key_word[fi]]
+        if len(own) == 1:
+            pairs.append((fi, own[0]))
+    f, k = (np.array(x, dtype=np.int64) for x in zip(*pairs)) if pairs else (np.zeros(0, np.int64),) * 2
+    return f, k
 
 
 def naming(
@@ -258,6 +311,11 @@ def naming(
     natural = np.isin(kw, list(NATURAL_KEY_WORDS))
     conf = np.where(natural[f] | natural[k], conf * NATURAL, conf)  # building_number: a weaker key than building_key
     conf = np.where((kw[f] == kw[k]) & (kw[f] != ""), conf + SAME_KEY_WORD, conf)  # *_code references a *_code
+    sf, sk = _self_references(p)
+    f, k = np.concatenate([f, sf]), np.concatenate([k, sk])
+    self_conf = np.where(has_kw[sf], RULES["self"], RULES["self"] * NO_KEY_WORD)
+    conf = np.concatenate([conf, self_conf])
+    rule = np.concatenate([rule, np.full(len(sf), list(RULES).index("self"), dtype=rule.dtype)])
     ok = ~p.flag[f]
     f, k, conf, rule = f[ok], k[ok], conf[ok], rule[ok]
     # the best rule per (f, k)
