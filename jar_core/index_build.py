@@ -227,8 +227,8 @@ def merge_database_graphs(
     of a scope none of whose databases is in ``changed`` (the databases of tables added, dropped
     or changed) and that holds the same tables in the same order are the old ones, renumbered;
     the rules run on the other scopes only. ``None`` when a declared key crosses scopes (a
-    change could then reach any of them): infer the whole graph. The same joins as inferring the whole graph, in the same order (unless two
-    confidences differ below float32 precision).
+    change could then reach any of them): infer the whole graph. The same joins as inferring
+    the whole graph, in the same order (unless two confidences differ below float32 precision).
     """
     from jar_core.joins import build_join_graph
     from jar_core.joins.graph import JoinGraph

@@ -145,14 +145,15 @@ def _self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray]:
     and the key of its own table: its one key, or of its keys the one with the column's key word
     (``PARENT_BUILDING_NUMBER`` -> ``BUILDING_NUMBER``, not ``FAC_BUILDING_KEY``); none when that
     leaves several (a table keyed by several columns has no such reference)."""
-    memo: dict[tuple[int, int], bool] = {}
+    # a hierarchy word first (once per name: the profile shares a name's stems), then its table
+    any_word = HIERARCHY_WORDS | PERSON_HIERARCHY_WORDS | {"report"}
+    named: dict[int, bool] = {}
     found = []
     for i in range(p.n):
-        key = (id(p.stems[i]), id(p.table_names[i]))
-        hit = memo.get(key)
+        hit = named.get(id(p.stems[i]))
         if hit is None:
-            hit = memo[key] = any(_hierarchical(s, p.table_names[i], p.table_words[i]) for s in p.stems[i] if s)
-        if hit and not p.own_key[i]:
+            hit = named[id(p.stems[i])] = any(any_word.intersection(s) for s in p.stems[i])
+        if hit and not p.own_key[i] and any(_hierarchical(s, p.table_names[i], p.table_words[i]) for s in p.stems[i] if s):
             found.append(i)
     if not found:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
