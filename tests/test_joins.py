@@ -730,3 +730,9 @@ def test_self_references_are_returned_with_the_table_not_as_a_join_between_table
     paper = TableRetriever(load_ddl(ddl), embedder=BagOfWordsEmbedder(), joins="paper")
     assert [str(j) for j in paper.retrieve("categories", k=1, include=["category"]).self_joins] == [
         "category.parent_id = category.category_id"]
+
+
+def test_a_table_name_without_a_word_is_no_module_prefix():
+    # found by tests/test_fuzz.py: a table named by a private-use character has no first word
+    schema = Schema([Table("main", "\ue000", [Column("id", "int")]), Table("main", "orders", [Column("id", "int")])])
+    assert build_join_graph(schema).a.shape == (0,)

@@ -232,6 +232,8 @@ def naming(
     def glue_ok(fi: int, ki: int) -> bool:
         """``ss_cdemo_sk`` -> ``cd_demo_sk``: the letters glued before the key's words start the key's
         table, in the whole name or in its last word (``ws_ship_cdemo_sk``: a role, then ``cdemo``)."""
+        if not p.table_words[ki]:  # a table named by no word
+            return False
         tw = p.table_words[ki][0]
         initials, flat = "".join(w[0] for w in tw if w), "".join(tw)
         for stem in p.stems[fi]:

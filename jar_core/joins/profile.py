@@ -160,7 +160,7 @@ def table_words(t: Table) -> list[list[str]]:
     keep, seen = [], set()
     for ws in out:
         flat = "".join(ws)
-        if flat not in seen and (len(flat) >= 3 or ws is tw):
+        if flat not in seen and (len(flat) >= 3 or (ws is tw and tw)):  # a name of no word names nothing
             seen.add(flat)
             keep.append(ws)
     return keep
@@ -301,7 +301,7 @@ class ColumnProfile:
             if named is None:
                 named = by_table[t.name] = (table_names(t), table_words(t), words(t.name))
             tnames, twl, twords = named
-            module = (t.join_scope, twords[0]) in leads
+            module = bool(twords) and (t.join_scope, twords[0]) in leads  # a name of no word leads nothing
             pk = t.primary_key
             db = dbs.setdefault(t.join_scope, len(dbs))
             for c in t.columns:
