@@ -126,7 +126,7 @@ def result_text(
             for m in matches
         ))
     out.append("")
-    selfs = getattr(res, "self_joins", [])
+    selfs = res.self_joins
     if res.joins or selfs:
         out.append("Joins:")
         for j in res.joins:

@@ -140,7 +140,7 @@ def join_clause(result: "RetrievalResult", dialect: str | None = None) -> str:
     text = "\n".join(parts if len(parts) == 1 else [parts[0]] + [f"-- separately: {p}" for p in parts[1:]])
     if lonely:
         text += "\n-- no join found for: " + ", ".join(lonely)
-    selfs = getattr(result, "self_joins", [])
+    selfs = result.self_joins
     if selfs:
         text += "\n-- self-joins (the table joined to itself under another alias): " + "; ".join(
             e.describe() for e in selfs

@@ -605,17 +605,21 @@ def test_values_alone_that_fit_many_keys_join_nothing():
     assert not any("support_rep" in e for e in edges(Schema([rep, *many])))
 
 
+def run_join_keys_public(monkeypatch, capsys, *args: str) -> str:
+    """What ``scripts/join_keys_public.py ARGS`` prints (it must exit 0)."""
+    monkeypatch.setattr(sys, "argv", ["join_keys_public.py", *args])
+    assert load_script("join_keys_public").main() == 0
+    return capsys.readouterr().out
+
+
 def test_public_schema_script_scores_inferred_joins_against_declared_ones(tmp_path, capsys, monkeypatch):
     # scripts/join_keys_public.py: declared keys are the truth, the graph is inferred without them
-    script = load_script("join_keys_public")
     ddl = tmp_path / "shop.sql"
     ddl.write_text(
         "CREATE TABLE customer (customer_id INT PRIMARY KEY, name TEXT);\n"
         "CREATE TABLE orders (order_id INT PRIMARY KEY, customer_id INT REFERENCES customer(customer_id),"
         " placed_by INT REFERENCES customer(customer_id));\n")
-    monkeypatch.setattr(sys, "argv", ["join_keys_public.py", f"{ddl}:sqlite", "--list"])
-    assert script.main() == 0
-    out = capsys.readouterr().out
+    out = run_join_keys_public(monkeypatch, capsys, f"{ddl}:sqlite", "--list")
     # customer_id is found by its name; placed_by (a role no rule reads) is missed and listed
     assert "| shop.sql | primary | 2 | 2 | 1 | 100.0 | 100.0 | 50.0 |" in out
     assert "missed customer.customer_id = orders.placed_by" in out
@@ -629,24 +633,19 @@ def test_public_schema_script_scores_inferred_joins_against_declared_ones(tmp_pa
     con.executemany("INSERT INTO orders VALUES (?, ?, ?)", [(i, i % 29 + 1, 1) for i in range(1, 60)])
     con.commit()
     con.close()
-    monkeypatch.setattr(sys, "argv", ["join_keys_public.py", f"sqlite:///{tmp_path / 'shop.db'}={ddl}:sqlite"])
-    assert script.main() == 0
-    out = capsys.readouterr().out
+    out = run_join_keys_public(monkeypatch, capsys, f"sqlite:///{tmp_path / 'shop.db'}={ddl}:sqlite")
     assert "| shop.db (keys of shop.sql) | primary | 2 | 2 | 1 | 100.0 | 100.0 | 50.0 |" in out
 
 
 def test_public_schema_script_joins_sql_schemas_and_counts_implied_joins(tmp_path, capsys, monkeypatch):
     # the SQL schemas of one DDL file are one catalog: the references across them are inferred;
     # two references of one key make an undeclared sibling join that is implied, not wrong
-    script = load_script("join_keys_public")
     ddl = tmp_path / "two.sql"
     ddl.write_text(
         "CREATE TABLE sales.customer (customer_id INT PRIMARY KEY, name TEXT);\n"
         "CREATE TABLE crm.visit (visit_id INT PRIMARY KEY, customer_id INT REFERENCES sales.customer(customer_id));\n"
         "CREATE TABLE sales.invoice (invoice_id INT PRIMARY KEY, customer_id INT REFERENCES sales.customer(customer_id));\n")
-    monkeypatch.setattr(sys, "argv", ["join_keys_public.py", f"{ddl}:postgres", "--list"])
-    assert script.main() == 0
-    out = capsys.readouterr().out
+    out = run_join_keys_public(monkeypatch, capsys, f"{ddl}:postgres", "--list")
     assert "| two.sql | primary | 3 | 2 | 3 | 66.7 | 100.0 | 100.0 | 2 | 100.0 | 100.0 | 100.0 |" in out
     assert "implied 0.55 sibling      visit.customer_id -> invoice.customer_id" in out
     assert "wrong" not in out

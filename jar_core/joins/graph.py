@@ -45,7 +45,7 @@ from jar_core._gc import gc_paused
 from jar_core.joins import blocking
 from jar_core.joins.declared import declared as declared_rule
 from jar_core.joins.inclusion import inclusion, inclusion_ratio, MIN_INCLUSION, MIN_VALUES
-from jar_core.joins.naming import RULES, naming
+from jar_core.joins.naming import RULES, naming, self_references
 from jar_core.joins.profile import ColumnProfile
 from jar_core.schema import Schema
 
@@ -218,7 +218,8 @@ def _inferred(p: ColumnProfile, cross_database: bool) -> tuple[np.ndarray, np.nd
     """The inferred (not declared) joins ``(f, k, confidence, evidence)`` among ``p``'s columns,
     one per column pair (positions in ``p``)."""
     keyish = p.keyish()
-    nf, nk, nconf, nrule = naming(p, keyish)
+    names, selfs = naming(p, keyish), self_references(p)  # self-references: within a table
+    nf, nk, nconf, nrule = (np.concatenate([a, b]) for a, b in zip(names, selfs))
     vf, vk, vconf = inclusion(p, keyish, _class_code(p, "numeric"))
     f, k, conf, ev = _checked(p, nf, nk, nconf, nrule, vf, vk, vconf)
     if not cross_database:

@@ -50,7 +50,7 @@ from typing import Callable, Sequence
 
 from jar_core.joins.profile import ColumnProfile, _names_table, incidence
 
-__all__ = ["naming", "RULES"]
+__all__ = ["naming", "self_references", "RULES"]
 
 #: Confidence of each naming rule.
 RULES = {"same name": 0.95, "entity": 0.90, "role": 0.85, "abbreviation": 0.75, "sibling": 0.70, "self": 0.90}
@@ -140,11 +140,13 @@ def _hierarchical(stem: list[str], table_names: list[str], table_words: list[lis
     return not rest or any(name.startswith(rest) for name in table_names if len(rest) >= 3 or name == rest)
 
 
-def _self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray]:
-    """``(f, k)``: a column named as its row's parent, manager or superior (:func:`_hierarchical`)
-    and the key of its own table: its one key, or of its keys the one with the column's key word
+def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The ``self`` rule, ``(f, k, confidence, rule index)`` as :func:`naming`'s: a column named as
+    its row's parent, manager or superior (:func:`_hierarchical`; a flag references nothing) and
+    the key of its own table: its one key, or of its keys the one with the column's key word
     (``PARENT_BUILDING_NUMBER`` -> ``BUILDING_NUMBER``, not ``FAC_BUILDING_KEY``); none when that
-    leaves several (a table keyed by several columns has no such reference)."""
+    leaves several (a table keyed by several columns has no such reference). Pairs inside one
+    table, so they are looked for within databases only."""
     # a hierarchy word first (once per name: the profile shares a name's stems), then its table
     any_word = HIERARCHY_WORDS | PERSON_HIERARCHY_WORDS | {"report"}
     named: dict[int, bool] = {}
@@ -153,10 +155,10 @@ def _self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray]:
         hit = named.get(id(p.stems[i]))
         if hit is None:
             hit = named[id(p.stems[i])] = any(any_word.intersection(s) for s in p.stems[i])
-        if hit and not p.own_key[i] and any(_hierarchical(s, p.table_names[i], p.table_words[i]) for s in p.stems[i] if s):
+        if hit and not p.own_key[i] and not p.flag[i] and any(
+            _hierarchical(s, p.table_names[i], p.table_words[i]) for s in p.stems[i] if s
+        ):
             found.append(i)
-    if not found:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     keys: dict[int, list[int]] = {}
     for i in np.flatnonzero(p.own_key & np.isin(p.table, p.table[found])).tolist():
         keys.setdefault(int(p.table[i]), []).append(i)
@@ -168,7 +170,8 @@ def _self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray]:
         if len(own) == 1:
             pairs.append((fi, own[0]))
     f, k = (np.array(x, dtype=np.int64) for x in zip(*pairs)) if pairs else (np.zeros(0, np.int64),) * 2
-    return f, k
+    conf = np.where([p.key_word[i] is not None for i in f.tolist()], RULES["self"], RULES["self"] * NO_KEY_WORD)
+    return f, k, conf.astype(np.float64), np.full(len(f), list(RULES).index("self"), dtype=np.int64)
 
 
 def naming(
@@ -314,11 +317,6 @@ def naming(
     natural = np.isin(kw, list(NATURAL_KEY_WORDS))
     conf = np.where(natural[f] | natural[k], conf * NATURAL, conf)  # building_number: a weaker key than building_key
     conf = np.where((kw[f] == kw[k]) & (kw[f] != ""), conf + SAME_KEY_WORD, conf)  # *_code references a *_code
-    sf, sk = _self_references(p)
-    f, k = np.concatenate([f, sf]), np.concatenate([k, sk])
-    self_conf = np.where(has_kw[sf], RULES["self"], RULES["self"] * NO_KEY_WORD)
-    conf = np.concatenate([conf, self_conf])
-    rule = np.concatenate([rule, np.full(len(sf), list(RULES).index("self"), dtype=rule.dtype)])
     ok = ~p.flag[f]
     f, k, conf, rule = f[ok], k[ok], conf[ok], rule[ok]
     # the best rule per (f, k)
