@@ -103,7 +103,7 @@ def result_documents(
     ``coarse``, ``coverage``, ``join`` (gain components), ``pinned``, ``joined``, ``reason`` (why
     the table is there, :attr:`RetrievedTable.reason`), ``join_keys``
     (edges to other selected tables: ``{"left": "orders.customer_id", "right": "customers.id",
-    "score": 0.93, "declared": False, "kind": "inferred", "confidence": 0.93, "evidence": "entity"}``), ``join_path`` (a ``FROM ... JOIN ... ON ...`` hint over the whole
+    "columns": [["customer_id", "id"]], "score": 0.93, "declared": False, "kind": "inferred", "confidence": 0.93, "evidence": "entity"}``), ``join_path`` (a ``FROM ... JOIN ... ON ...`` hint over the whole
     selection), ``subqueries`` and ``decomposer``.
 
     ``sample_rows`` maps a table id to ``(column names, rows)`` appended to the DDL.
@@ -115,7 +115,8 @@ def result_documents(
     docs = []
     for t in result.tables:
         keys = [
-            {"left": j.left, "right": j.right, "score": round(j.score, 4), "declared": j.declared,
+            {"left": j.left, "right": j.right, "columns": [list(p) for p in j.column_pairs],
+             "score": round(j.score, 4), "declared": j.declared,
              "kind": j.kind, "confidence": round(j.score, 4), "evidence": j.evidence, "uncertain": j.uncertain}
             for j in result.joins
             if t.id in (j.left_table.id, j.right_table.id)

@@ -130,9 +130,9 @@ def result_text(
     if res.joins or selfs:
         out.append("Joins:")
         for j in res.joins:
-            out.append(f"  {j.left} = {j.right}  ({join_note(j.declared, j.evidence, j.score)})")
+            out.append(f"  {j}  ({join_note(j.declared, j.evidence, j.score)})")
         for j in selfs:
-            out.append(f"  {j.left} = {j.right}  (self-join, {join_note(j.declared, j.evidence, j.score)})")
+            out.append(f"  {j}  (self-join, {join_note(j.declared, j.evidence, j.score)})")
     else:
         out.append("Joins: none")
     hint = res.join_clause()
@@ -173,9 +173,10 @@ def _join_columns(res: RetrievalResult) -> dict[str, list[str]]:
     """Per table id, the columns the joins use (in join order, no repeats)."""
     cols: dict[str, list[str]] = {t.id: [] for t in res.tables}
     for e in res.joins:
-        for table, column in ((e.left_table, e.left_column), (e.right_table, e.right_column)):
-            if table.id in cols and column not in cols[table.id]:
-                cols[table.id].append(column)
+        for left, right in e.column_pairs:
+            for table, column in ((e.left_table, left), (e.right_table, right)):
+                if table.id in cols and column not in cols[table.id]:
+                    cols[table.id].append(column)
     return cols
 
 

@@ -79,7 +79,9 @@ class JoinEdge:
     ``score`` is the join's confidence in [0, 1] (1 for a declared foreign key); ``declared``
     whether the source declares it; ``evidence`` the rule that found it (``declared``,
     ``same name``, ``entity``, ``role``, ``abbreviation``, ``sibling``, ``inclusion``; ``score``
-    under the paper's pair score).
+    under the paper's pair score). A declared key of several columns joins on all of them:
+    ``more_columns`` holds its other ``(left, right)`` column pairs (``lineitem`` to ``partsupp``
+    on part *and* supplier), and :attr:`column_pairs` all of them.
     """
 
     left_table: Table
@@ -89,6 +91,12 @@ class JoinEdge:
     score: float
     declared: bool = False
     evidence: str = ""
+    more_columns: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def column_pairs(self) -> list[tuple[str, str]]:
+        """Every ``(left column, right column)`` pair the join equates, the first one first."""
+        return [(self.left_column, self.right_column), *self.more_columns]
 
     @property
     def kind(self) -> str:
@@ -102,14 +110,17 @@ class JoinEdge:
 
     @property
     def left(self) -> str:
+        """``table.column`` of the first column pair's left side."""
         return f"{self.left_table.name}.{self.left_column}"
 
     @property
     def right(self) -> str:
+        """``table.column`` of the first column pair's right side."""
         return f"{self.right_table.name}.{self.right_column}"
 
     def __str__(self) -> str:
-        return f"{self.left} = {self.right}"
+        lt, rt = self.left_table.name, self.right_table.name
+        return " AND ".join(f"{lt}.{a} = {rt}.{b}" for a, b in self.column_pairs)
 
     @property
     def uncertain(self) -> bool:
@@ -127,6 +138,7 @@ class JoinEdge:
         return {
             "left": self.left,
             "right": self.right,
+            "columns": [list(p) for p in self.column_pairs],
             "score": round(self.score, 6),
             "confidence": round(self.score, 6),
             "kind": self.kind,

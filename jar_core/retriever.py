@@ -686,6 +686,7 @@ class TableRetriever:
             parts = (weights[0] * s.coarse, weights[1] * s.coverage, weights[2] * s.join)
             return ("relevance", "coverage", "join")[int(np.argmax(parts))]
 
+        from jar_core.joins.declared import other_key_columns
         from jar_core.joins.graph import EVIDENCE
 
         tables = [self.schema.tables[int(sig.candidates[i])] for i in sel.order]
@@ -698,12 +699,9 @@ class TableRetriever:
             declared = bool(sig.declared[order[a], order[b]]) if sig.declared is not None else False
             ev = int(sig.evidence[order[a], order[b]]) if sig.evidence is not None else -1
             evidence = EVIDENCE[ev] if self.joins == "rules" and ev >= 0 else ("declared" if declared else "score")
-            joins.append(
-                JoinEdge(
-                    tables[a], tables[a].columns[int(ca)].name, tables[b], tables[b].columns[int(cb)].name,
-                    score, declared, evidence,
-                )
-            )
+            left, right = tables[a].columns[int(ca)].name, tables[b].columns[int(cb)].name
+            more = other_key_columns(tables[a], left, tables[b], right) if declared else ()
+            joins.append(JoinEdge(tables[a], left, tables[b], right, score, declared, evidence, more))
         steps = {s.candidate: s for s in sel.steps}
         retrieved = []
         for pos, (i, t) in enumerate(zip(sel.order, tables)):
@@ -739,8 +737,9 @@ class TableRetriever:
         declared and inferred above ``min_join_score``), else its declared foreign keys."""
         t = self.schema.tables[pos]
         if self.joins != "rules":
-            return [JoinEdge(t, a, t, b, 1.0, True, "declared") for fk in t.foreign_keys if fk.ref_table == t.id
-                    for a, b in zip(fk.columns, fk.ref_columns)]
+            return [JoinEdge(t, fk.columns[0], t, fk.ref_columns[0], 1.0, True, "declared",
+                             tuple(zip(fk.columns[1:], fk.ref_columns[1:])))
+                    for fk in t.foreign_keys if fk.ref_table == t.id]
         if self._self_refs is None:
             from jar_core.joins.graph import EVIDENCE
 
@@ -752,8 +751,18 @@ class TableRetriever:
                 refs.setdefault(ti, []).append((int(g.a[e] - offsets[ti]), int(g.b[e] - offsets[ti]),
                                                 float(g.confidence[e]), EVIDENCE[int(g.evidence[e])]))
             self._self_refs = refs
-        return [JoinEdge(t, t.columns[a].name, t, t.columns[b].name, conf, ev == "declared", ev)
-                for a, b, conf, ev in self._self_refs.get(pos, [])]
+        from jar_core.joins.declared import other_key_columns
+
+        out: list[JoinEdge] = []
+        covered: set[tuple[str, str]] = set()  # pairs already in a composite key's edge
+        for a, b, conf, ev in self._self_refs.get(pos, []):
+            left, right = t.columns[a].name, t.columns[b].name
+            if (left, right) in covered:
+                continue
+            more = other_key_columns(t, left, t, right) if ev == "declared" else ()
+            covered.update(more)
+            out.append(JoinEdge(t, left, t, right, conf, ev == "declared", ev, more))
+        return out
 
     def __repr__(self) -> str:
         return (

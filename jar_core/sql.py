@@ -105,10 +105,12 @@ def join_clause(result: "RetrievalResult", dialect: str | None = None) -> str:
         return ""
     qualify = len({t.database for t in result.tables}) > 1
     by_id = {t.id: t.table for t in result.tables}
-    adj: dict[str, list[tuple[str, str, str]]] = {tid: [] for tid in by_id}
+    # per table: (other table, [(column here, column there), ...]); a composite key joins on all
+    adj: dict[str, list[tuple[str, list[tuple[str, str]]]]] = {tid: [] for tid in by_id}
     for e in result.joins:
-        adj[e.left_table.id].append((e.right_table.id, e.left_column, e.right_column))
-        adj[e.right_table.id].append((e.left_table.id, e.right_column, e.left_column))
+        pairs = e.column_pairs
+        adj[e.left_table.id].append((e.right_table.id, pairs))
+        adj[e.right_table.id].append((e.left_table.id, [(b, a) for a, b in pairs]))
 
     def col(t: Table, c: str) -> exp.Column:
         db = table_qualifier(t, qualify)
@@ -128,11 +130,11 @@ def join_clause(result: "RetrievalResult", dialect: str | None = None) -> str:
         queue = deque([start])
         while queue:
             cur = queue.popleft()
-            for other, c_here, c_other in sorted(adj[cur]):
+            for other, pairs in sorted(adj[cur]):
                 if other in seen:
                     continue
                 seen.add(other)
-                on = exp.EQ(this=col(by_id[cur], c_here), expression=col(by_id[other], c_other))
+                on = exp.and_(*(exp.EQ(this=col(by_id[cur], a), expression=col(by_id[other], b)) for a, b in pairs))
                 piece = piece.join(_table_ref(by_id[other], qualify), on=on)
                 queue.append(other)
         sql = piece.sql(dialect=dialect)

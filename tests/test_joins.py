@@ -735,3 +735,65 @@ def test_a_table_name_without_a_word_is_no_module_prefix():
     # found by tests/test_fuzz.py: a table named by a private-use character has no first word
     schema = Schema([Table("main", "\ue000", [Column("id", "int")]), Table("main", "orders", [Column("id", "int")])])
     assert build_join_graph(schema).a.shape == (0,)
+
+
+# -- composite keys ----------------------------------------------------------------------------
+_TPCH_LIKE = """
+CREATE TABLE part (p_partkey INT PRIMARY KEY, p_name TEXT, p_brand TEXT);
+CREATE TABLE supplier (s_suppkey INT PRIMARY KEY, s_name TEXT);
+CREATE TABLE partsupp (ps_partkey INT REFERENCES part(p_partkey), ps_suppkey INT REFERENCES supplier(s_suppkey),
+                       ps_supplycost REAL, PRIMARY KEY (ps_partkey, ps_suppkey));
+CREATE TABLE lineitem (l_orderkey INT, l_linenumber INT, l_partkey INT, l_suppkey INT, l_quantity REAL,
+                       PRIMARY KEY (l_orderkey, l_linenumber),
+                       FOREIGN KEY (l_partkey, l_suppkey) REFERENCES partsupp (ps_partkey, ps_suppkey));
+CREATE TABLE version (version_id INT PRIMARY KEY, part_id INT, rev INT);
+CREATE TABLE build (build_id INT PRIMARY KEY, part_id INT, rev INT,
+                    FOREIGN KEY (part_id, rev) REFERENCES version (part_id, rev));
+"""
+
+
+def test_a_column_of_a_composite_key_still_references_its_own_entity():
+    from jar_core.loaders import load_ddl
+
+    got = edges(load_ddl(_TPCH_LIKE))
+    assert got["lineitem.l_partkey = partsupp.ps_partkey"] == (1.0, "declared")
+    assert got["lineitem.l_suppkey = partsupp.ps_suppkey"] == (1.0, "declared")
+    # the declared reference to partsupp leaves these unambiguous (not capped as uncertain)
+    assert got["lineitem.l_suppkey = supplier.s_suppkey"] == (0.97, "same name")
+    assert got["lineitem.l_partkey = part.p_partkey"] == (0.97, "same name")
+    # a column of a single-column declared key gets no other join
+    assert not any(e.startswith("partsupp.ps_suppkey = ") and "supplier" not in e for e in got)
+
+
+def test_a_composite_key_joins_on_all_its_columns():
+    from helpers import BagOfWordsEmbedder
+
+    from jar_core.documents import result_documents
+    from jar_core.loaders import load_ddl
+    from jar_core.render import result_text, to_mermaid
+    from jar_core.retriever import TableRetriever
+
+    r = TableRetriever(load_ddl(_TPCH_LIKE), embedder=BagOfWordsEmbedder())
+    res = r.retrieve("supply cost of each line item quantity", k=2, include=["partsupp", "lineitem"])
+    (edge,) = res.joins
+    assert edge.declared and sorted(edge.column_pairs) == sorted(
+        [(a, b) if edge.left_table.name == "partsupp" else (b, a)
+         for a, b in (("ps_partkey", "l_partkey"), ("ps_suppkey", "l_suppkey"))])
+    assert str(edge).count(" AND ") == 1 and len(edge.to_dict()["columns"]) == 2
+    clause = res.join_clause()
+    assert '"partsupp"."ps_partkey" = "lineitem"."l_partkey"' in clause or \
+        '"lineitem"."l_partkey" = "partsupp"."ps_partkey"' in clause
+    assert '"partsupp"."ps_suppkey" = "lineitem"."l_suppkey"' in clause or \
+        '"lineitem"."l_suppkey" = "partsupp"."ps_suppkey"' in clause
+    assert " AND " in clause
+    assert f"  {edge}  (declared)" in result_text(res)
+    assert "l_suppkey" in to_mermaid(res) and "ps_suppkey" in to_mermaid(res)
+    keys = [k for doc in result_documents(res) for k in doc.metadata["join_keys"]]
+    assert keys and all(len(k["columns"]) == 2 for k in keys)
+    # the paper's joins read the same declared key
+    paper = TableRetriever(load_ddl(_TPCH_LIKE), embedder=BagOfWordsEmbedder(), joins="paper")
+    (pedge,) = paper.retrieve("supply cost", k=2, include=["partsupp", "lineitem"]).joins
+    assert len(pedge.column_pairs) == 2 and pedge.declared
+    # a key of two columns to a table's two columns that are not its primary key
+    (bedge,) = r.retrieve("builds of a part version", k=2, include=["build", "version"]).joins
+    assert sorted(bedge.column_pairs) in ([("part_id", "part_id"), ("rev", "rev")],)

@@ -8,9 +8,27 @@ from typing import TYPE_CHECKING
 from jar_core.joins.profile import ColumnProfile
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.schema import Schema
+    from jar_core.schema import Schema, Table
 
-__all__ = ["declared", "declared_columns"]
+__all__ = ["declared", "declared_columns", "other_key_columns"]
+
+
+def other_key_columns(
+    left: "Table", left_column: str, right: "Table", right_column: str,
+) -> tuple[tuple[str, str], ...]:
+    """The other ``(left, right)`` column pairs of a declared foreign key of several columns (either
+    way between the two tables) that equates ``left_column`` with ``right_column``: joining on
+    one column of a composite key repeats rows (a part has several suppliers). ``()`` when no
+    such key holds the pair."""
+    for src, dst, flip in ((left, right, False), (right, left, True)):
+        want = (right_column, left_column) if flip else (left_column, right_column)
+        for fk in src.foreign_keys:
+            if fk.ref_table != dst.id or len(fk.columns) < 2:
+                continue
+            pairs = list(zip(fk.columns, fk.ref_columns))
+            if want in pairs:
+                return tuple((b, a) if flip else (a, b) for a, b in pairs if (a, b) != want)
+    return ()
 
 
 def declared_columns(schema: "Schema", col_offsets: np.ndarray) -> list[tuple[int, int, bool]]:

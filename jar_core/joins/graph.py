@@ -2,7 +2,9 @@
 
 Composed from the rules, in order of trust (each a module of :mod:`jar_core.joins`):
 
-1. declared foreign keys, confidence 1; a column that declares its reference gets no other join;
+1. declared foreign keys, confidence 1; a column that declares its reference gets no other join,
+   except a column of a key of several columns (``lineitem.l_suppkey`` of the key to
+   ``partsupp``), which still names its own entity and may reference it (``supplier``);
 2. naming conventions (:mod:`.naming`) and value inclusion (:mod:`.inclusion`);
 3. the sample values then confirm or contradict a name: at least half of ``f``'s values among
    ``k``'s adds :data:`VALUE_SUPPORT`; text columns with :data:`MIN_DISJOINT` or more values
@@ -55,7 +57,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALU
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 11
+JOIN_RULES_VERSION = 12
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion")
@@ -181,7 +183,9 @@ def _uncertain(
         return conf
     sib = (ev == EVIDENCE.index("sibling")) & within
     ref = (ev != EVIDENCE.index("sibling")) & within
-    n_keys = np.bincount(f[ref], minlength=n)
+    # keys a column is inferred to reference (a composite key's declared reference, partsupp's
+    # for lineitem.l_suppkey, leaves its reference to supplier unambiguous)
+    n_keys = np.bincount(f[ref & (ev != 0)], minlength=n)
     ambiguous = ref & (ev != 0) & (n_keys[f] > 1)
     refs = sparse.csr_matrix((np.ones(int(ref.sum()), dtype=np.float32), (f[ref], k[ref])), shape=(n, n))
     through = np.zeros(len(f), dtype=bool)

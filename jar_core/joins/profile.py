@@ -353,8 +353,11 @@ class ColumnProfile:
 
         for ga, gb, single in declared_columns(schema, col_offsets):
             declared.append((ga, gb))
-            fk_from[ga] = True
             if single:
+                # a column that declares its reference gets no other; a column of a composite
+                # key (lineitem.l_suppkey of (l_partkey, l_suppkey) -> partsupp) still names its
+                # own entity (supplier) and may reference it
+                fk_from[ga] = True
                 own_arr[gb] = True  # a referenced column is a key
         vm, n_values = incidence(value_rows)
         return cls(
