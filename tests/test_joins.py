@@ -703,6 +703,21 @@ def test_self_references_a_hierarchy_inside_one_table():
     assert not any("grid." in e for e in everything)  # a table keyed by two columns
 
 
+def test_a_hierarchy_with_few_distinct_values_is_still_a_self_reference():
+    # Northwind's employees (9 rows) report to 2 managers: few values make a category of a
+    # column without a key word, but not of a row's manager
+    t = Table("d", "employees", [
+        Column("employee_id", "int", primary_key=True, unique_ratio=1.0, sample=ints(*range(1, 10))),
+        Column("reports_to", "int", unique_ratio=2 / 9, sample=ints(2, 5)),
+        Column("title_rank", "int", unique_ratio=2 / 9, sample=ints(1, 2)),
+    ], [], row_count=9)
+    got = edges(Schema([t]))
+    assert got == {"employees.employee_id = employees.reports_to": (0.765, "self")}
+    # a flag by its name is still no reference
+    flagged = Table("d", "employees", [t.columns[0], Column("is_reports_to", "int", sample=ints(2, 5))], [], row_count=9)
+    assert edges(Schema([flagged])) == {}
+
+
 def test_self_references_are_returned_with_the_table_not_as_a_join_between_tables(tmp_path):
     from jar_core.loaders import load_ddl
     from jar_core.render import result_text

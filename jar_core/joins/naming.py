@@ -142,7 +142,8 @@ def _hierarchical(stem: list[str], table_names: list[str], table_words: list[lis
 
 def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The ``self`` rule, ``(f, k, confidence, rule index)`` as :func:`naming`'s: a column named as
-    its row's parent, manager or superior (:func:`_hierarchical`; a flag references nothing) and
+    its row's parent, manager or superior (:func:`_hierarchical`; a flag by its name references
+    nothing, but few distinct values do not make one: a few managers head many rows) and
     the key of its own table: its one key, or of its keys the one with the column's key word
     (``PARENT_BUILDING_NUMBER`` -> ``BUILDING_NUMBER``, not ``FAC_BUILDING_KEY``); none when that
     leaves several (a table keyed by several columns has no such reference). Pairs inside one
@@ -155,7 +156,7 @@ def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarra
         hit = named.get(id(p.stems[i]))
         if hit is None:
             hit = named[id(p.stems[i])] = any(any_word.intersection(s) for s in p.stems[i])
-        if hit and not p.own_key[i] and not p.flag[i] and any(
+        if hit and not p.own_key[i] and not p.name_flag[i] and any(
             _hierarchical(s, p.table_names[i], p.table_words[i]) for s in p.stems[i] if s
         ):
             found.append(i)

@@ -257,6 +257,7 @@ class ColumnProfile:
     other_class: int
     key_word: list[str | None]  # the key word the name ends with
     flag: np.ndarray  # bool: a flag (``is_current``, ``*_flag``, or one or two distinct values and no key word)
+    name_flag: np.ndarray  # bool: a flag by its name alone (``is_current``, ``*_flag``)
     stems: list[list[str]]  # entity words before the key word, per name variant (with/without prefix)
     own_key: np.ndarray  # bool: the column is its table's key (declared, or named after its table)
     names_table: np.ndarray  # int8: 2 the column's name is its table's name with a key word, 1 names it otherwise, 0 not
@@ -287,6 +288,7 @@ class ColumnProfile:
         value_rows: list[list[str]] = []
         twords_l: list[list[list[str]]] = []
         flags: list[bool] = []
+        name_flags: list[bool] = []
         module_words: list[str] = []
         # what a name tells depends on the names alone: worked out once per (column, table, prefix)
         # and per table name, shared (never changed) by the columns that repeat them
@@ -323,6 +325,7 @@ class ColumnProfile:
                 # an ordinal or a category with one or two values (credit_order: 1, 2) is no reference
                 few = c.unique_ratio is not None and t.row_count is not None and c.unique_ratio * t.row_count < 3
                 flags.append(flag or (kw is None and few and t.row_count >= 3))
+                name_flags.append(flag)
                 stems.append(v_stems)
                 full.append(v_full)
                 tnames_l.append(tnames)
@@ -363,7 +366,8 @@ class ColumnProfile:
         return cls(
             table=table_arr, database=np.array(database, dtype=np.int64),
             type_class=np.array(tclass, dtype=np.int32), from_samples=np.array(from_s, dtype=bool),
-            other_class=classes["other"], key_word=key_word, flag=np.array(flags, dtype=bool), stems=stems, own_key=own_arr,
+            other_class=classes["other"], key_word=key_word, flag=np.array(flags, dtype=bool),
+            name_flag=np.array(name_flags, dtype=bool), stems=stems, own_key=own_arr,
             names_table=np.array(names_table, dtype=np.int8),
             unique=np.array(uniq, dtype=np.float64), pk_declared=np.array(pk_decl, dtype=bool),
             table_has_pk=np.array(has_pk, dtype=bool), in_pk=np.array(in_pk, dtype=bool), fk_from=fk_from, values=vm,
@@ -387,7 +391,7 @@ class ColumnProfile:
         return ColumnProfile(
             table=self.table[rows], database=self.database[rows], type_class=self.type_class[rows],
             from_samples=self.from_samples[rows], other_class=self.other_class,
-            key_word=[self.key_word[i] for i in lst], flag=self.flag[rows], stems=[self.stems[i] for i in lst],
+            key_word=[self.key_word[i] for i in lst], flag=self.flag[rows], name_flag=self.name_flag[rows], stems=[self.stems[i] for i in lst],
             own_key=self.own_key[rows], names_table=self.names_table[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
             table_has_pk=self.table_has_pk[rows], in_pk=self.in_pk[rows], fk_from=self.fk_from[rows], values=self.values[rows],
             n_values=self.n_values[rows], full_names=[self.full_names[i] for i in lst], module_word=self.module_word[rows],
