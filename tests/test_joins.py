@@ -115,7 +115,7 @@ def test_surrogate_keys_do_not_join_on_their_values():
     one_to_ten = ints(*range(1, 11))
     s = Schema([
         T("Customer", Column("CustomerId", "int", primary_key=True, unique_ratio=1.0, sample=one_to_ten),
-          Column("SupportRepId", "int", sample=ints(3, 4, 5))),
+          Column("SupportLevelId", "int", sample=ints(3, 4, 5))),
         T("Artist", Column("ArtistId", "int", primary_key=True, unique_ratio=1.0, sample=one_to_ten)),
         T("Employee", Column("EmployeeId", "int", primary_key=True, unique_ratio=1.0, sample=one_to_ten)),
     ])
@@ -124,7 +124,12 @@ def test_surrogate_keys_do_not_join_on_their_values():
     assert "Artist.ArtistId = Employee.EmployeeId" not in got
     # a key-named referencing column whose values lie inside one key: an inclusion join, but the
     # three keys hold the same values, so it is tied between them and flagged as weak
-    assert all(v[1] == "inclusion" for k, v in got.items() if "SupportRepId" in k)
+    assert all(v[1] == "inclusion" for k, v in got.items() if "SupportLevelId" in k)
+    # a person's role names its table of people, whatever the values (Chinook's SupportRepId)
+    rep = Schema([T("Customer", *s.tables[0].columns[:1], Column("SupportRepId", "int", sample=ints(3, 4, 5))),
+                  *s.tables[1:]])
+    assert {k: v for k, v in edges(rep).items() if "SupportRepId" in k} == {
+        "Customer.SupportRepId = Employee.EmployeeId": (0.84, "person")}  # values inside: + 0.04
 
 
 @pytest.mark.parametrize(
@@ -590,13 +595,14 @@ def test_two_attributes_of_keyed_tables_are_no_siblings_unless_a_table_is_their_
 
 
 def test_values_alone_that_fit_many_keys_join_nothing():
-    # Chinook: SupportRepId holds 3, 4, 5, which every serial id of the database holds too
+    # Chinook: SupportRepId holds 3, 4, 5, which every serial id of the database holds too (here a
+    # name that no rule reads, so that the values alone speak)
     def entity(name: str) -> Table:
         return T(name, Column(f"{name}_id", "int", primary_key=True, unique_ratio=1.0, sample=ints(*range(1, 9))),
                  Column("label", "text"))
 
     rep = T("customer", Column("customer_id", "int", primary_key=True, unique_ratio=1.0, sample=ints(*range(1, 9))),
-            Column("support_rep_id", "int", unique_ratio=0.4, sample=ints(3, 4, 5)))
+            Column("support_rep_ref_id", "int", unique_ratio=0.4, sample=ints(3, 4, 5)))
     few = [entity(n) for n in ("employee", "album")]
     many = [entity(n) for n in ("employee", "album", "genre", "artist")]
     got_few = edges(Schema([rep, *few]))
@@ -698,7 +704,9 @@ def test_self_references_a_hierarchy_inside_one_table():
         "FAC_ORGANIZATION.ORGANIZATION_KEY = FAC_ORGANIZATION.ORG_PARENT_KEY": (0.9, "self"),
     }
     everything = edges(schema)
-    assert not any("i_manager_id" in e for e in everything)  # an item's manager is a person
+    # an item's manager is a person, not an item: the one table of people's (the person rule)
+    assert {e: v for e, v in everything.items() if "i_manager_id" in e} == {
+        "Employee.EmployeeId = item.i_manager_id": (0.8, "person")}
     assert "Employee.parent_category_id = category.category_id" in everything  # a role, not a self-reference
     assert not any("grid." in e for e in everything)  # a table keyed by two columns
 
@@ -812,3 +820,32 @@ def test_a_composite_key_joins_on_all_its_columns():
     # a key of two columns to a table's two columns that are not its primary key
     (bedge,) = r.retrieve("builds of a part version", k=2, include=["build", "version"]).joins
     assert sorted(bedge.column_pairs) in ([("part_id", "part_id"), ("rev", "rev")],)
+
+
+def test_a_persons_role_references_the_one_table_of_people():
+    from jar_core.loaders import load_ddl
+
+    got = edges(load_ddl("""
+    CREATE TABLE Employee (EmployeeId INT PRIMARY KEY, Name TEXT);
+    CREATE TABLE Customer (CustomerId INT PRIMARY KEY, SupportRepId INT, created_by INT, AUTHOR TEXT);
+    CREATE TABLE owners (owner_id INT PRIMARY KEY, name TEXT);
+    CREATE TABLE dogs (dog_id INT PRIMARY KEY, owner_id INT, account_manager_id INT);
+    """))
+    assert got["Customer.SupportRepId = Employee.EmployeeId"] == (0.8, "person")
+    assert got["Customer.created_by = Employee.EmployeeId"] == (0.68, "person")  # no key word: uncertain
+    assert got["Employee.EmployeeId = dogs.account_manager_id"] == (0.8, "person")
+    assert "Customer.AUTHOR = Employee.EmployeeId" not in got  # a bare role word is a name
+    # a name that names its table wins (rule 6)
+    assert got["dogs.owner_id = owners.owner_id"][1] == "same name"
+    assert not any(e.startswith("Employee.EmployeeId = dogs.owner_id") for e in got)
+    # several tables of people: nothing tells which one is meant
+    several = edges(load_ddl("""
+    CREATE TABLE Employee (EmployeeId INT PRIMARY KEY);
+    CREATE TABLE Person (PersonId INT PRIMARY KEY);
+    CREATE TABLE Customer (CustomerId INT PRIMARY KEY, SupportRepId INT);
+    """))
+    assert not any(v[1] == "person" for v in several.values())
+    # no table of people (TPC-DS's item.i_manager_id)
+    none = edges(load_ddl("CREATE TABLE item (i_item_sk INT PRIMARY KEY, i_manager_id INT);"
+                          "CREATE TABLE store (s_store_sk INT PRIMARY KEY, s_manager TEXT);"))
+    assert not any(v[1] == "person" for v in none.values())

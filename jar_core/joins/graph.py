@@ -47,7 +47,7 @@ from jar_core._gc import gc_paused
 from jar_core.joins import blocking
 from jar_core.joins.declared import declared as declared_rule
 from jar_core.joins.inclusion import inclusion, inclusion_ratio, MIN_INCLUSION, MIN_VALUES
-from jar_core.joins.naming import RULES, naming, self_references
+from jar_core.joins.naming import RULES, naming, person_roles, self_references
 from jar_core.joins.profile import ColumnProfile
 from jar_core.schema import Schema
 
@@ -57,7 +57,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALU
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 13
+JOIN_RULES_VERSION = 14
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion")
@@ -222,8 +222,9 @@ def _inferred(p: ColumnProfile, cross_database: bool) -> tuple[np.ndarray, np.nd
     """The inferred (not declared) joins ``(f, k, confidence, evidence)`` among ``p``'s columns,
     one per column pair (positions in ``p``)."""
     keyish = p.keyish()
-    names, selfs = naming(p, keyish), self_references(p)  # self-references: within a table
-    nf, nk, nconf, nrule = (np.concatenate([a, b]) for a, b in zip(names, selfs))
+    # self-references (within a table) and people's roles (within a database) beside the names
+    names, selfs, people = naming(p, keyish), self_references(p), person_roles(p)
+    nf, nk, nconf, nrule = (np.concatenate(parts) for parts in zip(names, selfs, people))
     vf, vk, vconf = inclusion(p, keyish, _class_code(p, "numeric"))
     f, k, conf, ev = _checked(p, nf, nk, nconf, nrule, vf, vk, vconf)
     if not cross_database:

@@ -11,6 +11,7 @@ role           0.85  ``ss_sold_date_sk`` -> ``d_date_sk``, ``current_address_id`
 abbreviation   0.75  ``c_current_addr_sk`` -> ``ca_address_sk``, ``ss_cdemo_sk`` -> ``cd_demo_sk``
 sibling        0.70  ``city.CountryCode`` = ``countrylanguage.CountryCode`` (two references to one key)
 self           0.90  ``employee.ReportsTo`` -> ``employee.EmployeeId`` (a hierarchy inside one table)
+person         0.80  ``Customer.SupportRepId`` -> ``Employee.EmployeeId``, ``created_by`` -> ``users.id``
 =============  ====  ==========================================================================
 
 ``k`` must be its table's key (declared, or named after its table: ``id``, ``<table>_id``,
@@ -50,10 +51,13 @@ from typing import Callable, Sequence
 
 from jar_core.joins.profile import ColumnProfile, _names_table, incidence
 
-__all__ = ["naming", "self_references", "RULES"]
+__all__ = ["naming", "self_references", "person_roles", "RULES"]
 
 #: Confidence of each naming rule.
-RULES = {"same name": 0.95, "entity": 0.90, "role": 0.85, "abbreviation": 0.75, "sibling": 0.70, "self": 0.90}
+RULES = {
+    "same name": 0.95, "entity": 0.90, "role": 0.85, "abbreviation": 0.75, "sibling": 0.70, "self": 0.90,
+    "person": 0.80,
+}
 #: Words that place a row under another row of its own table (``ParentProductCategoryID``,
 #: ``reports_to``): a column named by one, with no other entity than its own table, references
 #: its own table's key.
@@ -63,6 +67,12 @@ HIERARCHY_WORDS = frozenset({"parent"})
 PERSON_HIERARCHY_WORDS = frozenset({"manager", "mgr", "supervisor", "superior", "boss", "mentor"})
 #: Words of a table name that say its rows are people.
 PERSON_WORDS = frozenset({"employee", "emp", "staff", "person", "people", "user", "worker", "member", "agent"})
+#: Last words of a column that names a person by a role (``SupportRepId``, ``account_manager_id``,
+#: ``assignee_id``): it references the one table of people of its database.
+PERSON_ROLE_WORDS = frozenset({
+    "rep", "representative", "manager", "mgr", "supervisor", "salesperson", "salesman", "agent", "assignee",
+    "reviewer", "approver", "author", "creator", "owner", "clerk", "cashier", "operator", "handler",
+})
 #: Factor for a referencing column whose name has no key word.
 NO_KEY_WORD = 0.85
 #: Key words of natural keys (numbers, codes people type), weaker than surrogate ``id`` / ``key``.
@@ -326,3 +336,52 @@ def naming(
     first = np.ones(len(f), dtype=bool)
     first[1:] = (f[1:] != f[:-1]) | (k[1:] != k[:-1])
     return f[first], k[first], conf[first], rule[first]
+
+
+def _names_a_person(stem: list[str], key_word: bool) -> bool:
+    """Whether a name's entity words ``stem`` name a person by a role: a role word last and a key
+    word after it (``SupportRepId``, ``account_manager_id``; a bare ``AUTHOR`` is a name, not a
+    reference) or ``<verb>ed by`` (``created_by``, ``last_modified_by``), with at most one or two
+    words before."""
+    if not stem or len(stem) > 3:
+        return False
+    if stem[-1] in PERSON_ROLE_WORDS:
+        return key_word
+    return len(stem) >= 2 and stem[-1] == "by" and stem[-2].endswith("ed")
+
+
+def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The ``person`` rule, ``(f, k, confidence, rule index)`` as :func:`naming`'s: a column that
+    names a person by a role (:func:`_names_a_person`: ``SupportRepId``, ``created_by``) references
+    the key of the table of people of its database (a name with a word of :data:`PERSON_WORDS`:
+    ``Employee``, ``staff``, ``users``) when there is exactly one such table, keyed by one column,
+    and it is another table (a row's manager in the table of people itself is the ``self`` rule).
+    With several tables of people (``Person``, ``Employee``, ``SalesPerson``) nothing tells which
+    one is meant, so there is no join. Weaker than a name that names its table: rule 6 prefers
+    ``dogs.owner_id`` -> ``owners`` to the table of people."""
+    named: dict[int, bool] = {}
+    found = []
+    for i in range(p.n):
+        kw = p.key_word[i] is not None
+        hit = named.get((id(p.stems[i]), kw))
+        if hit is None:
+            hit = named[(id(p.stems[i]), kw)] = any(_names_a_person(s, kw) for s in p.stems[i])
+        if hit and not p.own_key[i] and not p.name_flag[i]:
+            found.append(i)
+    if not found:
+        return (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.int64))
+    scopes = set(p.database[found].tolist())
+    keys: dict[int, dict[int, list[int]]] = {}  # scope -> table of people -> its own keys
+    for i in np.flatnonzero(p.own_key & np.isin(p.database, list(scopes))).tolist():
+        if any(PERSON_WORDS.intersection(tw) for tw in p.table_words[i]):
+            keys.setdefault(int(p.database[i]), {}).setdefault(int(p.table[i]), []).append(i)
+    pairs = []
+    for fi in found:
+        people = keys.get(int(p.database[fi]), {})
+        if len(people) == 1:
+            (table, own), = people.items()
+            if len(own) == 1 and table != p.table[fi]:
+                pairs.append((fi, own[0]))
+    f, k = (np.array(x, dtype=np.int64) for x in zip(*pairs)) if pairs else (np.zeros(0, np.int64),) * 2
+    conf = np.where([p.key_word[i] is not None for i in f.tolist()], RULES["person"], RULES["person"] * NO_KEY_WORD)
+    return f, k, conf.astype(np.float64), np.full(len(f), list(RULES).index("person"), dtype=np.int64)
