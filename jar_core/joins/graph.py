@@ -185,8 +185,9 @@ def _uncertain(
     ref = (ev != EVIDENCE.index("sibling")) & within
     # keys a column is inferred to reference (a composite key's declared reference, partsupp's
     # for lineitem.l_suppkey, leaves its reference to supplier unambiguous)
-    n_keys = np.bincount(f[ref & (ev != 0)], minlength=n)
-    ambiguous = ref & (ev != 0) & (n_keys[f] > 1)
+    inferred = ref & (ev != 0)
+    n_keys = np.bincount(f[inferred], minlength=n)
+    ambiguous = inferred & (n_keys[f] > 1)
     refs = sparse.csr_matrix((np.ones(int(ref.sum()), dtype=np.float32), (f[ref], k[ref])), shape=(n, n))
     through = np.zeros(len(f), dtype=bool)
     if sib.any() and refs.nnz:

@@ -137,11 +137,24 @@ def _names_a_table(p: ColumnProfile, i: int, names: list[str]) -> bool:
                for s in dict.fromkeys(("".join(stem), stem[-1] if stem else "")))
 
 
+def _of_people(table_words: list[list[str]]) -> bool:
+    """Whether a table whose names are ``table_words`` holds people (a word of :data:`PERSON_WORDS`)."""
+    return any(PERSON_WORDS.intersection(tw) for tw in table_words)
+
+
+def _rule_edges(p: ColumnProfile, pairs: list[tuple[int, int]], rule: str) -> tuple[np.ndarray, ...]:
+    """``(f, k, confidence, rule index)`` of ``rule``'s ``(referencing, key)`` ``pairs``: the rule's
+    confidence, :data:`NO_KEY_WORD` times it for a referencing name without a key word."""
+    f, k = (np.array(x, dtype=np.int64) for x in zip(*pairs)) if pairs else (np.zeros(0, np.int64),) * 2
+    conf = np.where([p.key_word[i] is not None for i in f.tolist()], RULES[rule], RULES[rule] * NO_KEY_WORD)
+    return f, k, conf.astype(np.float64), np.full(len(f), list(RULES).index(rule), dtype=np.int64)
+
+
 def _hierarchical(stem: list[str], table_names: list[str], table_words: list[list[str]]) -> bool:
     """Whether a name's entity words ``stem`` place a row under another row of its own table:
     a hierarchy word (a person's: ``manager``, ``reports to``, in a table of people only), and
     nothing else but a name of the table."""
-    people = any(PERSON_WORDS.intersection(tw) for tw in table_words)
+    people = _of_people(table_words)
     words = HIERARCHY_WORDS | PERSON_HIERARCHY_WORDS if people else HIERARCHY_WORDS
     if not (words.intersection(stem) or (people and ("report", "to") in zip(stem, stem[1:]))):
         return False
@@ -180,9 +193,7 @@ def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarra
             own = [ki for ki in own if p.key_word[ki] == p.key_word[fi]]
         if len(own) == 1:
             pairs.append((fi, own[0]))
-    f, k = (np.array(x, dtype=np.int64) for x in zip(*pairs)) if pairs else (np.zeros(0, np.int64),) * 2
-    conf = np.where([p.key_word[i] is not None for i in f.tolist()], RULES["self"], RULES["self"] * NO_KEY_WORD)
-    return f, k, conf.astype(np.float64), np.full(len(f), list(RULES).index("self"), dtype=np.int64)
+    return _rule_edges(p, pairs, "self")
 
 
 def naming(
@@ -368,20 +379,18 @@ def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
             hit = named[(id(p.stems[i]), kw)] = any(_names_a_person(s, kw) for s in p.stems[i])
         if hit and not p.own_key[i] and not p.name_flag[i]:
             found.append(i)
+    pairs: list[tuple[int, int]] = []
     if not found:
-        return (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.int64))
+        return _rule_edges(p, pairs, "person")
     scopes = set(p.database[found].tolist())
     keys: dict[int, dict[int, list[int]]] = {}  # scope -> table of people -> its own keys
     for i in np.flatnonzero(p.own_key & np.isin(p.database, list(scopes))).tolist():
-        if any(PERSON_WORDS.intersection(tw) for tw in p.table_words[i]):
+        if _of_people(p.table_words[i]):
             keys.setdefault(int(p.database[i]), {}).setdefault(int(p.table[i]), []).append(i)
-    pairs = []
     for fi in found:
         people = keys.get(int(p.database[fi]), {})
         if len(people) == 1:
             (table, own), = people.items()
             if len(own) == 1 and table != p.table[fi]:
                 pairs.append((fi, own[0]))
-    f, k = (np.array(x, dtype=np.int64) for x in zip(*pairs)) if pairs else (np.zeros(0, np.int64),) * 2
-    conf = np.where([p.key_word[i] is not None for i in f.tolist()], RULES["person"], RULES["person"] * NO_KEY_WORD)
-    return f, k, conf.astype(np.float64), np.full(len(f), list(RULES).index("person"), dtype=np.int64)
+    return _rule_edges(p, pairs, "person")
