@@ -20,7 +20,7 @@ from jar_core.errors import SchemaError, UnknownDatabaseError
 
 __all__ = [
     "TypeFamily",
-    "normalize_type",
+    "normalize_type", "keyless_type",
     "Column",
     "ForeignKey",
     "Table",
@@ -76,10 +76,7 @@ def normalize_type(raw: str | None) -> TypeFamily:
     """
     if not raw or not raw.strip():
         return TypeFamily.OTHER
-    text = _CONSTRAINT_WORDS.sub("", raw.strip()).strip() or raw.strip()
-    m = _TYPE_HEAD.match(text)
-    head = (m.group(1) if m else text).strip().lower()
-    params = (m.group(2) or "") if m else ""
+    head, params = _type_head(raw)
     family = _family_from_sqlglot(f"{head}{params}")
     if family is None:
         family = _family_from_keywords(head)
@@ -89,6 +86,45 @@ def normalize_type(raw: str | None) -> TypeFamily:
             if parts[0].isdigit() or parts[0] == "*":
                 family = TypeFamily.INTEGER
     return family
+
+
+def _type_head(raw: str) -> tuple[str, str]:
+    """``("decimal", "(15,2)")`` of ``"DECIMAL(15,2) NOT NULL"``: the type's name (lower case) and
+    its parameters, constraints dropped."""
+    text = _CONSTRAINT_WORDS.sub("", raw.strip()).strip() or raw.strip()
+    m = _TYPE_HEAD.match(text)
+    head = (m.group(1) if m else text).strip().lower()
+    params = (m.group(2) or "") if m else ""
+    if not m and text.endswith("[]"):
+        head = text.lower()
+    return head, params
+
+
+#: Words of type names whose values are no key: binary data, documents, geometries, money.
+_KEYLESS_WORDS = ("blob", "bytea", "json", "xml", "tsvector", "hstore", "geometry", "geography", "money")
+_KEYLESS_NAMES = frozenset({"image", "point", "polygon", "linestring", "variant", "object", "map", "struct"})
+#: Binary types longer than this hold data, not a key (``BINARY(16)`` is a UUID).
+_KEY_BYTES = 64
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def keyless_type(raw: str | None) -> bool:
+    """Whether a declared type holds no key: binary data (``bytea``, ``blob``, ``varbinary(max)``;
+    not ``binary(16)``), a document (``json``, ``xml``), a geometry, an array, money, or a decimal
+    with a fractional scale (``decimal(15,2)``; not ``numeric`` or ``number(10)``, which hold keys)."""
+    if not raw or not raw.strip():
+        return False
+    head, params = _type_head(raw)
+    if head.endswith("[]") or head.startswith("array") or head in _KEYLESS_NAMES:
+        return True
+    if any(w in head for w in _KEYLESS_WORDS):
+        return True
+    parts = [x.strip() for x in params.strip("()").split(",")] if params else []
+    if head in ("binary", "varbinary", "binary varying"):
+        return not parts or not parts[0].isdigit() or int(parts[0]) > _KEY_BYTES
+    if head in ("number", "numeric", "decimal", "dec") and len(parts) == 2:
+        return parts[1].isdigit() and int(parts[1]) > 0
+    return False
 
 
 def _family_from_keywords(head: str) -> TypeFamily:

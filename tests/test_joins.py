@@ -849,3 +849,49 @@ def test_a_persons_role_references_the_one_table_of_people():
     none = edges(load_ddl("CREATE TABLE item (i_item_sk INT PRIMARY KEY, i_manager_id INT);"
                           "CREATE TABLE store (s_store_sk INT PRIMARY KEY, s_manager TEXT);"))
     assert not any(v[1] == "person" for v in none.values())
+
+
+def test_columns_that_hold_no_key_join_nothing():
+    from jar_core.loaders import load_ddl
+
+    # AdventureWorks: a pay rate, a geography and photos named like references
+    got = edges(load_ddl("""
+    CREATE TABLE CurrencyRate (CurrencyRateID SERIAL PRIMARY KEY, AverageRate DECIMAL(10, 4));
+    CREATE TABLE EmployeePayHistory (BusinessEntityID INT PRIMARY KEY, Rate NUMERIC NOT NULL);
+    CREATE TABLE Location (LocationID SERIAL PRIMARY KEY, Name VARCHAR(50));
+    CREATE TABLE Address (AddressID SERIAL PRIMARY KEY, SpatialLocation BYTEA, location_doc JSONB);
+    CREATE TABLE car_makers (Id INT PRIMARY KEY, Maker TEXT);
+    CREATE TABLE model_list (ModelId INT PRIMARY KEY, Maker INT, price DECIMAL(8, 2));
+    """, dialect="postgres"))
+    assert not any("Rate =" in e or "= EmployeePayHistory.Rate" in e for e in got), got
+    assert not any("SpatialLocation" in e or "location_doc" in e for e in got), got
+    # an integer named like a table still references it (Spider's car_1)
+    assert got["car_makers.Id = model_list.Maker"][1] == "entity"
+
+    # a real number named by a key word still references a key; one whose values are integers too
+    kept = edges(Schema([
+        T("currency_rate", Column("currency_rate_id", "int", unique_ratio=1.0)),
+        T("invoice", Column("invoice_id", "int", unique_ratio=1.0), Column("currency_rate_id", "numeric"),
+          Column("rate", "numeric", sample=ints(1, 2, 3))),
+    ]))
+    assert kept["currency_rate.currency_rate_id = invoice.currency_rate_id"][1] == "same name"
+    assert "currency_rate.currency_rate_id = invoice.rate" in kept
+    # ... but not one whose values have fractions
+    frac = edges(Schema([
+        T("currency_rate", Column("currency_rate_id", "int", unique_ratio=1.0)),
+        T("invoice", Column("invoice_id", "int", unique_ratio=1.0),
+          Column("currency_rate_id", "int", sample=(1, 2.5, 3))),
+    ]))
+    assert frac == {}
+
+
+@pytest.mark.parametrize("raw, keyless", [
+    ("bytea", True), ("BLOB NOT NULL", True), ("varbinary(max)", True), ("binary(16)", False),
+    ("jsonb", True), ("xml", True), ("geography(POINT,4326)", True), ("text[]", True), ("money", True),
+    ("DECIMAL(7, 2)", True), ("numeric(10,0)", False), ("NUMBER", False), ("number(10)", False),
+    ("float", False), ("int", False), ("uuid", False), ("varchar(44)", False), ("", False), (None, False),
+])
+def test_keyless_types(raw, keyless):
+    from jar_core.schema import keyless_type
+
+    assert keyless_type(raw) is keyless

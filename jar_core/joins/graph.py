@@ -11,7 +11,12 @@ Composed from the rules, in order of trust (each a module of :mod:`jar_core.join
    each and none in common halve it;
 4. types: the two type classes (read off the samples where there are samples) must agree;
    where a declared type alone disagrees, a strong name match (>= 0.9) keeps 0.6 of its
-   confidence (declared types are often wrong) and anything weaker is dropped;
+   confidence (declared types are often wrong) and anything weaker is dropped. A column that
+   holds no key joins nothing (:func:`~jar_core.schema.keyless_type`: binary data, a document, a
+   geometry, an array, money, a decimal with a fractional scale; or sample values with
+   fractions), and a column declared a real number (``numeric``, ``float``) whose name has no key
+   word and whose samples show no integers references no key declared integer: it is a measure
+   (``EmployeePayHistory.Rate`` is no ``CurrencyRate``);
 5. no join between two databases unless ``cross_database`` (a lake whose sources do join); then
    the joins within databases are the same as without it, and the joins across databases are
    judged by the same rules on the candidate pairs :mod:`.blocking` finds only (name aliases and
@@ -57,7 +62,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALU
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 14
+JOIN_RULES_VERSION = 15
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion")
@@ -281,6 +286,12 @@ def _checked(
     agree = (tf == tk) | (tf == other) | (tk == other)
     seen = p.from_samples[f] & p.from_samples[k]
     conf = np.where(agree, conf, np.where(~seen & (conf >= 0.9), conf * TYPE_MISMATCH, 0.0))
+    # no key in binary data, a document or money, nor in numbers with fractions; a real number
+    # whose name has no key word is a measure beside keys declared integer (a pay rate is no
+    # CurrencyRate)
+    has_kw = np.fromiter((w is not None for w in p.key_word), dtype=bool, count=p.n)
+    measure = p.keyless[f] | p.keyless[k] | (p.decimal[f] & ~has_kw[f] & p.integer[k])
+    conf = np.where(measure, 0.0, conf)
 
     # declared references; nothing inside one table but a self-reference (``ReportsTo``)
     inside = (p.table[f] == p.table[k]) & (ev != EVIDENCE.index("self"))

@@ -20,9 +20,9 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import sparse
 
-from jar_core.schema import Column, Schema, Table, TypeFamily
+from jar_core.schema import Column, Schema, Table, TypeFamily, keyless_type
 
-__all__ = ["ColumnProfile", "words", "singular", "KEY_WORDS", "value_key", "sample_class", "incidence"]
+__all__ = ["ColumnProfile", "words", "singular", "KEY_WORDS", "value_key", "sample_class", "fractional", "incidence"]
 
 #: Words that end a key column's name (``customer_id``, ``o_custkey``, ``cr_reason_sk``...).
 KEY_WORDS = frozenset({"id", "key", "sk", "code", "no", "num", "number", "nr", "uid", "pk", "fk", "guid", "uuid"})
@@ -105,6 +105,20 @@ def sample_class(values: Sequence[Any]) -> str | None:
     if all(isinstance(v, (date, datetime)) or (isinstance(v, str) and _DATE.match(v.strip())) for v in vals):
         return TypeFamily.DATETIME.value
     return TypeFamily.TEXT.value
+
+
+def fractional(values: Sequence[Any]) -> bool:
+    """Whether a number among ``values`` has a fraction (``6.5``, ``"12.50"``; not ``3.0``)."""
+    for v in values:
+        if isinstance(v, bool) or v is None:
+            continue
+        if isinstance(v, str):
+            if not _REAL.match(v.strip()):
+                continue
+            v = float(v)
+        if isinstance(v, (int, float)) and not float(v).is_integer():
+            return True
+    return False
 
 
 def _table_prefix(t: Table) -> str | None:
@@ -253,6 +267,9 @@ class ColumnProfile:
     table: np.ndarray  # int: position of the column's table
     database: np.ndarray  # int: code of the column's database (join scope: a catalog's schemas are one)
     type_class: np.ndarray  # int code; ``other`` (unknown) is compatible with every class
+    keyless: np.ndarray  # bool: holds no key (its declared type, :func:`keyless_type`, or fractional sample values)
+    decimal: np.ndarray  # bool: declared a real number (``numeric``, ``float``) and no sample values say integers
+    integer: np.ndarray  # bool: declared an integer
     from_samples: np.ndarray  # bool: type class read off the sample values
     other_class: int
     key_word: list[str | None]  # the key word the name ends with
@@ -283,6 +300,7 @@ class ColumnProfile:
         classes: dict[str, int] = {"other": 0}
         dbs: dict[str, int] = {}
         table, database, tclass, from_s = [], [], [], []
+        keyless, decimal, integer = [], [], []
         key_word, stems, full, tnames_l, own, uniq, pk_decl, has_pk = [], [], [], [], [], [], [], []
         in_pk: list[bool] = []
         value_rows: list[list[str]] = []
@@ -294,6 +312,8 @@ class ColumnProfile:
         # and per table name, shared (never changed) by the columns that repeat them
         by_table: dict[str, tuple[list[str], list[list[str]], list[str]]] = {}
         by_name: dict[tuple[str, str, str | None, bool], tuple[str | None, bool, list[list[str]], list[str], int, str]] = {}
+        # what a declared type tells: (join class, holds no key, real, integer), once per type
+        by_type: dict[str | None, tuple[str, bool, bool, bool]] = {}
         named_level: list[int] = []  # how exactly each column names its table (see _name_facts)
         names_table: list[int] = []
         leads = _module_words(schema)
@@ -312,10 +332,18 @@ class ColumnProfile:
                 vals = [x for x in (value_key(v) for v in c.sample if v is not None) if x != ""]
                 value_rows.append(vals)
                 seen = sample_class(c.sample)
-                declared_class = c.family.join_class
-                cls_name = seen if seen is not None else declared_class
-                tclass.append(classes.setdefault(cls_name, len(classes)))
+                typed = by_type.get(c.type)
+                if typed is None:
+                    fam = c.family
+                    typed = by_type[c.type] = (fam.join_class, keyless_type(c.type), fam is TypeFamily.REAL,
+                                               fam is TypeFamily.INTEGER)
+                declared_class, no_key, real, whole = typed
+                tclass.append(classes.setdefault(seen if seen is not None else declared_class, len(classes)))
                 from_s.append(seen is not None)
+                frac = seen == "numeric" and fractional(c.sample)
+                keyless.append(no_key or frac)
+                decimal.append(real and (seen != "numeric" or frac))
+                integer.append(whole)
                 facts = by_name.get((c.name, t.name, prefix, module))
                 if facts is None:
                     facts = by_name[(c.name, t.name, prefix, module)] = _name_facts(c.name, prefix, tnames, twords, module)
@@ -366,7 +394,8 @@ class ColumnProfile:
         return cls(
             table=table_arr, database=np.array(database, dtype=np.int64),
             type_class=np.array(tclass, dtype=np.int32), from_samples=np.array(from_s, dtype=bool),
-            other_class=classes["other"], key_word=key_word, flag=np.array(flags, dtype=bool),
+            keyless=np.array(keyless, dtype=bool), decimal=np.array(decimal, dtype=bool),
+            integer=np.array(integer, dtype=bool), other_class=classes["other"], key_word=key_word, flag=np.array(flags, dtype=bool),
             name_flag=np.array(name_flags, dtype=bool), stems=stems, own_key=own_arr,
             names_table=np.array(names_table, dtype=np.int8),
             unique=np.array(uniq, dtype=np.float64), pk_declared=np.array(pk_decl, dtype=bool),
@@ -390,6 +419,7 @@ class ColumnProfile:
         lst = rows.tolist()
         return ColumnProfile(
             table=self.table[rows], database=self.database[rows], type_class=self.type_class[rows],
+            keyless=self.keyless[rows], decimal=self.decimal[rows], integer=self.integer[rows],
             from_samples=self.from_samples[rows], other_class=self.other_class,
             key_word=[self.key_word[i] for i in lst], flag=self.flag[rows], name_flag=self.name_flag[rows], stems=[self.stems[i] for i in lst],
             own_key=self.own_key[rows], names_table=self.names_table[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
