@@ -248,6 +248,8 @@ class TableRetriever:
         self._db_positions: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None = None
         self._scope_databases: dict[str, set[str]] | None = None
         self._self_refs: dict[int, list[tuple[int, int, float, str]]] | None = None  # table -> its joins to itself
+        # (table, table) -> the column pairs of an inferred reference to a key of several columns
+        self._composite_refs: dict[tuple[int, int], list[tuple[str, str]]] | None = None
         self.collapse_copies = bool(collapse_copies)
         self._signatures: tuple[np.ndarray, np.ndarray] | None = None
         # The embedding model and the lazily built index are shared: searches take turns.
@@ -689,7 +691,8 @@ class TableRetriever:
         from jar_core.joins.declared import other_key_columns
         from jar_core.joins.graph import EVIDENCE
 
-        tables = [self.schema.tables[int(sig.candidates[i])] for i in sel.order]
+        positions = [int(sig.candidates[i]) for i in sel.order]
+        tables = [self.schema.tables[i] for i in positions]
         order = np.array(sel.order, dtype=np.int64)
         edges = join_tree(sig.w, order, self.min_join_score)
         comp = components(len(order), edges)
@@ -700,7 +703,12 @@ class TableRetriever:
             ev = int(sig.evidence[order[a], order[b]]) if sig.evidence is not None else -1
             evidence = EVIDENCE[ev] if self.joins == "rules" and ev >= 0 else ("declared" if declared else "score")
             left, right = tables[a].columns[int(ca)].name, tables[b].columns[int(cb)].name
-            more = other_key_columns(tables[a], left, tables[b], right) if declared else ()
+            if declared:
+                more = other_key_columns(tables[a], left, tables[b], right)
+            elif evidence == "composite key":
+                more = self._composite_columns(positions[a], left, positions[b], right)
+            else:
+                more = ()
             joins.append(JoinEdge(tables[a], left, tables[b], right, score, declared, evidence, more))
         steps = {s.candidate: s for s in sel.steps}
         retrieved = []
@@ -731,6 +739,25 @@ class TableRetriever:
             value_matches=[m.to_dict(self.schema) for m in sig.value_matches],
             self_joins=[e for i in sel.order for e in self._self_joins(int(sig.candidates[i]))],
         )
+
+    def _composite_columns(self, a: int, left: str, b: int, right: str) -> tuple[tuple[str, str], ...]:
+        """The other ``(a's column, b's column)`` pairs of the inferred reference to a key of several
+        columns that equates ``a.left`` with ``b.right`` (tables at positions ``a`` and ``b``;
+        join rule 8, :func:`jar_core.joins.graph._composite`)."""
+        if self._composite_refs is None:
+            from jar_core.joins.graph import EVIDENCE
+
+            g = self.index.join_graph(cross_database=self.cross_database_joins)
+            offsets = self.index.col_offsets
+            refs: dict[tuple[int, int], list[tuple[str, str]]] = {}
+            for e in np.flatnonzero(g.evidence == EVIDENCE.index("composite key")).tolist():
+                ta, tb = int(g.table_a[e]), int(g.table_b[e])
+                ca = self.schema.tables[ta].columns[int(g.a[e] - offsets[ta])].name
+                cb = self.schema.tables[tb].columns[int(g.b[e] - offsets[tb])].name
+                refs.setdefault((ta, tb), []).append((ca, cb))
+                refs.setdefault((tb, ta), []).append((cb, ca))
+            self._composite_refs = refs
+        return tuple(pair for pair in self._composite_refs.get((a, b), []) if pair != (left, right))
 
     def _self_joins(self, pos: int) -> list[JoinEdge]:
         """The joins of the table at ``pos`` to itself: from the join graph (``joins="rules"``,

@@ -895,3 +895,57 @@ def test_keyless_types(raw, keyless):
     from jar_core.schema import keyless_type
 
     assert keyless_type(raw) is keyless
+
+
+_KEYS_ONLY = """
+CREATE TABLE part (p_partkey INT PRIMARY KEY, p_name TEXT);
+CREATE TABLE supplier (s_suppkey INT PRIMARY KEY, s_name TEXT);
+CREATE TABLE partsupp (ps_partkey INT, ps_suppkey INT, ps_supplycost REAL, PRIMARY KEY (ps_partkey, ps_suppkey));
+CREATE TABLE lineitem (l_orderkey INT, l_linenumber INT, l_partkey INT, l_suppkey INT, l_quantity REAL,
+                       PRIMARY KEY (l_orderkey, l_linenumber));
+CREATE TABLE item (i_item_sk INT PRIMARY KEY);
+CREATE TABLE web_sales (ws_item_sk INT, ws_order_number INT, PRIMARY KEY (ws_item_sk, ws_order_number));
+CREATE TABLE catalog_sales (cs_item_sk INT, cs_order_number INT, PRIMARY KEY (cs_item_sk, cs_order_number));
+CREATE TABLE web_returns (wr_item_sk INT, wr_order_number INT, PRIMARY KEY (wr_item_sk, wr_order_number));
+"""
+
+
+def test_a_reference_to_a_key_of_several_columns_is_inferred_on_all_of_them():
+    from helpers import BagOfWordsEmbedder
+
+    from jar_core.loaders import load_ddl
+    from jar_core.retriever import TableRetriever
+
+    got = edges(load_ddl(_KEYS_ONLY))
+    # primary keys declared, no foreign keys: lineitem matches partsupp's key column for column
+    assert got["lineitem.l_partkey = partsupp.ps_partkey"] == (0.85, "composite key")
+    assert got["lineitem.l_suppkey = partsupp.ps_suppkey"] == (0.85, "composite key")
+    assert got["lineitem.l_partkey = part.p_partkey"][1] == "same name"
+    # web returns are of web sales (the table of their family), not of catalog sales
+    assert got["web_returns.wr_order_number = web_sales.ws_order_number"] == (0.85, "composite key")
+    assert got.get("catalog_sales.cs_order_number = web_returns.wr_order_number", (0, ""))[1] != "composite key"
+    # part matches one column of partsupp's key only: it is referenced, it references nothing
+    assert got["part.p_partkey = partsupp.ps_partkey"][1] == "same name"
+
+    r = TableRetriever(load_ddl(_KEYS_ONLY), embedder=BagOfWordsEmbedder())
+    (edge,) = r.retrieve("supply cost of each line item", k=2, include=["partsupp", "lineitem"]).joins
+    assert not edge.declared and edge.evidence == "composite key"
+    assert sorted(edge.column_pairs) == sorted(
+        [(a, b) if edge.left_table.name == "lineitem" else (b, a)
+         for a, b in (("l_partkey", "ps_partkey"), ("l_suppkey", "ps_suppkey"))])
+    assert str(edge).count(" AND ") == 1
+
+
+def test_a_key_of_several_columns_matched_by_two_tables_of_no_family_is_uncertain():
+    from jar_core.loaders import load_ddl
+
+    got = edges(load_ddl("""
+    CREATE TABLE orders (order_id INT PRIMARY KEY);
+    CREATE TABLE product (product_id INT PRIMARY KEY);
+    CREATE TABLE offer_product (offer_id INT, product_id INT, PRIMARY KEY (offer_id, product_id));
+    CREATE TABLE promo_product (offer_id INT, product_id INT, PRIMARY KEY (offer_id, product_id));
+    CREATE TABLE order_line (order_id INT, line_no INT, offer_id INT, product_id INT,
+                             PRIMARY KEY (order_id, line_no));
+    """))
+    assert got["offer_product.offer_id = order_line.offer_id"] == (AMBIGUOUS, "composite key")
+    assert got["order_line.offer_id = promo_product.offer_id"] == (AMBIGUOUS, "composite key")

@@ -35,7 +35,10 @@ Composed from the rules, in order of trust (each a module of :mod:`jar_core.join
    (``city.CountryCode``, ``countrylanguage.CountryCode`` -> ``country.Code``) join through
    that key's table, and their direct edge counts :data:`THROUGH_KEY`, below every direct join;
    a reference found by values alone that fits more than :data:`MAX_VALUE_TIES` keys is dropped
-   (small integers lie inside every surrogate key).
+   (small integers lie inside every surrogate key);
+8. a table whose columns match a declared primary key of several columns, one column for each,
+   references it on all of them (:func:`_composite`, evidence ``composite key``): ``lineitem
+   (l_partkey, l_suppkey) -> partsupp`` where only primary keys are declared.
 
 The graph is sparse (one row per joining column pair, never all pairs) and computed once per
 index; :func:`candidate_joins` reads the join matrix of a candidate set from it.
@@ -65,7 +68,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALU
 JOIN_RULES_VERSION = 15
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
-EVIDENCE = ("declared", *RULES, "inclusion")
+EVIDENCE = ("declared", *RULES, "inclusion", "composite key")
 VALUE_SUPPORT = 0.04
 MIN_DISJOINT = 5
 TIE_MARGIN = 1e-6
@@ -92,6 +95,9 @@ THROUGH_KEY = 0.55
 #: A reference found by its values alone (no name says it) and tied between more keys than this
 #: is dropped (rule 7): small integers are included in every surrogate key of a database.
 MAX_VALUE_TIES = 2
+#: Confidence of a reference to a declared primary key of several columns that the referencing
+#: table matches column for column (rule 8).
+COMPOSITE = 0.85
 
 
 @dataclass
@@ -168,6 +174,14 @@ def _build_join_graph(
     conf = _uncertain(p.n, f, k, conf, ev, p.database[f] == p.database[k])
     kept = conf > 0
     f, k, conf, ev = f[kept], k[kept], conf[kept], ev[kept]
+    cf, ck, cconf = _composite(p, f, k, conf, ev)
+    if len(cf):
+        f, k = np.concatenate([f, cf]), np.concatenate([k, ck])
+        conf = np.concatenate([conf, cconf])
+        ev = np.concatenate([ev, np.full(len(cf), EVIDENCE.index("composite key"), dtype=np.int64)])
+        f, k, conf, ev = _best_per_pair(f, k, conf, ev)
+    kept = conf > 0
+    f, k, conf, ev = f[kept], k[kept], conf[kept], ev[kept]
     order = np.lexsort((k, f, -conf))
     f, k, conf, ev = f[order], k[order], conf[order], ev[order]
     return JoinGraph(
@@ -203,6 +217,79 @@ def _uncertain(
     unfounded = ambiguous & (ev == EVIDENCE.index("inclusion")) & (n_keys[f] > MAX_VALUE_TIES)
     conf = np.where(unfounded, 0.0, conf)
     return np.where(through, np.minimum(conf, THROUGH_KEY), conf)
+
+
+def _composite(
+    p: ColumnProfile, f: np.ndarray, k: np.ndarray, conf: np.ndarray, ev: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rule 8: references ``(f, k, confidence)`` to declared primary keys of several columns.
+
+    A table ``A`` references the key ``(k_1, ..., k_m)`` of a table ``B`` of its database when each
+    ``k_j`` joins its own column of ``A`` in the graph ``(f, k, conf, ev)`` (``lineitem.l_partkey``
+    and ``l_suppkey``, siblings of ``partsupp.ps_partkey`` and ``ps_suppkey`` through ``part`` and
+    ``supplier``): joined on one column, the rows repeat (a part has four suppliers); on all of them,
+    a line item has one ``partsupp`` row. Each pair gets :data:`COMPOSITE`. When ``A``'s own key is
+    what matches, the two tables are keyed alike and ``A`` references ``B`` only in ``B``'s family
+    (``web_returns`` -> ``web_sales``; ``catalog_sales`` and ``web_sales`` are two sets of rows). A table that matches
+    several such keys references the best (the weakest pair's confidence, then a table of its
+    family: ``web_returns`` -> ``web_sales``, not ``catalog_sales``); on a tie each is capped at
+    :data:`AMBIGUOUS`. Declared references are left alone.
+    """
+    none = (np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0),)
+    n_tables = int(p.table.max()) + 1 if p.n else 0
+    key_size = np.bincount(p.table[p.in_pk], minlength=n_tables)
+    composite = p.in_pk & (key_size[p.table] >= 2)
+    if not composite.any() or len(f) == 0:
+        return none
+    declared = ev == 0
+    pair_code = np.minimum(p.table[f], p.table[k]) * n_tables + np.maximum(p.table[f], p.table[k])
+    declared_pairs = np.unique(pair_code[declared])
+    # both directions of each inferred join, the second column in a composite key
+    x, y, c = np.concatenate([f, k]), np.concatenate([k, f]), np.concatenate([conf, conf])
+    ok = np.concatenate([~declared, ~declared]) & composite[y] & (p.table[x] != p.table[y])
+    ok &= p.database[x] == p.database[y]
+    x, y, c = x[ok], y[ok], c[ok]
+    if len(x) == 0:
+        return none
+    ta, tb = p.table[x], p.table[y]
+    # the best column of A for each key column of B
+    order = np.lexsort((x, -c, y, ta))
+    x, y, c, ta, tb = x[order], y[order], c[order], ta[order], tb[order]
+    first = np.ones(len(x), dtype=bool)
+    first[1:] = (ta[1:] != ta[:-1]) | (y[1:] != y[:-1])
+    x, y, c, ta, tb = x[first], y[first], c[first], ta[first], tb[first]
+    group = ta * n_tables + tb
+    codes, inverse, size = np.unique(group, return_inverse=True, return_counts=True)
+    distinct = np.bincount(inverse[_first_of(group * p.n + x)], minlength=len(codes))
+    g_a, g_b = codes // n_tables, codes % n_tables
+    complete = (size == key_size[g_b]) & (distinct == size)
+    complete &= ~np.isin(np.minimum(g_a, g_b) * n_tables + np.maximum(g_a, g_b), declared_pairs)
+    if not complete.any():
+        return none
+    weakest = np.full(len(codes), np.inf)
+    np.minimum.at(weakest, inverse, c)
+    first_col = np.zeros(len(codes), dtype=np.int64)
+    first_col[inverse[::-1]] = x[::-1]  # a column of A per group, for the family test
+    first_key = np.zeros(len(codes), dtype=np.int64)
+    first_key[inverse[::-1]] = y[::-1]
+    family = _same_family(p, first_col, first_key)
+    # A's own key matching B's: two tables keyed alike (catalog_sales, web_sales) are two sets of
+    # rows unless they are of one family (web_returns of web_sales)
+    own = np.bincount(inverse, weights=p.in_pk[x], minlength=len(codes))
+    complete &= ~((own == size) & (key_size[g_a] == size)) | family
+    rank = np.where(complete, weakest + FAMILY * family, -np.inf)
+    best = np.full(n_tables, -np.inf)
+    np.maximum.at(best, g_a, rank)
+    chosen = complete & (rank >= best[g_a] - TIE_MARGIN)
+    ties = np.bincount(g_a[chosen], minlength=n_tables)
+    group_conf = np.where(ties[g_a] > 1, min(COMPOSITE, AMBIGUOUS), COMPOSITE)
+    keep = chosen[inverse]
+    return x[keep], y[keep], group_conf[inverse][keep]
+
+
+def _first_of(values: np.ndarray) -> np.ndarray:
+    """Positions of the first occurrence of each distinct value of ``values``."""
+    return np.unique(values, return_index=True)[1]
 
 
 def _database_blocks(database: np.ndarray, limit: int) -> list[np.ndarray] | None:
