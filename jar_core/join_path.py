@@ -18,19 +18,22 @@ def _root(parent: list[int], i: int) -> int:
     return i
 
 
-def spanning_tree(w: np.ndarray) -> list[tuple[int, int, float]]:
+def spanning_tree(w: np.ndarray, first: np.ndarray | None = None) -> list[tuple[int, int, float]]:
     """Edges ``(i, l, w_il)`` (``i < l``) of a maximum-weight spanning forest of the graph ``w``.
 
     Only positive weights are edges. The heaviest joins are kept: edges are taken by increasing
     ``2 - w`` (a minimum spanning tree of ``2 - w``), ties in row-major order, each one that
-    joins two components.
+    joins two components; the edges ``first`` marks (a boolean matrix like ``w``) before all others.
     """
     n = w.shape[0]
     if n < 2:
         return []
     cost = np.triu(np.where(w > 0, 2.0 - w, 0.0), k=1)
     rows, cols = np.nonzero(cost)  # row-major, as a CSR matrix stores them
-    order = np.argsort(cost[rows, cols].astype(np.float64), kind="stable")
+    key = cost[rows, cols].astype(np.float64)
+    if first is not None:
+        key = key - 2.0 * first[rows, cols]
+    order = np.argsort(key, kind="stable")
     parent = list(range(n))
     edges: list[tuple[int, int]] = []
     for e in order.tolist():
@@ -56,12 +59,17 @@ def components(n: int, edges: list[tuple[int, int, float]]) -> np.ndarray:
     return np.array([labels.setdefault(_root(parent, i), len(labels)) for i in range(n)], dtype=np.int64)
 
 
-def join_tree(w: np.ndarray, order: "np.ndarray | list[int]", min_score: float = 0.0) -> list[tuple[int, int, float]]:
+def join_tree(
+    w: np.ndarray, order: "np.ndarray | list[int]", min_score: float = 0.0, *, evidence: np.ndarray | None = None,
+) -> list[tuple[int, int, float]]:
     """The join edges returned for a selection: the spanning forest of ``w`` over ``order``.
 
     ``w`` is the candidates' join matrix, ``order`` the selected candidates; edges are
     ``(a, b, w)`` between positions ``a < b`` of ``order``, weaker than ``min_score`` dropped
-    before the tree is built (a weak join is no join).
+    before the tree is built (a weak join is no join). With the joins' ``evidence`` (indices
+    into :data:`jar_core.joins.graph.EVIDENCE`), a reference on every column of a key of several
+    columns (``composite key``) is taken before the others: through one of its columns' tables
+    (``part``), a line item would meet the ``partsupp`` row of every supplier of its part.
     """
     idx = np.asarray(order, dtype=np.int64)
     if len(idx) < 2:
@@ -69,4 +77,9 @@ def join_tree(w: np.ndarray, order: "np.ndarray | list[int]", min_score: float =
     sub = w[np.ix_(idx, idx)]
     if min_score > 0:
         sub = np.where(sub >= min_score, sub, 0.0)
-    return spanning_tree(sub)
+    first = None
+    if evidence is not None:
+        from jar_core.joins.graph import EVIDENCE
+
+        first = evidence[np.ix_(idx, idx)] == EVIDENCE.index("composite key")
+    return spanning_tree(sub, first)

@@ -694,7 +694,7 @@ class TableRetriever:
         positions = [int(sig.candidates[i]) for i in sel.order]
         tables = [self.schema.tables[i] for i in positions]
         order = np.array(sel.order, dtype=np.int64)
-        edges = join_tree(sig.w, order, self.min_join_score)
+        edges = join_tree(sig.w, order, self.min_join_score, evidence=sig.evidence)
         comp = components(len(order), edges)
         joins = []
         for a, b, score in edges:

@@ -934,6 +934,11 @@ def test_a_reference_to_a_key_of_several_columns_is_inferred_on_all_of_them():
         [(a, b) if edge.left_table.name == "lineitem" else (b, a)
          for a, b in (("l_partkey", "ps_partkey"), ("l_suppkey", "ps_suppkey"))])
     assert str(edge).count(" AND ") == 1
+    # with part chosen too, the path takes the reference on both columns, not two joins through
+    # part (a line item would meet the partsupp row of every supplier of its part)
+    res = r.retrieve("supply cost of each line item part", k=3, include=["part", "lineitem", "partsupp"])
+    assert sorted(e.evidence for e in res.joins) == ["composite key", "same name"]
+    assert '"lineitem"."l_suppkey" = "partsupp"."ps_suppkey"' in res.join_clause()
 
 
 def test_a_key_of_several_columns_matched_by_two_tables_of_no_family_is_uncertain():

@@ -114,7 +114,7 @@ class Prepared:
 
         tables = self.schema.tables
         out = []
-        for a, b, _ in join_tree(sig.w, list(order), self.min_join_score):
+        for a, b, _ in join_tree(sig.w, list(order), self.min_join_score, evidence=sig.evidence):
             ia, ib = int(order[a]), int(order[b])
             ca, cb = sig.join_columns[ia, ib]
             ta, tb = tables[int(sig.candidates[ia])], tables[int(sig.candidates[ib])]
