@@ -180,8 +180,6 @@ def _build_join_graph(
         conf = np.concatenate([conf, cconf])
         ev = np.concatenate([ev, np.full(len(cf), EVIDENCE.index("composite key"), dtype=np.int64)])
         f, k, conf, ev = _best_per_pair(f, k, conf, ev)
-    kept = conf > 0
-    f, k, conf, ev = f[kept], k[kept], conf[kept], ev[kept]
     order = np.lexsort((k, f, -conf))
     f, k, conf, ev = f[order], k[order], conf[order], ev[order]
     return JoinGraph(
@@ -230,10 +228,10 @@ def _composite(
     ``supplier``): joined on one column, the rows repeat (a part has four suppliers); on all of them,
     a line item has one ``partsupp`` row. Each pair gets :data:`COMPOSITE`. When ``A``'s own key is
     what matches, the two tables are keyed alike and ``A`` references ``B`` only in ``B``'s family
-    (``web_returns`` -> ``web_sales``; ``catalog_sales`` and ``web_sales`` are two sets of rows). A table that matches
-    several such keys references the best (the weakest pair's confidence, then a table of its
-    family: ``web_returns`` -> ``web_sales``, not ``catalog_sales``); on a tie each is capped at
-    :data:`AMBIGUOUS`. Declared references are left alone.
+    (``web_returns`` -> ``web_sales``; ``catalog_sales`` and ``web_sales`` are two sets of rows).
+    A table that matches several such keys references the best (the weakest pair's confidence,
+    then a table of its family); on a tie each is capped at :data:`AMBIGUOUS`. Declared
+    references are left alone.
     """
     none = (np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0),)
     n_tables = int(p.table.max()) + 1 if p.n else 0
