@@ -266,11 +266,8 @@ def _composite(
         return none
     weakest = np.full(len(codes), np.inf)
     np.minimum.at(weakest, inverse, c)
-    first_col = np.zeros(len(codes), dtype=np.int64)
-    first_col[inverse[::-1]] = x[::-1]  # a column of A per group, for the family test
-    first_key = np.zeros(len(codes), dtype=np.int64)
-    first_key[inverse[::-1]] = y[::-1]
-    family = _same_family(p, first_col, first_key)
+    head = _first_of(inverse)  # a pair of columns per group, for the family test
+    family = _same_family(p, x[head], y[head])
     # A's own key matching B's: two tables keyed alike (catalog_sales, web_sales) are two sets of
     # rows unless they are of one family (web_returns of web_sales)
     own = np.bincount(inverse, weights=p.in_pk[x], minlength=len(codes))
@@ -374,8 +371,7 @@ def _checked(
     # no key in binary data, a document or money, nor in numbers with fractions; a real number
     # whose name has no key word is a measure beside keys declared integer (a pay rate is no
     # CurrencyRate)
-    has_kw = np.fromiter((w is not None for w in p.key_word), dtype=bool, count=p.n)
-    measure = p.keyless[f] | p.keyless[k] | (p.decimal[f] & ~has_kw[f] & p.integer[k])
+    measure = p.keyless[f] | p.keyless[k] | (p.decimal[f] & ~p.has_key_word[f] & p.integer[k])
     conf = np.where(measure, 0.0, conf)
 
     # declared references; nothing inside one table but a self-reference (``ReportsTo``)
@@ -444,10 +440,9 @@ def _across(
 
 def _same_family(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:
     """Whether the two columns' tables share a leading name word (``FAC_ROOMS``, ``FAC_BUILDING``)."""
-    first = np.array([tw[0][0] if tw and tw[0] and len(tw[0]) > 1 else "" for tw in p.table_words], dtype=object)
     if len(f) == 0:
         return np.zeros(0, dtype=bool)
-    ff, fk = first[f], first[k]
+    ff, fk = p.lead_word[f], p.lead_word[k]
     return (ff == fk) & (ff != "")
 
 

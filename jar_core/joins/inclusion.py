@@ -59,12 +59,11 @@ def inclusion(
         f, k = f[m], k[m]
         common = np.asarray(p.values[f].multiply(p.values[k]).sum(axis=1)).ravel() if len(f) else np.zeros(0)
     ratio = common / np.maximum(p.n_values[f], 1)
-    has_kw = np.array([x is not None for x in p.key_word])
     f_is_key = p.own_key[f] | p.pk_declared[f]
     numeric = p.type_class[f] == numeric_class if numeric_class is not None else np.zeros(len(f), dtype=bool)
     ok = (
         (ratio >= MIN_INCLUSION) & (p.table[f] != p.table[k]) & ~f_is_key
-        & (p.type_class[f] == p.type_class[k]) & (~numeric | has_kw[f])
+        & (p.type_class[f] == p.type_class[k]) & (~numeric | p.has_key_word[f])
     )
     # a fuller inclusion and a key named as such are stronger: they break ties between keys
     conf = np.where(numeric, NUMBER_CONFIDENCE, TEXT_CONFIDENCE) + 0.1 * (ratio - 1.0)

@@ -146,7 +146,7 @@ def _rule_edges(p: ColumnProfile, pairs: list[tuple[int, int]], rule: str) -> tu
     """``(f, k, confidence, rule index)`` of ``rule``'s ``(referencing, key)`` ``pairs``: the rule's
     confidence, :data:`NO_KEY_WORD` times it for a referencing name without a key word."""
     f, k = (np.array(x, dtype=np.int64) for x in zip(*pairs)) if pairs else (np.zeros(0, np.int64),) * 2
-    conf = np.where([p.key_word[i] is not None for i in f.tolist()], RULES[rule], RULES[rule] * NO_KEY_WORD)
+    conf = np.where(p.has_key_word[f], RULES[rule], RULES[rule] * NO_KEY_WORD)
     return f, k, conf.astype(np.float64), np.full(len(f), list(RULES).index(rule), dtype=np.int64)
 
 
@@ -207,7 +207,7 @@ def naming(
     default; across databases the blocked pairs of :func:`jar_core.joins.blocking.name_pairs`.
     """
     n = p.n
-    has_kw = np.array([k is not None for k in p.key_word])
+    has_kw = p.has_key_word
     # aliases a referencing column goes by, per rule; worked out once per name (the profile
     # shares one stems list among the columns that repeat a name), shared by the columns
     # (never changed)
@@ -370,7 +370,7 @@ def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     With several tables of people (``Person``, ``Employee``, ``SalesPerson``) nothing tells which
     one is meant, so there is no join. Weaker than a name that names its table: rule 6 prefers
     ``dogs.owner_id`` -> ``owners`` to the table of people."""
-    named: dict[int, bool] = {}
+    named: dict[tuple[int, bool], bool] = {}
     found = []
     for i in range(p.n):
         kw = p.key_word[i] is not None

@@ -430,6 +430,17 @@ class ColumnProfile:
             class_codes=self.class_codes,
         )
 
+    @functools.cached_property
+    def has_key_word(self) -> np.ndarray:
+        """bool: the column's name ends with a key word (:attr:`key_word` is set)."""
+        return np.fromiter((k is not None for k in self.key_word), dtype=bool, count=self.n)
+
+    @functools.cached_property
+    def lead_word(self) -> np.ndarray:
+        """object: the leading word of the column's table name when the name has several words
+        (its family: ``fac`` of ``FAC_ROOMS``), else ``""``."""
+        return np.array([tw[0][0] if tw and tw[0] and len(tw[0]) > 1 else "" for tw in self.table_words], dtype=object)
+
     def keyish(self) -> np.ndarray:
         """Columns that can be the referenced side of a join: a key, as far as anything tells.
 
@@ -438,5 +449,4 @@ class ColumnProfile:
         Uniqueness alone does not make a key: in a small table every column is unique.
         """
         not_unique = np.nan_to_num(self.unique, nan=1.0) < 0.95
-        has_kw = np.array([k is not None for k in self.key_word], dtype=bool)
-        return self.own_key | self.pk_declared | (has_kw & ~not_unique & ~self.table_has_pk)
+        return self.own_key | self.pk_declared | (self.has_key_word & ~not_unique & ~self.table_has_pk)
