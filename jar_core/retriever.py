@@ -740,6 +740,23 @@ class TableRetriever:
             self_joins=[e for i in sel.order for e in self._self_joins(int(sig.candidates[i]))],
         )
 
+    def _graph_edges(
+        self, select: Callable[[Any], np.ndarray],
+    ) -> list[tuple[int, int, int, int, float, str]]:
+        """The edges of the index's join graph that ``select(graph)`` (a boolean mask) keeps, as
+        ``(table a, column of a, table b, column of b, confidence, evidence)``, each column numbered
+        within its table."""
+        from jar_core.joins.graph import EVIDENCE
+
+        g = self.index.join_graph(cross_database=self.cross_database_joins)
+        offsets = self.index.col_offsets
+        out = []
+        for e in np.flatnonzero(select(g)).tolist():
+            ta, tb = int(g.table_a[e]), int(g.table_b[e])
+            out.append((ta, int(g.a[e] - offsets[ta]), tb, int(g.b[e] - offsets[tb]), float(g.confidence[e]),
+                        EVIDENCE[int(g.evidence[e])]))
+        return out
+
     def _composite_columns(self, a: int, left: str, b: int, right: str) -> tuple[tuple[str, str], ...]:
         """The other ``(a's column, b's column)`` pairs of the inferred reference to a key of several
         columns that equates ``a.left`` with ``b.right`` (tables at positions ``a`` and ``b``;
@@ -747,13 +764,9 @@ class TableRetriever:
         if self._composite_refs is None:
             from jar_core.joins.graph import EVIDENCE
 
-            g = self.index.join_graph(cross_database=self.cross_database_joins)
-            offsets = self.index.col_offsets
             refs: dict[tuple[int, int], list[tuple[str, str]]] = {}
-            for e in np.flatnonzero(g.evidence == EVIDENCE.index("composite key")).tolist():
-                ta, tb = int(g.table_a[e]), int(g.table_b[e])
-                ca = self.schema.tables[ta].columns[int(g.a[e] - offsets[ta])].name
-                cb = self.schema.tables[tb].columns[int(g.b[e] - offsets[tb])].name
+            for ta, a_col, tb, b_col, _, _ in self._graph_edges(lambda g: g.evidence == EVIDENCE.index("composite key")):
+                ca, cb = self.schema.tables[ta].columns[a_col].name, self.schema.tables[tb].columns[b_col].name
                 refs.setdefault((ta, tb), []).append((ca, cb))
                 refs.setdefault((tb, ta), []).append((cb, ca))
             self._composite_refs = refs
@@ -768,15 +781,11 @@ class TableRetriever:
                              tuple(zip(fk.columns[1:], fk.ref_columns[1:])))
                     for fk in t.foreign_keys if fk.ref_table == t.id]
         if self._self_refs is None:
-            from jar_core.joins.graph import EVIDENCE
-
-            g = self.index.join_graph(cross_database=self.cross_database_joins)
-            offsets = self.index.col_offsets
             refs: dict[int, list[tuple[int, int, float, str]]] = {}
-            for e in np.flatnonzero((g.table_a == g.table_b) & (g.confidence >= self.min_join_score)).tolist():
-                ti = int(g.table_a[e])
-                refs.setdefault(ti, []).append((int(g.a[e] - offsets[ti]), int(g.b[e] - offsets[ti]),
-                                                float(g.confidence[e]), EVIDENCE[int(g.evidence[e])]))
+            for ti, a, _, b, conf, ev in self._graph_edges(
+                lambda g: (g.table_a == g.table_b) & (g.confidence >= self.min_join_score)
+            ):
+                refs.setdefault(ti, []).append((a, b, conf, ev))
             self._self_refs = refs
         from jar_core.joins.declared import other_key_columns
 
