@@ -954,3 +954,35 @@ def test_a_key_of_several_columns_matched_by_two_tables_of_no_family_is_uncertai
     """))
     assert got["offer_product.offer_id = order_line.offer_id"] == (AMBIGUOUS, "composite key")
     assert got["order_line.offer_id = promo_product.offer_id"] == (AMBIGUOUS, "composite key")
+
+
+def test_a_key_named_by_its_tables_leading_word_answers_to_that_entity_only():
+    # AdventureWorks without keys: ProductVendor.ProductID keys the table by its product; the
+    # table is no kind of "vendor", so a header's VendorID does not reference it
+    link = T("ProductVendor", "ProductID", "BusinessEntityID", "StandardPrice")
+    header = T("PurchaseOrderHeader", "PurchaseOrderID", "VendorID", "OrderDate")
+    got = edges(Schema([link, header, T("ProductPhoto", "ProductPhotoID", "Photo")]))
+    assert not any("VendorID" in e for e in got), got
+    # a key named by its table's head noun still answers to it (TPC-DS: customer_address's
+    # ca_address_sk is the address key a customer's c_current_addr_sk references)
+    address = T("customer_address", "ca_address_sk", "ca_city")
+    customer = T("customer", "c_customer_sk", "c_current_address_sk")
+    got = edges(Schema([address, customer]))
+    assert any("c_current_address_sk" in e and "ca_address_sk" in e for e in got), got
+
+
+def test_a_key_of_equal_evidence_in_the_table_the_column_names_wins_the_tie():
+    # Chinook without keys: InvoiceLine.TrackId names Track, not PlaylistTrack, whose key (named
+    # after its head noun) it matches as well; the link table's TrackId is a sibling below it
+    chinook = Schema([T("Track", "TrackId", "Name"), T("Playlist", "PlaylistId", "Name"),
+                      T("PlaylistTrack", "PlaylistId", "TrackId"), T("InvoiceLine", "InvoiceLineId", "TrackId")])
+    got = edges(chinook)
+    assert got["InvoiceLine.TrackId = Track.TrackId"][0] >= 0.9, got
+    assert got.get("InvoiceLine.TrackId = PlaylistTrack.TrackId", (0.0,))[0] < 0.74, got
+    # AdventureWorks: a bill-to address is an Address, not an EmailAddress (both keys named after
+    # their tables, and "address" the head noun of both)
+    aw = Schema([T("Address", "AddressID", "City"), T("EmailAddress", "EmailAddressID", "Email"),
+                 T("SalesOrderHeader", "SalesOrderID", "BillToAddressID")])
+    got = edges(aw)
+    assert got["Address.AddressID = SalesOrderHeader.BillToAddressID"][0] >= 0.85, got
+    assert not any("EmailAddressID" in e for e in got), got

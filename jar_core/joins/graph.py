@@ -65,7 +65,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALU
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 15
+JOIN_RULES_VERSION = 16
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion", "composite key")
@@ -78,6 +78,9 @@ TIE_MARGIN = 1e-6
 #: then a key in the referencing table's family.
 EXACT_NAME = 0.05
 FAMILY = 0.03
+#: ... and last, a key whose table's whole name is a name of the referencing column
+#: (``BillToAddressID`` -> ``Address``, not ``EmailAddress``, whose head noun it names too).
+WHOLE_NAME = 0.01
 TYPE_MISMATCH = 0.6
 #: Within databases the rules run on blocks of whole databases of about this many columns, not
 #: on the whole schema at once: the same joins (none crosses two databases), without comparing
@@ -332,8 +335,25 @@ def _inferred(p: ColumnProfile, cross_database: bool) -> tuple[np.ndarray, np.nd
 
 def _rank(p: ColumnProfile, f: np.ndarray, k: np.ndarray, conf: np.ndarray) -> np.ndarray:
     """Rule 6's order of the keys ``k`` a column ``f`` may reference: the confidence, then a key
-    named after its table (its name or head noun), then a key of the referencing table's family."""
-    return conf + EXACT_NAME * (p.names_table[k] == 2) + FAMILY * _same_family(p, f, k)
+    named after its table (its name or head noun), then a key of the referencing table's family,
+    then a key of a table named by the column's whole entity or role (:func:`_whole_name`)."""
+    return (conf + EXACT_NAME * (p.names_table[k] == 2) + FAMILY * _same_family(p, f, k)
+            + WHOLE_NAME * _whole_name(p, f, k))
+
+
+def _whole_name(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Whether the whole name of ``k``'s table is one of ``f``'s entity or role names (its words
+    before the key word, or their last words: ``bill to address`` -> ``address``)."""
+    memo: dict[tuple[int, str], bool] = {}
+    out = np.zeros(len(f), dtype=bool)
+    for e, (fi, ki) in enumerate(zip(f.tolist(), k.tolist())):
+        whole = p.table_names[ki][0] if p.table_names[ki] else ""
+        key = (id(p.stems[fi]), whole)
+        hit = memo.get(key)
+        if hit is None:
+            hit = memo[key] = bool(whole) and any(whole == "".join(s[j:]) for s in p.stems[fi] for j in range(len(s)))
+        out[e] = hit
+    return out
 
 
 def _checked(

@@ -21,7 +21,8 @@ neither column is in one, a table of the database is named by it: ``customers.po
 ``employees.postal_code`` are two attributes). A table's own key references another table
 by that table's whole name only (same name or entity on the key's own words), never by a role,
 an abbreviation or a partial table name (``web_page.wp_web_page_sk`` is no ``catalog_page``
-key); so does a column named after its own table (``catalog_page.cp_catalog_page_number`` is
+key; a key named by its table's leading word keys the table by that entity: ``ProductVendor.ProductID``
+is no ``vendor`` key); so does a column named after its own table (``catalog_page.cp_catalog_page_number`` is
 no ``web_page`` key), and two own keys whose names meet only without their tables' prefixes (``cd_demo_sk``,
 ``hd_demo_sk``) do not join unless the name is the referenced table's; a column without a key word
 named after its own table by any of its names (``city.city``, ``FAC_FLOOR.FLOOR``: its own
@@ -115,6 +116,11 @@ def _key_aliases(
     own_stems: list[list[str]], table_words: list[list[str]], table_names: list[str],
 ) -> tuple[list[str], list[str], list[str]]:
     """``(strong entity, other entity, abbreviation)`` aliases of its table's key."""
+    whole = table_words[0] if table_words else []
+    if any(s and len(s) < len(whole) and whole[: len(s)] == s for s in own_stems):
+        # a key named by its table's leading words (``ProductVendor.ProductID``) is a reference to
+        # that entity: the table is no kind of what the rest of its name says (``vendor``)
+        table_words = [tw for tw in table_words if tw[:1] == whole[:1]]
     stems = [s for s in own_stems if s] + table_words
     e = list(dict.fromkeys("".join(s) for s in stems))
     # the full table name and the key's own words are strong; a table name without its
