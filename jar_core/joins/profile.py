@@ -151,11 +151,12 @@ def _split(tokens: list[str], glued: bool) -> tuple[list[str], str | None]:
     return tokens, None
 
 
-#: Trailing words that qualify a table rather than name its entity (``date_dim``, ``model_list``).
+#: Trailing words that qualify a table rather than name its entity (``date_dim``, ``model_list``,
+#: ``SalesOrderHeader``: a sales order).
 TABLE_QUALIFIERS = frozenset({
     "dim", "dimension", "fact", "tbl", "table", "list", "all", "hist", "history", "new", "old", "info", "data",
     "detail", "master", "lookup", "lkp", "ref", "map", "mapping", "tmp", "temp", "view", "vw", "snapshot",
-    "archive", "current", "stage", "stg",
+    "archive", "current", "stage", "stg", "header",
 })
 #: Words that mark a flag column (``is_current_term``, ``has_pet``, ``term_flag``): never a reference.
 FLAG_WORDS = frozenset({"is", "has", "flag", "ind", "indicator", "yn"})
