@@ -344,15 +344,15 @@ def _rank(p: ColumnProfile, f: np.ndarray, k: np.ndarray, conf: np.ndarray) -> n
 def _whole_name(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:
     """Whether the whole name of ``k``'s table is one of ``f``'s entity or role names (its words
     before the key word, or their last words: ``bill to address`` -> ``address``)."""
-    memo: dict[tuple[int, str], bool] = {}
+    names: dict[int, set[str]] = {}  # per stems list (shared by the columns that repeat a name)
     out = np.zeros(len(f), dtype=bool)
     for e, (fi, ki) in enumerate(zip(f.tolist(), k.tolist())):
-        whole = p.table_names[ki][0] if p.table_names[ki] else ""
-        key = (id(p.stems[fi]), whole)
-        hit = memo.get(key)
-        if hit is None:
-            hit = memo[key] = bool(whole) and any(whole == "".join(s[j:]) for s in p.stems[fi] for j in range(len(s)))
-        out[e] = hit
+        stems = p.stems[fi]
+        got = names.get(id(stems))
+        if got is None:
+            got = names[id(stems)] = {"".join(s[j:]) for s in stems for j in range(len(s))}
+        tn = p.table_names[ki]
+        out[e] = bool(tn) and tn[0] in got
     return out
 
 
