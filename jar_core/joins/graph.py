@@ -56,7 +56,7 @@ from jar_core.joins import blocking
 from jar_core.joins.declared import declared as declared_rule
 from jar_core.joins.inclusion import inclusion, inclusion_ratio, MIN_INCLUSION, MIN_VALUES
 from jar_core.joins.naming import RULES, naming, person_roles, self_references
-from jar_core.joins.profile import ColumnProfile
+from jar_core.joins.profile import ColumnProfile, incidence
 from jar_core.schema import Schema
 
 __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALUE_SUPPORT", "TIE_MARGIN",
@@ -344,15 +344,27 @@ def _rank(p: ColumnProfile, f: np.ndarray, k: np.ndarray, conf: np.ndarray) -> n
 def _whole_name(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:
     """Whether the whole name of ``k``'s table is one of ``f``'s entity or role names (its words
     before the key word, or their last words: ``bill to address`` -> ``address``)."""
-    names: dict[int, set[str]] = {}  # per stems list (shared by the columns that repeat a name)
     out = np.zeros(len(f), dtype=bool)
-    for e, (fi, ki) in enumerate(zip(f.tolist(), k.tolist())):
-        stems = p.stems[fi]
-        got = names.get(id(stems))
+    if not len(f):
+        return out
+    # names of each referencing column, one list per shared stems list; then one lookup per edge
+    uf, f_row = np.unique(f, return_inverse=True)
+    memo: dict[int, list[str]] = {}
+    rows = []
+    for i in uf.tolist():
+        stems = p.stems[i]
+        got = memo.get(id(stems))
         if got is None:
-            got = names[id(stems)] = {"".join(s[j:]) for s in stems for j in range(len(s))}
-        tn = p.table_names[ki]
-        out[e] = bool(tn) and tn[0] in got
+            got = memo[id(stems)] = ["".join(s[j:]) for s in stems for j in range(len(s))]
+        rows.append(got)
+    vocab: dict[str, int] = {}
+    names, _ = incidence(rows, vocab)
+    uk, k_row = np.unique(k, return_inverse=True)
+    whole = np.array([vocab.get(p.table_names[i][0], -1) if p.table_names[i] else -1 for i in uk.tolist()],
+                     dtype=np.int64)[k_row]
+    known = np.flatnonzero(whole >= 0)
+    if len(known):
+        out[known] = np.asarray(names[f_row[known], whole[known]]).ravel() > 0
     return out
 
 
