@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
-from jar_core.schema import Schema
+from jar_core.schema import Schema, split_camel
 
 __all__ = ["Decomposition", "Decomposer", "HeuristicDecomposer", "PrecomputedDecomposer", "STOP_WORDS"]
 
@@ -73,11 +73,10 @@ def _singular(w: str) -> str:
 
 
 _NAME_WORD = re.compile(r"[^\W_]+")
-_NAME_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def _words(name: str) -> list[str]:
-    return [_singular(w) for w in _NAME_WORD.findall(_NAME_CAMEL.sub(" ", name).lower())]
+    return [_singular(w) for w in _NAME_WORD.findall(split_camel(name).lower())]
 
 
 @functools.lru_cache(maxsize=1 << 16)

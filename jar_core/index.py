@@ -51,7 +51,7 @@ from jar_core.ann import ANN_FILE as _ANN_FILE
 from jar_core.embedding import DEFAULT_MODEL_NAME, CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import EmbeddingError, IndexLoadError, IndexSaveError, JarError, StaleIndexError
 from jar_core.index_build import CHUNK_TEXTS, embed_texts, gather
-from jar_core.schema import Schema, Table
+from jar_core.schema import Schema, Table, split_camel
 
 __all__ = [
     "SchemaIndex", "BuildReport", "FORMAT_VERSION", "table_text", "column_text", "column_name_text", "humanize",
@@ -63,13 +63,10 @@ log = logging.getLogger(__name__)
 #: Bumped whenever the on-disk layout or the serialization of texts changes.
 FORMAT_VERSION = 1
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-
-
 @lru_cache(maxsize=1 << 18)
 def humanize(name: str) -> str:
     """``"song_release_year"`` / ``"songReleaseYear"`` -> ``"song release year"``."""
-    return " ".join(_CAMEL.sub(" ", name).replace("_", " ").split()).lower()
+    return " ".join(split_camel(name).replace("_", " ").split()).lower()
 
 
 def _tname(t: Table) -> str:

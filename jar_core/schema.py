@@ -20,7 +20,7 @@ from jar_core.errors import SchemaError, UnknownDatabaseError
 
 __all__ = [
     "TypeFamily",
-    "normalize_type", "keyless_type",
+    "normalize_type", "keyless_type", "split_camel",
     "Column",
     "ForeignKey",
     "Table",
@@ -61,6 +61,17 @@ _KEYWORD_FAMILIES: Sequence[tuple[TypeFamily, tuple[str, ...]]] = (
     (TypeFamily.REAL, ("real", "float", "double", "decimal", "numeric", "number", "money", "dec")),
     (TypeFamily.TEXT, ("char", "text", "string", "clob", "enum", "uuid", "set", "name", "json", "xml")),
 )
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def split_camel(name: str, sep: str = " ") -> str:
+    """``name`` with ``sep`` where a lower-case letter or digit meets an upper-case one
+    (``"SongReleaseYear"`` -> ``"Song Release Year"``): the camel-case word boundary that the
+    embedded texts, the decomposer and value matching read names by. (The join rules' profile
+    also splits an acronym from the word after it, ``SKUCode``: its own boundary.)"""
+    return _CAMEL.sub(sep, name)
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from jar_core.schema import split_camel
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.schema import Schema
@@ -74,7 +75,6 @@ _DATE_NAME = re.compile(r"(^|_)(date|time|year)($|_)", re.I)
 _KEY_END = re.compile(r"(^|_)(sk|id|key|fk)$", re.I)
 #: A date dimension's name (``date_dim``, ``TIME_DAY``, ``DimDate``, ``calendar``).
 _DATE_TABLE = re.compile(r"(^|_)(dates?|times?|calendars?|days?|months?|years?|periods?)($|_)", re.I)
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _YEAR_NAME = re.compile(r"(^|_)year($|_)", re.I)
 #: A measure of a period, not a year: ``SalesLastYear``, ``revenue_prior_year``.
 _PERIOD_MEASURE = re.compile(r"(^|_)(last|this|next|prior|previous|current)_year($|_)", re.I)
@@ -87,7 +87,7 @@ _DATE_TYPE = re.compile(r"date|time|year|interval", re.I)
 
 @lru_cache(maxsize=65536)
 def _is_date_column(raw_type: str, name: str) -> bool:
-    words = _CAMEL.sub("_", name)
+    words = split_camel(name, "_")
     if _AUDIT_NAME.search(words) is not None or _PERIOD_MEASURE.search(words) is not None:
         return False
     # the type's keywords are enough here (no SQL parser needed to spot DATE / TIMESTAMP)
@@ -97,17 +97,17 @@ def _is_date_column(raw_type: str, name: str) -> bool:
 
 
 def _is_year_column(name: str) -> bool:
-    words = _CAMEL.sub("_", name)
+    words = split_camel(name, "_")
     return _YEAR_NAME.search(words) is not None and _PERIOD_MEASURE.search(words) is None
 
 
 def _is_measure_column(name: str) -> bool:
     """Whether the column's name ends with one of :data:`MEASURE_WORDS` (``OrderQty``, ``ss_net_paid``)."""
-    return _CAMEL.sub("_", name).lower().rsplit("_", 1)[-1] in MEASURE_WORDS
+    return split_camel(name, "_").lower().rsplit("_", 1)[-1] in MEASURE_WORDS
 
 
 def _is_date_table(name: str) -> bool:
-    return _DATE_TABLE.search(_CAMEL.sub("_", name)) is not None
+    return _DATE_TABLE.search(split_camel(name, "_")) is not None
 
 
 def _norm(text: str) -> str:
