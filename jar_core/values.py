@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from jar_core.joins.profile import words
 from jar_core.schema import split_camel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,6 +54,15 @@ MEASURE_WEIGHT = 0.5
 #: Last words of the columns that measure a sale, a payment or a purchase (``amount``,
 #: ``Quantity``, ``OrderQty``, ``SubTotal``, ``ss_net_paid``), not a price or a stock level.
 MEASURE_WORDS = frozenset({"amount", "amt", "quantity", "qty", "total", "subtotal", "revenue", "paid"})
+#: The noun a trade word names a table by (``sold`` -> ``SalesOrderDetail``, ``bought`` ->
+#: ``PurchaseOrderHeader``, ``paid`` -> ``payment``): where measure tables are so named, the hint
+#: goes to them alone.
+TRADE_NOUNS = {
+    **dict.fromkeys(("sell", "sells", "sold", "selling", "sale", "sales"), "sale"),
+    **dict.fromkeys(("buy", "buys", "bought", "purchase", "purchased", "purchases"), "purchase"),
+    **dict.fromkeys(("pay", "pays", "paid"), "payment"),
+    **dict.fromkeys(("revenue", "revenues"), "revenue"),
+}
 #: Words of a question about money changing hands.
 _TRADE = re.compile(
     r"\b(sell|sells|sold|selling|sale|sales|revenues?|earn|earns|earned|earnings|spend|spends|spent|spending"
@@ -152,6 +162,7 @@ class ValueIndex:
     date_columns: dict[int, int] = field(default_factory=dict)
     date_dimensions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # per date table
     measure_columns: dict[int, int] = field(default_factory=dict)  # table -> its first amount/quantity column
+    measure_words: dict[int, frozenset[str]] = field(default_factory=dict)  # table -> its name's words
 
     @classmethod
     def from_schema(cls, schema: "Schema", tables: "np.ndarray | None" = None) -> "ValueIndex":
@@ -166,6 +177,7 @@ class ValueIndex:
             for ci, c in enumerate(t.columns):
                 if ti not in idx.measure_columns and _is_measure_column(c.name):
                     idx.measure_columns[ti] = ci
+                    idx.measure_words[ti] = frozenset(words(t.name))
                 if ti not in idx.date_columns and _is_date_column(c.type, c.name):
                     idx.date_columns[ti] = ci if year is None else year  # a year column where there is one
                     dates.append(ti)
@@ -258,9 +270,11 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
     trade = _TRADE.search(question) if MEASURE_WEIGHT > 0 else None
     if trade:  # one hint, however many trade words
         word = trade.group(1).lower()
-        for ti, ci in index.measure_columns.items():
-            if allowed is None or allowed[ti]:
-                matches.append(ValueMatch(word, word, ti, ci, False, weight=MEASURE_WEIGHT))
+        noun = TRADE_NOUNS.get(word)
+        usable = [(ti, ci) for ti, ci in index.measure_columns.items() if allowed is None or allowed[ti]]
+        named = [(ti, ci) for ti, ci in usable if noun in index.measure_words[ti]]
+        for ti, ci in named or usable:  # the tables the trade names (SalesOrderDetail for "sales"), else all
+            matches.append(ValueMatch(word, word, ti, ci, False, weight=MEASURE_WEIGHT))
     years = list(dict.fromkeys(_YEAR.findall(question))) if YEAR_WEIGHT > 0 else []
     if years:
         tables = index.date_tables

@@ -253,6 +253,31 @@ def test_a_question_about_sales_points_to_the_tables_that_measure_them(monkeypat
     assert "invoice_line" not in plain.retrieve("What genre sells the most tracks?", k="auto").table_names
 
 
+
+def test_a_trade_word_that_names_tables_points_to_those_alone():
+    from jar_core.loaders import load_ddl
+    from jar_core.values import ValueIndex, match_values
+
+    # AdventureWorks: a bill of materials and a vendor's order limits also end in Qty, but "sales"
+    # and "bought" name the sales and purchase tables
+    schema = load_ddl("""
+CREATE TABLE Product (ProductID INT PRIMARY KEY, Name TEXT);
+CREATE TABLE BillOfMaterials (BillOfMaterialsID INT PRIMARY KEY, ComponentID INT, PerAssemblyQty INT);
+CREATE TABLE ProductVendor (ProductID INT, VendorID INT, MinOrderQty INT);
+CREATE TABLE SalesOrderDetail (SalesOrderDetailID INT PRIMARY KEY, ProductID INT, OrderQty INT);
+CREATE TABLE PurchaseOrderDetail (PurchaseOrderDetailID INT PRIMARY KEY, ProductID INT, OrderQty INT);
+""")
+    vi = ValueIndex.from_schema(schema)
+
+    def hinted(question: str) -> set[str]:
+        return {schema.tables[m.table].name for m in match_values(vi, question)}
+
+    assert hinted("What were the total sales per product?") == {"SalesOrderDetail"}
+    assert hinted("Which products did we buy most?") == {"PurchaseOrderDetail"}
+    # a trade that names no table still points to every measure
+    assert hinted("Which product earned the most?") == {"BillOfMaterials", "ProductVendor", "SalesOrderDetail",
+                                                         "PurchaseOrderDetail"}
+
 def test_auto_k_stops_when_covered_and_connected():
     from jar_core.auto_k import auto_size
 
