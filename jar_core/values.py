@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from jar_core.joins.profile import words
+from jar_core.joins.profile import words as name_words
 from jar_core.schema import split_camel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -177,7 +177,7 @@ class ValueIndex:
             for ci, c in enumerate(t.columns):
                 if ti not in idx.measure_columns and _is_measure_column(c.name):
                     idx.measure_columns[ti] = ci
-                    idx.measure_words[ti] = frozenset(words(t.name))
+                    idx.measure_words[ti] = frozenset(name_words(t.name))
                 if ti not in idx.date_columns and _is_date_column(c.type, c.name):
                     idx.date_columns[ti] = ci if year is None else year  # a year column where there is one
                     dates.append(ti)
