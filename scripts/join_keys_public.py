@@ -109,21 +109,18 @@ def declared(schema: Schema) -> set[Pair]:
 def implied(truth: set[Pair]) -> set[Pair]:
     """Every pair of columns that the declared key pairs ``truth`` make equal, directly or
     through other columns (the pairs within each connected set of columns)."""
-    parent: dict[tuple[str, str], tuple[str, str]] = {}
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
 
-    def root(c: tuple[str, str]) -> tuple[str, str]:
-        while parent.setdefault(c, c) != c:
-            parent[c] = parent[parent[c]]
-            c = parent[c]
-        return c
-
-    for pair in truth:
-        a, b = sorted(pair)
-        parent[root(a)] = root(b)
-    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for c in list(parent):
-        groups.setdefault(root(c), []).append(c)
-    return {Pair([a, b]) for cols in groups.values() for i, a in enumerate(cols) for b in cols[i + 1:]}
+    cols = sorted({c for pair in truth for c in pair})
+    pos = {c: i for i, c in enumerate(cols)}
+    a, b = zip(*(sorted(pair) for pair in truth)) if truth else ((), ())
+    edges = coo_matrix(([1] * len(a), ([pos[x] for x in a], [pos[x] for x in b])), shape=(len(cols), len(cols)))
+    _, label = connected_components(edges, directed=False)
+    groups: dict[int, list[tuple[str, str]]] = {}
+    for c, g in zip(cols, label.tolist()):
+        groups.setdefault(g, []).append(c)
+    return {Pair([x, y]) for members in groups.values() for i, x in enumerate(members) for y in members[i + 1:]}
 
 
 def stripped(schema: Schema, keep_pk: bool) -> Schema:
