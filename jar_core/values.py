@@ -63,6 +63,14 @@ TRADE_NOUNS = {
     **dict.fromkeys(("pay", "pays", "paid"), "payment"),
     **dict.fromkeys(("revenue", "revenues"), "revenue"),
 }
+#: Weight of a place where someone lives (``live in Seattle``) for the candidates' place columns
+#: (a hint, as a year's), where no value says where the place is.
+PLACE_WEIGHT = 0.5
+#: Last words of the columns that hold a place (``City``, ``ca_state``, ``country``).
+PLACE_WORDS = frozenset({"city", "town", "state", "province", "country", "county", "region"})
+#: Someone living somewhere named (``live in Seattle``, ``based in New York``).
+_RESIDENCE = re.compile(
+    r"\b(?:live|lives|lived|living|reside|resides|resided|residing|located|based)\s+in\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
 #: Words of a question about money changing hands.
 _TRADE = re.compile(
     r"\b(sell|sells|sold|selling|sale|sales|revenues?|earn|earns|earned|earnings|spend|spends|spent|spending"
@@ -116,6 +124,11 @@ def _is_measure_column(name: str) -> bool:
     return split_camel(name, "_").lower().rsplit("_", 1)[-1] in MEASURE_WORDS
 
 
+def _is_place_column(name: str) -> bool:
+    """Whether the column's name ends with one of :data:`PLACE_WORDS` (``City``, ``ca_state``)."""
+    return split_camel(name, "_").lower().rsplit("_", 1)[-1] in PLACE_WORDS
+
+
 def _is_date_table(name: str) -> bool:
     return _DATE_TABLE.search(split_camel(name, "_")) is not None
 
@@ -163,6 +176,7 @@ class ValueIndex:
     date_dimensions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # per date table
     measure_columns: dict[int, int] = field(default_factory=dict)  # table -> its first amount/quantity column
     measure_words: dict[int, frozenset[str]] = field(default_factory=dict)  # table -> its name's words
+    place_columns: dict[int, int] = field(default_factory=dict)  # table -> its first city/state/country column
 
     @classmethod
     def from_schema(cls, schema: "Schema", tables: "np.ndarray | None" = None) -> "ValueIndex":
@@ -178,6 +192,8 @@ class ValueIndex:
                 if ti not in idx.measure_columns and _is_measure_column(c.name):
                     idx.measure_columns[ti] = ci
                     idx.measure_words[ti] = frozenset(name_words(t.name))
+                if ti not in idx.place_columns and _is_place_column(c.name):
+                    idx.place_columns[ti] = ci
                 if ti not in idx.date_columns and _is_date_column(c.type, c.name):
                     idx.date_columns[ti] = ci if year is None else year  # a year column where there is one
                     dates.append(ti)
@@ -275,6 +291,12 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
         named = [(ti, ci) for ti, ci in usable if noun in index.measure_words[ti]]
         for ti, ci in named or usable:  # the tables the trade names (SalesOrderDetail for "sales"), else all
             matches.append(ValueMatch(word, word, ti, ci, False, weight=MEASURE_WEIGHT))
+    place = _RESIDENCE.search(question) if PLACE_WEIGHT > 0 else None
+    if place and not any(_norm(place.group(1)) in c or c in _norm(place.group(1)) for c in covered):
+        span = place.group(1)  # a place no value names: the candidates' place columns, if few
+        cols = [(ti, ci) for ti, ci in index.place_columns.items() if allowed is None or allowed[ti]]
+        if len(cols) <= MAX_TABLES:  # a place in every store, warehouse and customer tells nothing
+            matches.extend(ValueMatch(span, span, ti, ci, False, weight=PLACE_WEIGHT) for ti, ci in cols)
     years = list(dict.fromkeys(_YEAR.findall(question))) if YEAR_WEIGHT > 0 else []
     if years:
         tables = index.date_tables

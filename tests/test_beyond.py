@@ -278,6 +278,32 @@ CREATE TABLE PurchaseOrderDetail (PurchaseOrderDetailID INT PRIMARY KEY, Product
     assert hinted("Which product earned the most?") == {"BillOfMaterials", "ProductVendor", "SalesOrderDetail",
                                                          "PurchaseOrderDetail"}
 
+
+def test_where_someone_lives_points_to_the_few_place_columns_when_no_value_names_it(monkeypatch):
+    from jar_core import values
+    from jar_core.loaders import load_ddl
+    from jar_core.values import ValueIndex, match_values
+
+    # AdventureWorks as DDL: no sample says where Seattle is, but a customer who lives there has an
+    # address, and Address.City is the one place column
+    schema = load_ddl("""
+CREATE TABLE Customer (CustomerID INT PRIMARY KEY, PersonID INT, AccountNumber TEXT);
+CREATE TABLE Address (AddressID INT PRIMARY KEY, AddressLine1 TEXT, City TEXT, PostalCode TEXT);
+CREATE TABLE SalesOrderHeader (SalesOrderID INT PRIMARY KEY, CustomerID INT, BillToAddressID INT);
+""")
+    vi = ValueIndex.from_schema(schema)
+    found = [(m.span, schema.tables[m.table].name, schema.tables[m.table].columns[m.column].name, m.weight)
+             for m in match_values(vi, "Which customers live in Seattle?")]
+    assert found == [("Seattle", "Address", "City", values.PLACE_WEIGHT)]
+    assert match_values(vi, "Which customers ordered in Seattle?") == []  # no one's residence
+    # a place found among the values needs no hint
+    sampled = load_ddl("CREATE TABLE Address (AddressID INT PRIMARY KEY, City TEXT);")
+    sampled.tables[0].columns[1].sample = ["Seattle", "Bothell"]
+    assert [m.weight for m in match_values(ValueIndex.from_schema(sampled), "Who lives in Seattle?")] == [1.0]
+    # a place column in more tables than a value may be in tells nothing
+    many = load_ddl("\n".join(f"CREATE TABLE t{i} (id INT, city TEXT);" for i in range(values.MAX_TABLES + 1)))
+    assert match_values(ValueIndex.from_schema(many), "Who lives in Seattle?") == []
+
 def test_auto_k_stops_when_covered_and_connected():
     from jar_core.auto_k import auto_size
 
