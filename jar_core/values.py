@@ -119,14 +119,19 @@ def _is_year_column(name: str) -> bool:
     return _YEAR_NAME.search(words) is not None and _PERIOD_MEASURE.search(words) is None
 
 
+def _last_word(name: str) -> str:
+    """The last word of a column's name, lower case (``OrderQty`` -> ``qty``, ``ca_state`` -> ``state``)."""
+    return split_camel(name, "_").lower().rsplit("_", 1)[-1]
+
+
 def _is_measure_column(name: str) -> bool:
     """Whether the column's name ends with one of :data:`MEASURE_WORDS` (``OrderQty``, ``ss_net_paid``)."""
-    return split_camel(name, "_").lower().rsplit("_", 1)[-1] in MEASURE_WORDS
+    return _last_word(name) in MEASURE_WORDS
 
 
 def _is_place_column(name: str) -> bool:
     """Whether the column's name ends with one of :data:`PLACE_WORDS` (``City``, ``ca_state``)."""
-    return split_camel(name, "_").lower().rsplit("_", 1)[-1] in PLACE_WORDS
+    return _last_word(name) in PLACE_WORDS
 
 
 def _is_date_table(name: str) -> bool:
@@ -292,11 +297,13 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
         for ti, ci in named or usable:  # the tables the trade names (SalesOrderDetail for "sales"), else all
             matches.append(ValueMatch(word, word, ti, ci, False, weight=MEASURE_WEIGHT))
     place = _RESIDENCE.search(question) if PLACE_WEIGHT > 0 else None
-    if place and not any(_norm(place.group(1)) in c or c in _norm(place.group(1)) for c in covered):
-        span = place.group(1)  # a place no value names: the candidates' place columns, if few
+    where = place.group(1) if place else ""
+    key = _norm(where)
+    if place and not any(key in c or c in key for c in covered):
+        # a place no value names: the candidates' place columns, if few
         cols = [(ti, ci) for ti, ci in index.place_columns.items() if allowed is None or allowed[ti]]
         if len(cols) <= MAX_TABLES:  # a place in every store, warehouse and customer tells nothing
-            matches.extend(ValueMatch(span, span, ti, ci, False, weight=PLACE_WEIGHT) for ti, ci in cols)
+            matches.extend(ValueMatch(where, where, ti, ci, False, weight=PLACE_WEIGHT) for ti, ci in cols)
     years = list(dict.fromkeys(_YEAR.findall(question))) if YEAR_WEIGHT > 0 else []
     if years:
         tables = index.date_tables

@@ -379,7 +379,7 @@ def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     named: dict[tuple[int, bool], bool] = {}
     found = []
     for i in range(p.n):
-        kw = p.key_word[i] is not None
+        kw = bool(p.has_key_word[i])
         hit = named.get((id(p.stems[i]), kw))
         if hit is None:
             hit = named[(id(p.stems[i]), kw)] = any(_names_a_person(s, kw) for s in p.stems[i])
