@@ -971,6 +971,57 @@ def test_a_key_named_by_its_tables_leading_word_answers_to_that_entity_only():
     assert any("c_current_address_sk" in e and "ca_address_sk" in e for e in got), got
 
 
+def test_a_keyless_subtype_is_keyed_by_its_first_column_when_a_column_names_it():
+    # AdventureWorks without keys: Person and Store are keyed by their supertype's BusinessEntityID;
+    # Customer.PersonID / StoreID name them, so they reference that column
+    def aw(person_first: Column | str = "BusinessEntityID") -> Schema:
+        return Schema([
+            T("BusinessEntity", "BusinessEntityID", "ModifiedDate"),
+            T("Person", person_first, "PersonType", "FirstName"),
+            T("Store", "BusinessEntityID", "Name"),
+            T("EmailAddress", "BusinessEntityID", "EmailAddressID", "Email"),
+            T("Customer", "CustomerID", "PersonID", "StoreID"),
+        ])
+
+    got = edges(aw())
+    assert got["Customer.PersonID = Person.BusinessEntityID"][0] >= 0.9, got
+    assert got["Customer.StoreID = Store.BusinessEntityID"][0] >= 0.9, got
+    # the subtype's key answers to its table's names only: another BusinessEntityID still
+    # references BusinessEntity, and a subtype references its supertype
+    assert got["BusinessEntity.BusinessEntityID = EmailAddress.BusinessEntityID"][0] >= 0.9, got
+    assert got["BusinessEntity.BusinessEntityID = Person.BusinessEntityID"][0] >= 0.9, got
+    assert got.get("EmailAddress.BusinessEntityID = Person.BusinessEntityID", (0.0,))[0] < 0.74, got
+    # a first column that repeats values (a database says so) keys nothing
+    repeats = Column("BusinessEntityID", "int", unique_ratio=0.5)
+    assert "Customer.PersonID = Person.BusinessEntityID" not in edges(aw(repeats))
+
+
+def test_a_detail_tables_leading_reference_is_no_key_unless_a_column_names_the_table():
+    # BEAVER-DW: IAP_SUBJECT_DETAIL starts with the category it references; no column names the
+    # detail table, so the reference keeps its direction and nothing joins the detail by name
+    category = T("IAP_SUBJECT_CATEGORY", "IAP_SUBJECT_CATEGORY_KEY", "CATEGORY_NAME")
+    detail = T("IAP_SUBJECT_DETAIL", "IAP_SUBJECT_CATEGORY_KEY", "SUBJECT_ID", "TITLE")
+    g = build_join_graph(Schema([category, detail]))
+    names = [(t.name, c.name) for t in (category, detail) for c in t.columns]
+    (a, b), = [(names[x], names[y]) for x, y in zip(g.a, g.b)]
+    assert a[0] == "IAP_SUBJECT_DETAIL" and b[0] == "IAP_SUBJECT_CATEGORY", (a, b)
+
+
+def test_a_table_and_its_archive_share_a_key_name_but_no_join():
+    # AdventureWorks: TransactionHistoryArchive holds the rows moved out of TransactionHistory
+    def pk(name: str) -> Column:
+        return Column(name, "int", primary_key=True)
+
+    got = edges(Schema([T("TransactionHistory", pk("TransactionID"), "ProductID"),
+                        T("TransactionHistoryArchive", pk("TransactionID"), "ProductID"),
+                        T("Product", pk("ProductID"), "Name")]))
+    assert not any(e.count("TransactionID") == 2 for e in got), got
+    assert got["Product.ProductID = TransactionHistoryArchive.ProductID"][0] >= 0.9, got
+    # a table that extends another one row for row still joins it on the key (Sakila)
+    got = edges(Schema([T("film", pk("film_id"), "title"), T("film_text", pk("film_id"), "description")]))
+    assert "film.film_id = film_text.film_id" in got, got
+
+
 def test_a_key_of_equal_evidence_in_the_table_the_column_names_wins_the_tie():
     # Chinook without keys: InvoiceLine.TrackId names Track, not PlaylistTrack, whose key (named
     # after its head noun) it matches as well; the link table's TrackId is a sibling below it

@@ -15,7 +15,9 @@ person         0.80  ``Customer.SupportRepId`` -> ``Employee.EmployeeId``, ``cre
 =============  ====  ==========================================================================
 
 ``k`` must be its table's key (declared, or named after its table: ``id``, ``<table>_id``,
-``c_custkey`` in ``customer``), except for *sibling*, where both columns carry the same
+``c_custkey`` in ``customer``; in a table with no other, its first column when that carries its
+supertype's key and a column names the table: ``Customer.PersonID`` -> ``Person.BusinessEntityID``),
+except for *sibling*, where both columns carry the same
 key-like name and neither is known to be unique (and, when both tables declare their keys and
 neither column is in one, a table of the database is named by it: ``customers.postal_code`` and
 ``employees.postal_code`` are two attributes). A table's own key references another table
@@ -24,7 +26,8 @@ an abbreviation or a partial table name (``web_page.wp_web_page_sk`` is no ``cat
 key; a key named by its table's leading word keys the table by that entity: ``ProductVendor.ProductID``
 is no ``vendor`` key); so does a column named after its own table (``catalog_page.cp_catalog_page_number`` is
 no ``web_page`` key), and two own keys whose names meet only without their tables' prefixes (``cd_demo_sk``,
-``hd_demo_sk``) do not join unless the name is the referenced table's; a column without a key word
+``hd_demo_sk``) do not join unless the name is the referenced table's, nor do a table's and its
+archive's (``TransactionHistoryArchive``); a column without a key word
 named after its own table by any of its names (``city.city``, ``FAC_FLOOR.FLOOR``: its own
 attribute) references another table by that table's whole name only, never by a name the two
 share once their module prefixes are dropped (``FCLT_FLOOR`` is ``FLOOR`` too). A name loses its table's
@@ -74,6 +77,8 @@ PERSON_ROLE_WORDS = frozenset({
     "rep", "representative", "manager", "mgr", "supervisor", "salesperson", "salesman", "agent", "assignee",
     "reviewer", "approver", "author", "creator", "owner", "clerk", "cashier", "operator", "handler",
 })
+#: Last words of a table name that make it another table's archive (``TransactionHistoryArchive``).
+ARCHIVE_WORDS = frozenset({"archive", "archived"})
 #: Factor for a referencing column whose name has no key word.
 NO_KEY_WORD = 0.85
 #: Key words of natural keys (numbers, codes people type), weaker than surrogate ``id`` / ``key``.
@@ -202,6 +207,27 @@ def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return _rule_edges(p, pairs, "self")
 
 
+def _archived(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """bool per pair: the own keys of a table and of its archive (``TransactionHistory``,
+    ``TransactionHistoryArchive``: the table's name and an :data:`ARCHIVE_WORDS` word), one name
+    in both. An archive holds the rows moved out of its table: the two share a key name, never a row."""
+    out = np.zeros(len(f), dtype=bool)
+    if not len(f):
+        return out
+    memo: dict[int, bool] = {}
+    arch = np.fromiter((memo.setdefault(id(tw), bool(tw) and bool(tw[0]) and tw[0][-1] in ARCHIVE_WORDS)
+                        for tw in p.table_words), dtype=bool, count=p.n)
+    both = np.flatnonzero(p.own_key[f] & p.own_key[k] & (arch[f] | arch[k]))
+    for e in both.tolist():
+        a, b = p.table_words[f[e]], p.table_words[k[e]]
+        if not (a and b) or p.full_names[f[e]][:1] != p.full_names[k[e]][:1]:
+            continue
+        wa, wb = a[0], b[0]
+        out[e] = (len(wa) == len(wb) + 1 and wa[-1] in ARCHIVE_WORDS and wa[:-1] == wb) or (
+            len(wb) == len(wa) + 1 and wb[-1] in ARCHIVE_WORDS and wb[:-1] == wa)
+    return out
+
+
 def naming(
     p: ColumnProfile, keyish: np.ndarray, product: Product = _product,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -231,6 +257,7 @@ def naming(
     # aliases a key column answers to: its own entity words, and its table's names if it is the key
     ent_k, part_k, abbr_k = [], [], []
     none: list[str] = []
+    none_stems: list[list[str]] = []
     key_memo: dict[tuple[int, int, int], tuple[list[str], list[str], list[str]]] = {}
     for i in range(n):
         if not keyish[i] or not p.own_key[i]:  # another key-like column answers to its exact name only (siblings)
@@ -238,10 +265,13 @@ def naming(
             part_k.append(none)
             abbr_k.append(none)
             continue
-        mkey = (id(p.stems[i]), id(p.table_words[i]), id(p.table_names[i]))
+        # a key adopted from a keyless table's first column carries its supertype's name: it
+        # answers to its own table's names only
+        stems_i = none_stems if p.adopted[i] else p.stems[i]
+        mkey = (id(stems_i), id(p.table_words[i]), id(p.table_names[i]))
         got_k = key_memo.get(mkey)
         if got_k is None:
-            got_k = key_memo[mkey] = _key_aliases(p.stems[i], p.table_words[i], p.table_names[i])
+            got_k = key_memo[mkey] = _key_aliases(stems_i, p.table_words[i], p.table_names[i])
         ent_k.append(got_k[0])
         part_k.append(got_k[1])
         abbr_k.append(got_k[2])
@@ -291,6 +321,9 @@ def naming(
         if a_rows is glue_f:
             ok = np.array([glue_ok(int(a), int(b)) for a, b in zip(row, col)], dtype=bool)
             row, col = row[ok], col[ok]
+        if a_rows is same:  # an adopted key answers to its table's names, not to its supertype's key name
+            keep_k = ~p.adopted[col] if len(col) else np.zeros(0, dtype=bool)
+            row, col = row[keep_k], col[keep_k]
         if not exact:  # a table's own key (or a column named after its own table) is another table's
             # only by that table's whole name
             keep_own = ~(p.own_key[row] | names_own[row]) if len(row) else np.zeros(0, dtype=bool)
@@ -337,7 +370,7 @@ def naming(
     # a table and its copy) is a 1:1 join
     raw = np.array([x[0] if x else "" for x in p.full_names], dtype=object)
     keys_alike = p.own_key[f] & p.own_key[k] & (p.names_table[k] < 2) & (raw[f] != raw[k])
-    keep = (~is_same | key_k | sib) & ~keys_alike
+    keep = (~is_same | key_k | sib) & ~keys_alike & ~_archived(p, f, k)
     f, k, rule = f[keep], k[keep], rule[keep]
     conf = np.array(list(RULES.values()), dtype=np.float64)[rule]
     conf = np.where(has_kw[f], conf, conf * NO_KEY_WORD)

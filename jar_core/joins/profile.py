@@ -261,6 +261,45 @@ def _module_words(schema: Schema) -> set[tuple[str, str]]:
     return {k for k, v in count.items() if v >= MODULE_TABLES}
 
 
+def _adopted_keys(
+    schema: Schema, col_offsets: np.ndarray, own: np.ndarray, table: np.ndarray, database: np.ndarray,
+    names_table: np.ndarray, full: list[list[str]], key_word: list[str | None], flags: list[bool],
+    unique: list[float], keyless: list[bool], stems: list[list[list[str]]], tnames: list[list[str]],
+) -> np.ndarray:
+    """bool per column: the key of a table that has no other (no primary key declared, no column
+    named after it), taken from its first column when that column carries the key of another table
+    of its database, named after that table: a subtype keyed by its supertype's key
+    (``Person.BusinessEntityID``, ``BusinessEntity.BusinessEntityID``), and a key column elsewhere
+    in the database names the table by its whole name (``Customer.PersonID``). It answers to its table's
+    names only (:func:`jar_core.joins.naming.naming`): ``Customer.PersonID`` references it, a
+    ``BusinessEntityID`` elsewhere still references ``BusinessEntity``. A first column known to repeat
+    values (``lineitem.l_orderkey`` in a database) is no key."""
+    out = np.zeros(len(own), dtype=bool)
+    keyed = np.zeros(len(schema.tables), dtype=bool)
+    keyed[table[own]] = True
+    if keyed.all():
+        return out
+    supers: dict[int, set[str]] = {}
+    for i in np.flatnonzero(own & (names_table == 2)).tolist():
+        supers.setdefault(int(database[i]), set()).update(full[i])
+    # the entities the database's key columns name (``PersonID``: ``person``), per database
+    named: dict[int, set[str]] = {}
+    for i in np.flatnonzero(~own).tolist():
+        if key_word[i] is not None:
+            named.setdefault(int(database[i]), set()).update("".join(s) for s in stems[i] if s)
+    for ti, t in enumerate(schema.tables):
+        if keyed[ti] or t.primary_key or not t.columns:
+            continue
+        i = int(col_offsets[ti])
+        u = unique[i]
+        db = int(database[i])
+        if (key_word[i] is None or flags[i] or keyless[i] or (u == u and u < 0.95)
+                or not supers.get(db, set()).intersection(full[i]) or tnames[i][0] not in named.get(db, ())):
+            continue
+        out[i] = True
+    return out
+
+
 @dataclass
 class ColumnProfile:
     """Per-column join facts over the whole schema (see the module docstring)."""
@@ -278,6 +317,7 @@ class ColumnProfile:
     name_flag: np.ndarray  # bool: a flag by its name alone (``is_current``, ``*_flag``)
     stems: list[list[str]]  # entity words before the key word, per name variant (with/without prefix)
     own_key: np.ndarray  # bool: the column is its table's key (declared, or named after its table)
+    adopted: np.ndarray  # bool: an own key taken from a keyless table's first column (:func:`_adopted_keys`)
     names_table: np.ndarray  # int8: 2 the column's name is its table's name with a key word, 1 names it otherwise, 0 not
     unique: np.ndarray  # float: distinct/rows, NaN when unknown
     pk_declared: np.ndarray  # bool: the table declares a primary key and this column is it
@@ -391,13 +431,17 @@ class ColumnProfile:
                 # own entity (supplier) and may reference it
                 fk_from[ga] = True
                 own_arr[gb] = True  # a referenced column is a key
+        adopted = _adopted_keys(schema, col_offsets, own_arr, table_arr, np.array(database, dtype=np.int64),
+                                np.array(names_table, dtype=np.int8), full, key_word, flags, uniq, keyless,
+                                stems, tnames_l)
+        own_arr |= adopted
         vm, n_values = incidence(value_rows)
         return cls(
             table=table_arr, database=np.array(database, dtype=np.int64),
             type_class=np.array(tclass, dtype=np.int32), from_samples=np.array(from_s, dtype=bool),
             keyless=np.array(keyless, dtype=bool), decimal=np.array(decimal, dtype=bool),
             integer=np.array(integer, dtype=bool), other_class=classes["other"], key_word=key_word, flag=np.array(flags, dtype=bool),
-            name_flag=np.array(name_flags, dtype=bool), stems=stems, own_key=own_arr,
+            name_flag=np.array(name_flags, dtype=bool), stems=stems, own_key=own_arr, adopted=adopted,
             names_table=np.array(names_table, dtype=np.int8),
             unique=np.array(uniq, dtype=np.float64), pk_declared=np.array(pk_decl, dtype=bool),
             table_has_pk=np.array(has_pk, dtype=bool), in_pk=np.array(in_pk, dtype=bool), fk_from=fk_from, values=vm,
@@ -423,7 +467,7 @@ class ColumnProfile:
             keyless=self.keyless[rows], decimal=self.decimal[rows], integer=self.integer[rows],
             from_samples=self.from_samples[rows], other_class=self.other_class,
             key_word=[self.key_word[i] for i in lst], flag=self.flag[rows], name_flag=self.name_flag[rows], stems=[self.stems[i] for i in lst],
-            own_key=self.own_key[rows], names_table=self.names_table[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
+            own_key=self.own_key[rows], adopted=self.adopted[rows], names_table=self.names_table[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
             table_has_pk=self.table_has_pk[rows], in_pk=self.in_pk[rows], fk_from=self.fk_from[rows], values=self.values[rows],
             n_values=self.n_values[rows], full_names=[self.full_names[i] for i in lst], module_word=self.module_word[rows],
             table_names=[self.table_names[i] for i in lst], table_words=[self.table_words[i] for i in lst],
