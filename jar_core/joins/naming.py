@@ -214,9 +214,10 @@ def _archived(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:
     out = np.zeros(len(f), dtype=bool)
     if not len(f):
         return out
-    memo: dict[int, bool] = {}
-    arch = np.fromiter((memo.setdefault(id(tw), bool(tw) and bool(tw[0]) and tw[0][-1] in ARCHIVE_WORDS)
-                        for tw in p.table_words), dtype=bool, count=p.n)
+    # once per table: its whole name ends with an archive word
+    _, first, inverse = np.unique(p.table, return_index=True, return_inverse=True)
+    arch = np.array([bool(tw) and bool(tw[0]) and tw[0][-1] in ARCHIVE_WORDS
+                     for tw in (p.table_words[i] for i in first.tolist())], dtype=bool)[inverse.ravel()]
     both = np.flatnonzero(p.own_key[f] & p.own_key[k] & (arch[f] | arch[k]))
     for e in both.tolist():
         a, b = p.table_words[f[e]], p.table_words[k[e]]
