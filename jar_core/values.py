@@ -68,6 +68,8 @@ TRADE_NOUNS = {
 PLACE_WEIGHT = 0.5
 #: Last words of the columns that hold a place (``City``, ``ca_state``, ``country``).
 PLACE_WORDS = frozenset({"city", "town", "state", "province", "country", "county", "region"})
+#: Words of a table name that make it where someone lives (``customer_address``, ``Address``).
+ADDRESS_WORDS = frozenset({"address", "addr"})
 #: Someone living somewhere named (``live in Seattle``, ``based in New York``).
 _RESIDENCE = re.compile(
     r"\b(?:live|lives|lived|living|reside|resides|resided|residing|located|based)\s+in\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
@@ -182,6 +184,7 @@ class ValueIndex:
     measure_columns: dict[int, int] = field(default_factory=dict)  # table -> its first amount/quantity column
     measure_words: dict[int, frozenset[str]] = field(default_factory=dict)  # table -> its name's words
     place_columns: dict[int, int] = field(default_factory=dict)  # table -> its first city/state/country column
+    address_tables: set[int] = field(default_factory=set)  # tables with a place column named an address
 
     @classmethod
     def from_schema(cls, schema: "Schema", tables: "np.ndarray | None" = None) -> "ValueIndex":
@@ -199,6 +202,8 @@ class ValueIndex:
                     idx.measure_words[ti] = frozenset(name_words(t.name))
                 if ti not in idx.place_columns and _is_place_column(c.name):
                     idx.place_columns[ti] = ci
+                    if ADDRESS_WORDS.intersection(name_words(t.name)):
+                        idx.address_tables.add(ti)
                 if ti not in idx.date_columns and _is_date_column(c.type, c.name):
                     idx.date_columns[ti] = ci if year is None else year  # a year column where there is one
                     dates.append(ti)
@@ -302,6 +307,8 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
     if place and not any(key in c or c in key for c in covered):
         # a place no value names: the candidates' place columns, if few
         cols = [(ti, ci) for ti, ci in index.place_columns.items() if allowed is None or allowed[ti]]
+        if len(cols) > MAX_TABLES:  # a place in every store, warehouse and site: where people live is an address
+            cols = [(ti, ci) for ti, ci in cols if ti in index.address_tables]
         if len(cols) <= MAX_TABLES:  # a place in every store, warehouse and customer tells nothing
             matches.extend(ValueMatch(where, where, ti, ci, False, weight=PLACE_WEIGHT) for ti, ci in cols)
     years = list(dict.fromkeys(_YEAR.findall(question))) if YEAR_WEIGHT > 0 else []

@@ -303,6 +303,12 @@ CREATE TABLE SalesOrderHeader (SalesOrderID INT PRIMARY KEY, CustomerID INT, Bil
     # a place column in more tables than a value may be in tells nothing
     many = load_ddl("\n".join(f"CREATE TABLE t{i} (id INT, city TEXT);" for i in range(values.MAX_TABLES + 1)))
     assert match_values(ValueIndex.from_schema(many), "Who lives in Seattle?") == []
+    # unless one of them is an address: where people live (TPC-DS: stores, warehouses, call
+    # centers and web sites have cities too)
+    tpcds = load_ddl("\n".join(f"CREATE TABLE {t} (id INT, {t[:2]}_city TEXT, {t[:2]}_state TEXT);" for t in (
+        "store", "warehouse", "call_center", "web_site", "customer_address")))
+    found = [(tpcds.tables[m.table].name, m.weight) for m in match_values(ValueIndex.from_schema(tpcds), "Who lives in Texas?")]
+    assert found == [("customer_address", values.PLACE_WEIGHT)]
 
 def test_auto_k_stops_when_covered_and_connected():
     from jar_core.auto_k import auto_size
