@@ -7,10 +7,14 @@ the first piece and attach each other piece by its cheapest path over the candid
 graph (Dijkstra, once per selection; a path's cost counts its bridge tables first, then how
 weak its joins are).
 :func:`connect` fits that into the budget ``K``: it keeps the greedy's first ``K - b`` tables
-and the ``b`` bridges that connect them, with the largest ``K - b`` for which that fits.
+and the ``b`` bridges that connect them, with the largest ``K - b`` for which that fits; or,
+where the last choices are the ones left out, lets choices that covered nothing give way to the
+bridges (``PlaylistTrack``, chosen for its similarity alone, makes room for the ``Invoice`` that
+joins ``Customer``).
 """
 from __future__ import annotations
 
+import itertools
 from typing import Sequence
 
 import numpy as np
@@ -114,14 +118,20 @@ def bridge_paths(
     return bridges
 
 
-def connect(w: np.ndarray, k: int, order: Sequence[int], *, pinned: int = 0) -> tuple[list[int], list[int]]:
+def connect(
+    w: np.ndarray, k: int, order: Sequence[int], *, pinned: int = 0, spare: Sequence[int] = (),
+    F: np.ndarray | None = None, r: np.ndarray | None = None,
+) -> tuple[list[int], list[int]]:
     """``(order, bridges)``: the greedy's ``order`` (its ``k`` choices), connected within ``k`` if possible.
 
     When the choices are not connected, the largest ``m < k`` whose first ``m`` choices plus
     their bridges fit in ``k`` is taken (``m >= 2``, ``m >= k - MAX_BRIDGES``, never fewer than
     the ``pinned`` tables), and any room
-    left goes to the greedy's next choices that join the set; if no prefix can be connected the
-    original choice stands.
+    left goes to the greedy's next choices that join the set. When that needs no bridge (the
+    first ``m`` are connected, and the choices after them do not join them), up to
+    :data:`MAX_BRIDGES` of the ``spare`` choices (those that added no coverage: chosen for their
+    relevance or a join alone) give way to bridges instead (:func:`_give_way`). If nothing
+    connects, the original choice stands.
     """
     order = [int(x) for x in order]
     parts = pieces(w, order) if len(order) > 1 else 1
@@ -137,11 +147,43 @@ def connect(w: np.ndarray, k: int, order: Sequence[int], *, pinned: int = 0) -> 
         head = order[:m]
         bridges = bridge_paths(w, head, paths)
         if bridges is not None and m + len(bridges) <= k:
-            chosen = head + bridges
-            for t in order[m:]:  # room left: the greedy's next choices that join the set
-                if len(chosen) >= k:
-                    break
-                if t not in chosen and w[t, chosen].max() > 0:
-                    chosen.append(t)
-            return chosen, bridges
-    return order, []
+            if not bridges:  # a connected prefix alone: the choices after it join nothing
+                break
+            return _filled(w, k, head + bridges, order[m:]), bridges
+    return _give_way(w, k, order, paths, spare, pinned, F, r)
+
+
+def _filled(w: np.ndarray, k: int, chosen: list[int], rest: Sequence[int]) -> list[int]:
+    """``chosen`` and, while there is room in ``k``, the choices of ``rest`` that join it."""
+    for t in rest:
+        if len(chosen) >= k:
+            break
+        if t not in chosen and w[t, chosen].max() > 0:
+            chosen.append(t)
+    return chosen
+
+
+def _give_way(
+    w: np.ndarray, k: int, order: list[int], paths: tuple[np.ndarray, np.ndarray], spare: Sequence[int],
+    pinned: int, F: np.ndarray | None, r: np.ndarray | None,
+) -> tuple[list[int], list[int]]:
+    """``(order, bridges)`` with up to :data:`MAX_BRIDGES` of the ``spare`` choices (never the first
+    nor a pinned one) replaced by the bridges that connect the others, the rest of the room going
+    to the dropped choices that join the set: of the ways that fit in ``k``, the one whose tables
+    cover the sub-queries ``F`` best, then the most relevant (``r``); the original when none fits."""
+    keep_first = order[: max(pinned, 1)]
+    spare_set = {int(x) for x in spare}
+    droppable = [t for t in order if t in spare_set and t not in keep_first]
+    best: tuple[float, float, list[int], list[int]] | None = None
+    for n_drop in range(1, min(MAX_BRIDGES, len(droppable)) + 1):
+        for drop in itertools.combinations(droppable, n_drop):
+            head = [t for t in order if t not in drop]
+            bridges = bridge_paths(w, head, paths)
+            if not bridges or len(head) + len(bridges) > k:
+                continue
+            chosen = _filled(w, k, head + bridges, drop)
+            cov = float(np.maximum(F[:, chosen].max(axis=1), 0.0).sum()) if F is not None and F.shape[0] else 0.0
+            rel = float(r[chosen].sum()) if r is not None else 0.0
+            if best is None or (cov, rel) > best[:2]:
+                best = (cov, rel, chosen, bridges)
+    return (best[2], best[3]) if best is not None else (order, [])

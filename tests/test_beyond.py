@@ -58,6 +58,30 @@ def test_a_pick_connected_only_by_a_later_table_gets_no_bridge():
     assert all(g.join > 0 for g in sel.steps[1:]) and sel.bridges == [] and is_connected(w, sel.order)
 
 
+def test_a_choice_that_covered_nothing_gives_way_to_a_bridge():
+    # Chinook: Genre, Track, InvoiceLine, then PlaylistTrack (similar to the question, covering
+    # nothing) and Customer, which joins InvoiceLine only through Invoice. The first four are
+    # connected, so no prefix needs a bridge; PlaylistTrack gives way to Invoice instead
+    genre, track, line, playlist, customer, invoice = range(6)
+    w = np.zeros((6, 6))
+    for a, b in ((genre, track), (track, line), (track, playlist), (line, invoice), (invoice, customer)):
+        w[a, b] = w[b, a] = 0.95
+    order = [genre, track, line, playlist, customer]
+    F = np.zeros((3, 6))
+    F[0, genre] = F[1, track] = F[2, customer] = 0.8
+    assert connect(w, 5, order) == (order, [])  # without spare choices: the greedy's choice stands
+    chosen, bridges = connect(w, 5, order, spare=[playlist], F=F)
+    assert bridges == [invoice] and sorted(chosen) == [genre, track, line, customer, invoice], chosen
+    # the choice that covers a sub-query is never the one to go; the first choice never goes
+    assert connect(w, 5, order, spare=[genre], F=F) == (order, [])
+    # through the strategy: the steps' coverage tells which choices are spare
+    r = np.array([0.9, 0.8, 0.6, 0.7, 0.5, 0.1])
+    plain = JoinAwareStrategy(1, 1, 1, bridges=False).select(sig(r.tolist(), w, F=F), 5)
+    sel = JoinAwareStrategy(1, 1, 1).select(sig(r.tolist(), w, F=F), 5)
+    assert not is_connected(w, plain.order) and playlist in plain.order, plain.order
+    assert is_connected(w, sel.order) and sel.bridges == [invoice] and playlist not in sel.order, sel.order
+
+
 def test_bridge_paths_and_unreachable_pieces():
     w = np.zeros((5, 5))
     for a, b in ((0, 1), (1, 2), (2, 3)):

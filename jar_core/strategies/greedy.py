@@ -173,7 +173,9 @@ class JoinAwareStrategy(GreedyStrategy):
             return sel
         from jar_core.bridge import connect
 
-        order, bridges = connect(signals.w, min(k, signals.n), sel.order, pinned=len(pinned))
+        spare = [s.candidate for s in sel.steps if s.coverage <= 0.0]  # chosen for relevance or a join alone
+        order, bridges = connect(signals.w, min(k, signals.n), sel.order, pinned=len(pinned), spare=spare,
+                                 F=signals.F, r=signals.r)
         if not bridges:
             return sel
         return with_bridges(signals, sel, order, bridges, self.l_coarse, self.l_join)
