@@ -307,7 +307,9 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
     if place and not any(key in c or c in key for c in covered):
         # a place no value names: the candidates' place columns, if few
         cols = [(ti, ci) for ti, ci in index.place_columns.items() if allowed is None or allowed[ti]]
-        if len(cols) > MAX_TABLES:  # a place in every store, warehouse and site: where people live is an address
+        if len(cols) > MAX_TABLES and place.group(0).lower().startswith(("liv", "resid")):
+            # a place in every store, warehouse and site: where people live is an address (a store
+            # located in Texas is not)
             cols = [(ti, ci) for ti, ci in cols if ti in index.address_tables]
         if len(cols) <= MAX_TABLES:  # a place in every store, warehouse and customer tells nothing
             matches.extend(ValueMatch(where, where, ti, ci, False, weight=PLACE_WEIGHT) for ti, ci in cols)

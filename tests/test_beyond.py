@@ -333,6 +333,7 @@ CREATE TABLE SalesOrderHeader (SalesOrderID INT PRIMARY KEY, CustomerID INT, Bil
         "store", "warehouse", "call_center", "web_site", "customer_address")))
     found = [(tpcds.tables[m.table].name, m.weight) for m in match_values(ValueIndex.from_schema(tpcds), "Who lives in Texas?")]
     assert found == [("customer_address", values.PLACE_WEIGHT)]
+    assert match_values(ValueIndex.from_schema(tpcds), "Which stores are located in Texas?") == []  # not a residence
 
 def test_auto_k_stops_when_covered_and_connected():
     from jar_core.auto_k import auto_size
