@@ -70,9 +70,11 @@ PLACE_WEIGHT = 0.5
 PLACE_WORDS = frozenset({"city", "town", "state", "province", "country", "county", "region"})
 #: Words of a table name that make it where someone lives (``customer_address``, ``Address``).
 ADDRESS_WORDS = frozenset({"address", "addr"})
-#: Someone living somewhere named (``live in Seattle``, ``based in New York``).
+#: Someone living somewhere named (``live in Seattle``: group ``dwell``), or something being there
+#: (``based in New York``); group ``place`` the place.
 _RESIDENCE = re.compile(
-    r"\b(?:live|lives|lived|living|reside|resides|resided|residing|located|based)\s+in\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
+    r"\b(?:(?P<dwell>live|lives|lived|living|reside|resides|resided|residing)|located|based)\s+in\s+"
+    r"(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
 #: Words of a question about money changing hands.
 _TRADE = re.compile(
     r"\b(sell|sells|sold|selling|sale|sales|revenues?|earn|earns|earned|earnings|spend|spends|spent|spending"
@@ -302,12 +304,12 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
         for ti, ci in named or usable:  # the tables the trade names (SalesOrderDetail for "sales"), else all
             matches.append(ValueMatch(word, word, ti, ci, False, weight=MEASURE_WEIGHT))
     place = _RESIDENCE.search(question) if PLACE_WEIGHT > 0 else None
-    where = place.group(1) if place else ""
+    where = place.group("place") if place else ""
     key = _norm(where)
     if place and not any(key in c or c in key for c in covered):
         # a place no value names: the candidates' place columns, if few
         cols = [(ti, ci) for ti, ci in index.place_columns.items() if allowed is None or allowed[ti]]
-        if len(cols) > MAX_TABLES and place.group(0).lower().startswith(("liv", "resid")):
+        if len(cols) > MAX_TABLES and place.group("dwell"):
             # a place in every store, warehouse and site: where people live is an address (a store
             # located in Texas is not)
             cols = [(ti, ci) for ti, ci in cols if ti in index.address_tables]

@@ -207,10 +207,11 @@ def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return _rule_edges(p, pairs, "self")
 
 
-def _archived(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:
+def _archived(p: ColumnProfile, f: np.ndarray, k: np.ndarray, same_name: np.ndarray) -> np.ndarray:
     """bool per pair: the own keys of a table and of its archive (``TransactionHistory``,
     ``TransactionHistoryArchive``: the table's name and an :data:`ARCHIVE_WORDS` word), one name
-    in both. An archive holds the rows moved out of its table: the two share a key name, never a row."""
+    in both (``same_name``). An archive holds the rows moved out of its table: the two share a key
+    name, never a row."""
     out = np.zeros(len(f), dtype=bool)
     if not len(f):
         return out
@@ -218,10 +219,9 @@ def _archived(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:
     _, first, inverse = np.unique(p.table, return_index=True, return_inverse=True)
     arch = np.array([bool(tw) and bool(tw[0]) and tw[0][-1] in ARCHIVE_WORDS
                      for tw in (p.table_words[i] for i in first.tolist())], dtype=bool)[inverse.ravel()]
-    both = np.flatnonzero(p.own_key[f] & p.own_key[k] & (arch[f] | arch[k]))
-    for e in both.tolist():
+    for e in np.flatnonzero(same_name & p.own_key[f] & p.own_key[k] & (arch[f] | arch[k])).tolist():
         a, b = p.table_words[f[e]], p.table_words[k[e]]
-        if not (a and b) or p.full_names[f[e]][:1] != p.full_names[k[e]][:1]:
+        if not (a and b):  # a table named by no word
             continue
         wa, wb = a[0], b[0]
         out[e] = (len(wa) == len(wb) + 1 and wa[-1] in ARCHIVE_WORDS and wa[:-1] == wb) or (
@@ -370,8 +370,9 @@ def naming(
     # the name is the referenced table's; one name in both (film_text.film_id, film.film_id;
     # a table and its copy) is a 1:1 join
     raw = np.array([x[0] if x else "" for x in p.full_names], dtype=object)
-    keys_alike = p.own_key[f] & p.own_key[k] & (p.names_table[k] < 2) & (raw[f] != raw[k])
-    keep = (~is_same | key_k | sib) & ~keys_alike & ~_archived(p, f, k)
+    same_raw = raw[f] == raw[k]
+    keys_alike = p.own_key[f] & p.own_key[k] & (p.names_table[k] < 2) & ~same_raw
+    keep = (~is_same | key_k | sib) & ~keys_alike & ~_archived(p, f, k, same_raw)
     f, k, rule = f[keep], k[keep], rule[keep]
     conf = np.array(list(RULES.values()), dtype=np.float64)[rule]
     conf = np.where(has_kw[f], conf, conf * NO_KEY_WORD)

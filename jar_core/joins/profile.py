@@ -294,7 +294,8 @@ def _adopted_keys(
         u = unique[i]
         db = int(database[i])
         if (key_word[i] is None or flags[i] or keyless[i] or (u == u and u < 0.95)
-                or not supers.get(db, set()).intersection(full[i]) or tnames[i][0] not in named.get(db, ())):
+                or not supers.get(db, set()).intersection(full[i]) or not tnames[i]
+                or tnames[i][0] not in named.get(db, ())):
             continue
         out[i] = True
     return out
@@ -431,13 +432,14 @@ class ColumnProfile:
                 # own entity (supplier) and may reference it
                 fk_from[ga] = True
                 own_arr[gb] = True  # a referenced column is a key
-        adopted = _adopted_keys(schema, col_offsets, own_arr, table_arr, np.array(database, dtype=np.int64),
+        database_arr = np.array(database, dtype=np.int64)
+        adopted = _adopted_keys(schema, col_offsets, own_arr, table_arr, database_arr,
                                 np.array(names_table, dtype=np.int8), full, key_word, flags, uniq, keyless,
                                 stems, tnames_l)
         own_arr |= adopted
         vm, n_values = incidence(value_rows)
         return cls(
-            table=table_arr, database=np.array(database, dtype=np.int64),
+            table=table_arr, database=database_arr,
             type_class=np.array(tclass, dtype=np.int32), from_samples=np.array(from_s, dtype=bool),
             keyless=np.array(keyless, dtype=bool), decimal=np.array(decimal, dtype=bool),
             integer=np.array(integer, dtype=bool), other_class=classes["other"], key_word=key_word, flag=np.array(flags, dtype=bool),
