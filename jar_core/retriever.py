@@ -510,7 +510,7 @@ class TableRetriever:
             near[near_pos] = True
             matches = find_values(idx.values_of(tuple(dbs), near_pos), question, usable & near)
             in_cands = set(cands.tolist())
-            matches = [m for m in matches if m.exact or m.weight == 1.0 or m.table in in_cands]  # hints (a year, a trade word): candidates only
+            matches = [m for m in matches if not m.hint or m.table in in_cands]  # hints (a year, a trade word): candidates only
             extra = [m.table for m in matches if m.table not in in_cands]
             if extra:
                 cands = np.concatenate([cands, np.array(list(dict.fromkeys(extra)), dtype=np.int64)])

@@ -16,7 +16,8 @@
   ``updated_at``, is none either, nor a measure of a period, ``SalesLastYear``) get the match
   ``<year>`` with a lower weight; when some of them
   are date dimensions (named ``date``, ``time``, ``calendar``, ``day``, ``month``, ``year`` or
-  ``period``: ``date_dim``, ``TIME_DAY``), only those.
+  ``period``: ``date_dim``, ``TIME_DAY``), only those, with a value's full weight (the facts
+  refer to the dimension for their dates: a question with a year needs it).
 * A question about money changing hands (``sells``, ``revenue``, ``spent``, ``bought``...)
   points, with the same lower weight, to the tables that measure it: a column whose name ends
   with an amount or a quantity (``InvoiceLine.Quantity``, ``payment.amount``,
@@ -43,12 +44,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from jar_core.schema import Schema
 
 __all__ = ["ValueIndex", "ValueMatch", "match_values", "MIN_CHARS", "MAX_CHARS", "MAX_TABLES", "VALUE_PREFIX",
-           "MEASURE_WEIGHT", "MEASURE_WORDS"]
+           "MEASURE_WEIGHT", "MEASURE_WORDS", "YEAR_WEIGHT", "DIMENSION_YEAR_WEIGHT"]
 
 #: How the sub-query of a matched value is named in the signals and the result (``value: Iron Maiden``).
 VALUE_PREFIX = "value: "
 #: Weight of a year's match to a date/time column (a hint, not a value found).
 YEAR_WEIGHT = 0.5
+#: Weight of a year's match to a date dimension (``date_dim.d_year``): the dimension holds the year
+#: as a value and the facts only refer to it, so the year is as sure as a value found.
+DIMENSION_YEAR_WEIGHT = 1.0
 #: Weight of a trade word's match to an amount or quantity column (a hint, as a year's).
 MEASURE_WEIGHT = 0.5
 #: Last words of the columns that measure a sale, a payment or a purchase (``amount``,
@@ -159,13 +163,15 @@ class ValueMatch:
     table: int  # position in the schema
     column: int  # position within the table
     exact: bool
-    #: 1 for a value found; less for a hint (a year, a trade word) that points to a kind of column
+    #: how much the match counts: 1 for a value found, less for most hints
     weight: float = 1.0
+    #: not a value found but a kind of column the question points to (a year, a trade word, a place)
+    hint: bool = False
 
     def to_dict(self, schema: "Schema") -> dict[str, object]:
         t = schema.tables[self.table]
         return {"span": self.span, "value": self.value, "table": t.id, "column": t.columns[self.column].name,
-                "exact": self.exact, "hint": self.weight < 1.0}
+                "exact": self.exact, "hint": self.hint}
 
 
 @dataclass
@@ -302,7 +308,7 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
         usable = [(ti, ci) for ti, ci in index.measure_columns.items() if allowed is None or allowed[ti]]
         named = [(ti, ci) for ti, ci in usable if noun in index.measure_words[ti]]
         for ti, ci in named or usable:  # the tables the trade names (SalesOrderDetail for "sales"), else all
-            matches.append(ValueMatch(word, word, ti, ci, False, weight=MEASURE_WEIGHT))
+            matches.append(ValueMatch(word, word, ti, ci, False, weight=MEASURE_WEIGHT, hint=True))
     place = _RESIDENCE.search(question) if PLACE_WEIGHT > 0 else None
     where = place.group("place") if place else ""
     key = _norm(where)
@@ -314,14 +320,17 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
             # located in Texas is not)
             cols = [(ti, ci) for ti, ci in cols if ti in index.address_tables]
         if len(cols) <= MAX_TABLES:  # a place in every store, warehouse and customer tells nothing
-            matches.extend(ValueMatch(where, where, ti, ci, False, weight=PLACE_WEIGHT) for ti, ci in cols)
+            matches.extend(ValueMatch(where, where, ti, ci, False, weight=PLACE_WEIGHT, hint=True)
+                           for ti, ci in cols)
     years = list(dict.fromkeys(_YEAR.findall(question))) if YEAR_WEIGHT > 0 else []
     if years:
         tables = index.date_tables
         ok = np.ones(len(tables), dtype=bool) if allowed is None else allowed[tables]
+        weight = YEAR_WEIGHT
         if (ok & index.date_dimensions).any():  # a date dimension answers a year; its referrers do not
             ok &= index.date_dimensions
+            weight = DIMENSION_YEAR_WEIGHT
         for year in years:
             for ti in tables[ok].tolist():
-                matches.append(ValueMatch(year, year, ti, index.date_columns[ti], False, weight=YEAR_WEIGHT))
+                matches.append(ValueMatch(year, year, ti, index.date_columns[ti], False, weight=weight, hint=True))
     return matches

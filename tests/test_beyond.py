@@ -225,6 +225,35 @@ def test_a_year_points_to_the_date_dimension_not_to_every_table_with_a_date():
     assert "date_dim" in r.retrieve("net paid of store sales in 2001", k="auto").table_names
 
 
+WEB_SHOP = """
+CREATE TABLE date_dim (d_date_sk INT PRIMARY KEY, d_date DATE, d_year INT, d_moy INT);
+CREATE TABLE ship_mode (sm_ship_mode_sk INT PRIMARY KEY, sm_type VARCHAR(30), sm_carrier VARCHAR(20));
+CREATE TABLE web_site (web_site_sk INT PRIMARY KEY, web_name VARCHAR(50));
+CREATE TABLE web_page (wp_web_page_sk INT PRIMARY KEY, wp_url VARCHAR(100));
+CREATE TABLE web_sales (ws_sold_date_sk INT REFERENCES date_dim (d_date_sk),
+  ws_ship_mode_sk INT REFERENCES ship_mode (sm_ship_mode_sk), ws_web_site_sk INT REFERENCES web_site (web_site_sk),
+  ws_web_page_sk INT REFERENCES web_page (wp_web_page_sk), ws_order_number INT, ws_quantity INT);
+CREATE TABLE web_returns (wr_returned_date_sk INT REFERENCES date_dim (d_date_sk),
+  wr_web_page_sk INT REFERENCES web_page (wp_web_page_sk), wr_order_number INT, wr_return_quantity INT);
+"""
+
+
+def test_a_year_counts_as_a_value_of_the_date_dimension(monkeypatch):
+    from jar_core import values
+    from jar_core.loaders import load_ddl
+
+    # the facts hold only a key to the dimension: a question with a year needs the dimension,
+    # as surely as a table whose value the question names (a weaker hint loses it to web_page)
+    question = "How many web orders were shipped in 2001 by each ship mode?"
+    r = TableRetriever(load_ddl(WEB_SHOP), embedder=BagOfWordsEmbedder())
+    res = r.retrieve(question, k=4)
+    assert "date_dim" in res.table_names
+    assert res.value_matches == [{"span": "2001", "value": "2001", "table": "main.date_dim", "column": "d_year",
+                                  "exact": False, "hint": True}]
+    monkeypatch.setattr(values, "DIMENSION_YEAR_WEIGHT", values.YEAR_WEIGHT)
+    assert "date_dim" not in r.retrieve(question, k=4).table_names
+
+
 def test_a_year_does_not_point_to_audit_times_nor_to_a_period_measure():
     from jar_core.loaders import load_ddl
     from jar_core.values import ValueIndex, match_values
