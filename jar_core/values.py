@@ -191,7 +191,7 @@ class ValueIndex:
     date_dimensions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # per date table
     measure_columns: dict[int, int] = field(default_factory=dict)  # table -> its first amount/quantity column
     measure_words: dict[int, frozenset[str]] = field(default_factory=dict)  # table -> its name's words
-    place_columns: dict[int, int] = field(default_factory=dict)  # table -> its first city/state/country column
+    place_columns: dict[int, list[int]] = field(default_factory=dict)  # table -> its city/state/country columns
     address_tables: set[int] = field(default_factory=set)  # tables with a place column named an address
 
     @classmethod
@@ -208,10 +208,10 @@ class ValueIndex:
                 if ti not in idx.measure_columns and _is_measure_column(c.name):
                     idx.measure_columns[ti] = ci
                     idx.measure_words[ti] = frozenset(name_words(t.name))
-                if ti not in idx.place_columns and _is_place_column(c.name):
-                    idx.place_columns[ti] = ci
-                    if ADDRESS_WORDS.intersection(name_words(t.name)):
+                if _is_place_column(c.name):
+                    if ti not in idx.place_columns and ADDRESS_WORDS.intersection(name_words(t.name)):
                         idx.address_tables.add(ti)
+                    idx.place_columns.setdefault(ti, []).append(ci)
                 if ti not in idx.date_columns and _is_date_column(c.type, c.name):
                     idx.date_columns[ti] = ci if year is None else year  # a year column where there is one
                     dates.append(ti)
@@ -313,15 +313,16 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
     where = place.group("place") if place else ""
     key = _norm(where)
     if place and not any(key in c or c in key for c in covered):
-        # a place no value names: the candidates' place columns, if few
-        cols = [(ti, ci) for ti, ci in index.place_columns.items() if allowed is None or allowed[ti]]
+        # a place no value names: the candidates' place columns, if in few tables; each of a
+        # table's (Texas may be a city, a state or a country: no value says which)
+        cols = [(ti, cis) for ti, cis in index.place_columns.items() if allowed is None or allowed[ti]]
         if len(cols) > MAX_TABLES and place.group("dwell"):
             # a place in every store, warehouse and site: where people live is an address (a store
             # located in Texas is not)
-            cols = [(ti, ci) for ti, ci in cols if ti in index.address_tables]
+            cols = [(ti, cis) for ti, cis in cols if ti in index.address_tables]
         if len(cols) <= MAX_TABLES:  # a place in every store, warehouse and customer tells nothing
             matches.extend(ValueMatch(where, where, ti, ci, False, weight=PLACE_WEIGHT, hint=True)
-                           for ti, ci in cols)
+                           for ti, cis in cols for ci in cis)
     years = list(dict.fromkeys(_YEAR.findall(question))) if YEAR_WEIGHT > 0 else []
     if years:
         tables = index.date_tables
