@@ -109,6 +109,11 @@ _AUDIT_NAME = re.compile(r"(^|_)(modified|updated?|changed|etl|audit)($|_)|last_
 
 
 _DATE_TYPE = re.compile(r"date|time|year|interval", re.I)
+#: Words of a date column's name that say nothing of which date it is.
+_DATE_WORDS = frozenset({"date", "time", "year", "dt", "timestamp", "on", "at"})
+#: Letters a question's word and a date column's name word must begin with alike (``hired`` and
+#: ``HireDate``, ``shipped`` and ``l_shipdate``).
+_STEM = 4
 
 
 @lru_cache(maxsize=65536)
@@ -187,7 +192,8 @@ class ValueIndex:
     fuzzy_hashes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     fuzzy_values: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     date_tables: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    date_columns: dict[int, int] = field(default_factory=dict)
+    date_columns: dict[int, int] = field(default_factory=dict)  # table -> its year column, else its first date
+    date_names: dict[int, list[tuple[int, tuple[str, ...]]]] = field(default_factory=dict)  # table -> (date column, its words)
     date_dimensions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # per date table
     measure_columns: dict[int, int] = field(default_factory=dict)  # table -> its first amount/quantity column
     measure_words: dict[int, frozenset[str]] = field(default_factory=dict)  # table -> its name's words
@@ -212,6 +218,8 @@ class ValueIndex:
                     if ti not in idx.place_columns and ADDRESS_WORDS.intersection(name_words(t.name)):
                         idx.address_tables.add(ti)
                     idx.place_columns.setdefault(ti, []).append(ci)
+                if _is_date_column(c.type, c.name):
+                    idx.date_names.setdefault(ti, []).append((ci, tuple(w for w in name_words(c.name) if w not in _DATE_WORDS)))
                 if ti not in idx.date_columns and _is_date_column(c.type, c.name):
                     idx.date_columns[ti] = ci if year is None else year  # a year column where there is one
                     dates.append(ti)
@@ -258,6 +266,15 @@ class ValueIndex:
                 if len(key) == len(text) + 1 and text in _deletions(key):
                     found[key] = None
         return sorted(found)
+
+
+def _named_date(index: ValueIndex, table: int, asked: list[str]) -> int:
+    """The date column of ``table`` that a question's word names (``hired`` -> ``HireDate``, not
+    ``BirthDate``), else its year column or first date."""
+    for ci, name in index.date_names.get(table, ()):
+        if any(w[:_STEM] == a[:_STEM] for w in name if len(w) >= _STEM for a in asked):
+            return ci
+    return index.date_columns[table]
 
 
 def _spans(question: str, max_words: int = 4) -> list[str]:
@@ -331,7 +348,9 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
         if (ok & index.date_dimensions).any():  # a date dimension answers a year; its referrers do not
             ok &= index.date_dimensions
             weight = DIMENSION_YEAR_WEIGHT
+        asked = [w.lower() for w in _TOKEN.findall(question) if len(w) >= _STEM]
         for year in years:
             for ti in tables[ok].tolist():
-                matches.append(ValueMatch(year, year, ti, index.date_columns[ti], False, weight=weight, hint=True))
+                ci = _named_date(index, ti, asked)
+                matches.append(ValueMatch(year, year, ti, ci, False, weight=weight, hint=True))
     return matches

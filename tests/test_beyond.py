@@ -254,6 +254,22 @@ def test_a_year_counts_as_a_value_of_the_date_dimension(monkeypatch):
     assert "date_dim" not in r.retrieve(question, k=4).table_names
 
 
+def test_a_year_points_to_the_date_column_the_question_names():
+    from jar_core.loaders import load_ddl
+    from jar_core.values import ValueIndex, match_values
+
+    schema = load_ddl("CREATE TABLE Employee (EmployeeId INT, BirthDate TIMESTAMP, HireDate TIMESTAMP);"
+                      "CREATE TABLE lineitem (l_orderkey INT, l_shipdate DATE, l_commitdate DATE, l_receiptdate DATE);")
+    vi = ValueIndex.from_schema(schema)
+
+    def dated(question):
+        return [schema.tables[m.table].columns[m.column].name for m in match_values(vi, question)]
+
+    assert dated("Which employees were hired in 2003?") == ["HireDate", "l_shipdate"]
+    assert dated("Which items were received in 1995?") == ["BirthDate", "l_receiptdate"]
+    assert dated("What happened in 2003?") == ["BirthDate", "l_shipdate"]  # none named: the first
+
+
 def test_a_year_does_not_point_to_audit_times_nor_to_a_period_measure():
     from jar_core.loaders import load_ddl
     from jar_core.values import ValueIndex, match_values
