@@ -44,6 +44,9 @@ QUESTIONS: dict[str, list[tuple[str, set[str]]]] = {
         ("Which album earned the most money?", {"album", "track", "invoiceline"}),
         ("Which country's customers spent the most?", {"customer", "invoice"}),
         ("Which media type sells best?", {"mediatype", "track", "invoiceline"}),
+        # written before a year's full weight for a date dimension, as a held-out check of it
+        ("How many invoices were issued in 2010 per country?", {"invoice"}),
+        ("Which employees were hired in 2003?", {"employee"}),
     ],
     "tpch": [
         ("What is the total revenue per nation?", {"lineitem", "orders", "customer", "nation"}),
@@ -53,6 +56,9 @@ QUESTIONS: dict[str, list[tuple[str, set[str]]]] = {
         # written before the trade-word hint (jar_core.values), as a held-out check of it
         ("Total sales of each part brand in 1996", {"part", "lineitem"}),
         ("Which supplier sold the most in 1995?", {"supplier", "lineitem"}),
+        # written before a year's full weight for a date dimension, as a held-out check of it
+        ("How many orders were placed in 1994?", {"orders"}),
+        ("Which customers placed orders in 1997 worth more than 100000?", {"customer", "orders"}),
     ],
     "tpcds": [
         ("Total store sales in 2001 by state", {"store_sales", "store", "date_dim"}),
@@ -62,6 +68,12 @@ QUESTIONS: dict[str, list[tuple[str, set[str]]]] = {
         # written before the trade-word hint (jar_core.values), as a held-out check of it
         ("Which item category sold the most in stores?", {"item", "store_sales"}),
         ("Total web sales per web site", {"web_sales", "web_site"}),
+        # written before a year's full weight for a date dimension, as a held-out check of it
+        ("What was the total catalog sales amount in 2000?", {"catalog_sales", "date_dim"}),
+        ("Which store had the most returns in 1999?", {"store_returns", "store", "date_dim"}),
+        ("How many web orders were shipped in 2001 by each ship mode?", {"web_sales", "ship_mode", "date_dim"}),
+        ("Which call center handled the most catalog returns in 2002?", {"catalog_returns", "call_center", "date_dim"}),
+        ("Top 10 items by store revenue in 1998", {"store_sales", "item", "date_dim"}),
     ],
     "sakila": [
         ("Which actors appear in the film ACADEMY DINOSAUR?", {"actor", "film_actor", "film"}),
@@ -74,6 +86,8 @@ QUESTIONS: dict[str, list[tuple[str, set[str]]]] = {
         # written before the trade-word hint (jar_core.values), as a held-out check of it
         ("How much revenue did each staff member take in?", {"staff", "payment"}),
         ("Which film earned the most rental revenue?", {"film", "inventory", "rental", "payment"}),
+        # written before a year's full weight for a date dimension, as a held-out check of it
+        ("How many rentals were made in 2005 per store?", {"rental", "store"}),
     ],
     "northwind": [
         ("Which products are supplied by suppliers from Japan?", {"products", "suppliers"}),
@@ -88,6 +102,9 @@ QUESTIONS: dict[str, list[tuple[str, set[str]]]] = {
         ("Which employee sold the most in 1997?", {"employees", "orders", "order_details"}),
         ("Which customers bought the most by value?", {"customers", "orders", "order_details"}),
         ("Which supplier's products sell best?", {"suppliers", "products", "order_details"}),
+        # written before a year's full weight for a date dimension, as a held-out check of it
+        ("Which products were ordered in 1997 by customers from Germany?",
+         {"products", "order_details", "orders", "customers"}),
     ],
     "adventureworks": [
         ("Which products are in the subcategory Mountain Bikes?", {"product", "productsubcategory"}),
