@@ -508,8 +508,10 @@ class TableRetriever:
             near_pos = np.concatenate([self._database_positions(d) for d in dbs]) if dbs else np.zeros(0, np.int64)
             near = np.zeros(len(allowed), dtype=bool)
             near[near_pos] = True
-            matches = find_values(idx.values_of(tuple(dbs), near_pos), question, usable & near)
             in_cands = set(cands.tolist())
+            hinted = np.zeros(len(allowed), dtype=bool)  # hints (a year, a trade word): candidates only
+            hinted[cands] = True
+            matches = find_values(idx.values_of(tuple(dbs), near_pos), question, usable & near, usable & near & hinted)
             matches = [m for m in matches if not m.hint or m.table in in_cands]  # hints (a year, a trade word): candidates only
             extra = [m.table for m in matches if m.table not in in_cands]
             if extra:

@@ -13,9 +13,9 @@
 * A 4-digit year in the question (an ISO date's too) points to date/time columns: tables with a date/time column
   (by type, or by a name with ``date``/``time``/``year`` that is not a key: ``ss_sold_date_sk``
   refers to a date, it is none; a row's audit time, ``ModifiedDate`` / ``last_update`` /
-  ``updated_at``, is none either, nor a measure of a period, ``SalesLastYear``) get the match
-  ``<year>`` with a lower weight; when some of them
-  are date dimensions (named ``date``, ``time``, ``calendar``, ``day``, ``month``, ``year`` or
+  ``updated_at`` / ``WAREHOUSE_LOAD_DATE``, is none either, nor a measure of a period,
+  ``SalesLastYear``) get the match ``<year>`` with a lower weight; when some of those a hint
+  may point to (``hinted``: the candidates) are date dimensions (named ``date``, ``time``, ``calendar``, ``day``, ``month``, ``year`` or
   ``period``: ``date_dim``, ``TIME_DAY``), only those, with a value's full weight (the facts
   refer to the dimension for their dates: a question with a year needs it).
 * A question about money changing hands (``sells``, ``revenue``, ``spent``, ``bought``...)
@@ -104,8 +104,9 @@ _DATE_TABLE = re.compile(r"(^|_)(dates?|times?|calendars?|days?|months?|years?|p
 _YEAR_NAME = re.compile(r"(^|_)year($|_)", re.I)
 #: A measure of a period, not a year: ``SalesLastYear``, ``revenue_prior_year``.
 _PERIOD_MEASURE = re.compile(r"(^|_)(last|this|next|prior|previous|current)_year($|_)", re.I)
-#: A row's audit time, not a date the question can mean: ``ModifiedDate``, ``last_update``, ``updated_at``.
-_AUDIT_NAME = re.compile(r"(^|_)(modified|updated?|changed|etl|audit)($|_)|last_?update", re.I)
+#: A row's audit time, not a date the question can mean: ``ModifiedDate``, ``last_update``, ``updated_at``,
+#: a warehouse's ``WAREHOUSE_LOAD_DATE``.
+_AUDIT_NAME = re.compile(r"(^|_)(modified|updated?|changed|etl|audit|load|loaded)($|_)|last_?update", re.I)
 
 
 _DATE_TYPE = re.compile(r"date|time|year|interval", re.I)
@@ -290,13 +291,18 @@ def _spans(question: str, max_words: int = 4) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = None) -> list[ValueMatch]:
+def match_values(
+    index: ValueIndex, question: str, allowed: np.ndarray | None = None, hinted: np.ndarray | None = None,
+) -> list[ValueMatch]:
     """The question's spans found among the indexed values (exact first, then within one edit).
 
-    A longer span wins over the words inside it; ``allowed`` (a table mask) filters the tables.
+    A longer span wins over the words inside it; ``allowed`` (a table mask) filters the tables,
+    and ``hinted`` (default ``allowed``) those of the hints (a year, a trade word, a place).
     """
     matches: list[ValueMatch] = []
     covered: list[str] = []
+    if hinted is None:
+        hinted = allowed
     for span in _spans(question):
         key = _norm(span)
         if any(key in c for c in covered):
@@ -322,7 +328,7 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
     if trade:  # one hint, however many trade words
         word = trade.group(1).lower()
         noun = TRADE_NOUNS.get(word)
-        usable = [(ti, ci) for ti, ci in index.measure_columns.items() if allowed is None or allowed[ti]]
+        usable = [(ti, ci) for ti, ci in index.measure_columns.items() if hinted is None or hinted[ti]]
         named = [(ti, ci) for ti, ci in usable if noun in index.measure_words[ti]]
         for ti, ci in named or usable:  # the tables the trade names (SalesOrderDetail for "sales"), else all
             matches.append(ValueMatch(word, word, ti, ci, False, weight=MEASURE_WEIGHT, hint=True))
@@ -332,7 +338,7 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
     if place and not any(key in c or c in key for c in covered):
         # a place no value names: the candidates' place columns, if in few tables; each of a
         # table's (Texas may be a city, a state or a country: no value says which)
-        cols = [(ti, cis) for ti, cis in index.place_columns.items() if allowed is None or allowed[ti]]
+        cols = [(ti, cis) for ti, cis in index.place_columns.items() if hinted is None or hinted[ti]]
         if len(cols) > MAX_TABLES and place.group("dwell"):
             # a place in every store, warehouse and site: where people live is an address (a store
             # located in Texas is not)
@@ -343,7 +349,7 @@ def match_values(index: ValueIndex, question: str, allowed: np.ndarray | None = 
     years = list(dict.fromkeys(_YEAR.findall(question))) if YEAR_WEIGHT > 0 else []
     if years:
         tables = index.date_tables
-        ok = np.ones(len(tables), dtype=bool) if allowed is None else allowed[tables]
+        ok = np.ones(len(tables), dtype=bool) if hinted is None else hinted[tables]
         weight = YEAR_WEIGHT
         if (ok & index.date_dimensions).any():  # a date dimension answers a year; its referrers do not
             ok &= index.date_dimensions

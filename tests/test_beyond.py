@@ -281,10 +281,34 @@ def test_a_year_does_not_point_to_audit_times_nor_to_a_period_measure():
     CREATE TABLE actor (actor_id INT, first_name TEXT, last_update TIMESTAMP);
     CREATE TABLE users (id INT, created_at TIMESTAMP, updated_at TIMESTAMP);
     CREATE TABLE film (film_id INT, release_year INT, last_update TIMESTAMP);
+    CREATE TABLE ACADEMIC_TERMS (TERM_CODE VARCHAR2, TERM_START_DATE DATE, WAREHOUSE_LOAD_DATE DATE);
+    CREATE TABLE SUBJECT_OFFERED (SUBJECT_ID VARCHAR2, WAREHOUSE_LOAD_DATE DATE);
     """)
     found = [(schema.tables[m.table].name, schema.tables[m.table].columns[m.column].name)
              for m in match_values(ValueIndex.from_schema(schema), "orders in 2013")]
-    assert found == [("SalesOrderHeader", "OrderDate"), ("users", "created_at"), ("film", "release_year")]
+    # a warehouse's load time is an audit time too (ETL), not a date the question can mean
+    assert found == [("SalesOrderHeader", "OrderDate"), ("users", "created_at"), ("film", "release_year"),
+                     ("ACADEMIC_TERMS", "TERM_START_DATE")]
+
+
+def test_a_date_dimension_outside_the_candidates_leaves_the_year_to_the_candidates_dates():
+    from jar_core.loaders import load_ddl
+    from jar_core.values import ValueIndex, match_values
+
+    schema = load_ddl("""
+    CREATE TABLE TIME_DAY (CALENDAR_DATE DATE, CALENDAR_YEAR VARCHAR2);
+    CREATE TABLE ACADEMIC_TERMS (TERM_CODE VARCHAR2, TERM_START_DATE DATE);
+    CREATE TABLE SUBJECT_OFFERED (SUBJECT_ID VARCHAR2, TERM_CODE VARCHAR2);
+    """)
+    vi = ValueIndex.from_schema(schema)
+
+    def hinted(candidates):
+        mask = np.array([t.name in candidates for t in schema.tables])
+        return [schema.tables[m.table].name for m in match_values(vi, "subjects of the 2023 fall term", None, mask)]
+
+    assert hinted({"TIME_DAY", "ACADEMIC_TERMS", "SUBJECT_OFFERED"}) == ["TIME_DAY"]  # the dimension answers it
+    # the dimension is not a candidate: the candidates' own dates do (before, nothing did)
+    assert hinted({"ACADEMIC_TERMS", "SUBJECT_OFFERED"}) == ["ACADEMIC_TERMS"]
 
 
 MUSIC_SHOP = """
