@@ -512,7 +512,6 @@ class TableRetriever:
             hinted = np.zeros(len(allowed), dtype=bool)  # hints (a year, a trade word): candidates only
             hinted[cands] = True
             matches = find_values(idx.values_of(tuple(dbs), near_pos), question, usable & near, usable & near & hinted)
-            matches = [m for m in matches if not m.hint or m.table in in_cands]  # hints (a year, a trade word): candidates only
             extra = [m.table for m in matches if m.table not in in_cands]
             if extra:
                 cands = np.concatenate([cands, np.array(list(dict.fromkeys(extra)), dtype=np.int64)])

@@ -219,9 +219,10 @@ class ValueIndex:
                     if ti not in idx.place_columns and ADDRESS_WORDS.intersection(name_words(t.name)):
                         idx.address_tables.add(ti)
                     idx.place_columns.setdefault(ti, []).append(ci)
-                if _is_date_column(c.type, c.name):
+                is_date = _is_date_column(c.type, c.name)
+                if is_date:
                     idx.date_names.setdefault(ti, []).append((ci, tuple(w for w in name_words(c.name) if w not in _DATE_WORDS)))
-                if ti not in idx.date_columns and _is_date_column(c.type, c.name):
+                if is_date and ti not in idx.date_columns:
                     idx.date_columns[ti] = ci if year is None else year  # a year column where there is one
                     dates.append(ti)
                     # a date dimension: named so, with a year or a typed date (a time-of-day table has neither)
