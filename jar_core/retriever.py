@@ -508,11 +508,11 @@ class TableRetriever:
             near_pos = np.concatenate([self._database_positions(d) for d in dbs]) if dbs else np.zeros(0, np.int64)
             near = np.zeros(len(allowed), dtype=bool)
             near[near_pos] = True
-            in_cands = set(cands.tolist())
-            hinted = np.zeros(len(allowed), dtype=bool)  # hints (a year, a trade word): candidates only
-            hinted[cands] = True
-            matches = find_values(idx.values_of(tuple(dbs), near_pos), question, usable & near, usable & near & hinted)
-            extra = [m.table for m in matches if m.table not in in_cands]
+            in_cands = np.zeros(len(allowed), dtype=bool)
+            in_cands[cands] = True
+            # hints (a year, a trade word, a place): candidates only
+            matches = find_values(idx.values_of(tuple(dbs), near_pos), question, usable & near, usable & near & in_cands)
+            extra = [m.table for m in matches if not in_cands[m.table]]
             if extra:
                 cands = np.concatenate([cands, np.array(list(dict.fromkeys(extra)), dtype=np.int64)])
         r = self._relevance(query, cands)

@@ -15,9 +15,10 @@
   refers to a date, it is none; a row's audit time, ``ModifiedDate`` / ``last_update`` /
   ``updated_at`` / ``WAREHOUSE_LOAD_DATE``, is none either, nor a measure of a period,
   ``SalesLastYear``) get the match ``<year>`` with a lower weight; when some of those a hint
-  may point to (``hinted``: the candidates) are date dimensions (named ``date``, ``time``, ``calendar``, ``day``, ``month``, ``year`` or
-  ``period``: ``date_dim``, ``TIME_DAY``), only those, with a value's full weight (the facts
-  refer to the dimension for their dates: a question with a year needs it).
+  may point to (``hinted``: the candidates) are date dimensions (named ``date``, ``time``,
+  ``calendar``, ``day``, ``month``, ``year`` or ``period``: ``date_dim``, ``TIME_DAY``), only
+  those, with a value's full weight (the facts refer to the dimension for their dates: a
+  question with a year needs it).
 * A question about money changing hands (``sells``, ``revenue``, ``spent``, ``bought``...)
   points, with the same lower weight, to the tables that measure it: a column whose name ends
   with an amount or a quantity (``InvoiceLine.Quantity``, ``payment.amount``,
