@@ -14,7 +14,10 @@
   (by type, or by a name with ``date``/``time``/``year`` that is not a key: ``ss_sold_date_sk``
   refers to a date, it is none; a row's audit time, ``ModifiedDate`` / ``last_update`` /
   ``updated_at`` / ``WAREHOUSE_LOAD_DATE``, is none either, nor a measure of a period,
-  ``SalesLastYear``) get the match ``<year>`` with a lower weight; when some of those a hint
+  ``SalesLastYear``) get the match ``<year>`` with a lower weight: those whose date a word of the
+  question names ('ordered in 1997' -> ``orders.order_date``, 'hired' -> ``HireDate``), else those
+  that measure the question's trade ('sales in 2013' -> ``SalesOrderHeader.OrderDate``), else
+  all of them (the year column, else the first date, of each); when some of those a hint
   may point to (``hinted``: the candidates) are date dimensions (named ``date``, ``time``,
   ``calendar``, ``day``, ``month``, ``year`` or ``period``: ``date_dim``, ``TIME_DAY``), only
   those, with a value's full weight (the facts refer to the dimension for their dates: a
@@ -271,13 +274,24 @@ class ValueIndex:
         return sorted(found)
 
 
-def _named_date(index: ValueIndex, table: int, asked: list[str]) -> int:
-    """The date column of ``table`` that a question's word names (``hired`` -> ``HireDate``, not
-    ``BirthDate``), else its year column or first date."""
-    for ci, name in index.date_names.get(table, ()):
-        if any(w[:_STEM] == a[:_STEM] for w in name if len(w) >= _STEM for a in asked):
-            return ci
-    return index.date_columns[table]
+def _named_dates(index: ValueIndex, table: int, asked: list[str]) -> list[int]:
+    """The date columns of ``table`` that a question's word names (``hired`` -> ``HireDate``, not
+    ``BirthDate``; ``ordered`` -> ``order_date``)."""
+    return [ci for ci, name in index.date_names.get(table, ())
+            if any(w[:_STEM] == a[:_STEM] for w in name if len(w) >= _STEM for a in asked)]
+
+
+def _year_columns(index: ValueIndex, tables: list[int], asked: list[str], traded: set[int]) -> dict[int, int]:
+    """Where a year goes among ``tables`` (dated tables, no date dimension among them): the dates a
+    question's word names ('ordered in 1997' -> ``orders.order_date``, not ``employees.birth_date``);
+    else the dates of the tables that measure the question's trade (``traded``: 'sales in 2013' ->
+    ``SalesOrderHeader.OrderDate``, not ``Product.SellStartDate``); else each table's year column
+    or first date."""
+    named = {ti: cols[0] for ti in tables if (cols := _named_dates(index, ti, asked))}
+    if named:
+        return named
+    measured = {ti: index.date_columns[ti] for ti in tables if ti in traded}
+    return measured or {ti: index.date_columns[ti] for ti in tables}
 
 
 def _spans(question: str, max_words: int = 4) -> list[str]:
@@ -326,6 +340,7 @@ def match_values(
             matches.extend(found)
         if hits:
             covered.append(key)
+    traded: set[int] = set()  # the tables that measure the question's trade
     trade = _TRADE.search(question) if MEASURE_WEIGHT > 0 else None
     if trade:  # one hint, however many trade words
         word = trade.group(1).lower()
@@ -334,6 +349,7 @@ def match_values(
         named = [(ti, ci) for ti, ci in usable if noun in index.measure_words[ti]]
         for ti, ci in named or usable:  # the tables the trade names (SalesOrderDetail for "sales"), else all
             matches.append(ValueMatch(word, word, ti, ci, False, weight=MEASURE_WEIGHT, hint=True))
+            traded.add(ti)
     place = _RESIDENCE.search(question) if PLACE_WEIGHT > 0 else None
     where = place.group("place") if place else ""
     key = _norm(where)
@@ -352,13 +368,14 @@ def match_values(
     if years:
         tables = index.date_tables
         ok = np.ones(len(tables), dtype=bool) if hinted is None else hinted[tables]
-        weight = YEAR_WEIGHT
-        if (ok & index.date_dimensions).any():  # a date dimension answers a year; its referrers do not
-            ok &= index.date_dimensions
-            weight = DIMENSION_YEAR_WEIGHT
         asked = [w.lower() for w in _TOKEN.findall(question) if len(w) >= _STEM]
+        if (ok & index.date_dimensions).any():  # a date dimension answers a year; its referrers do not
+            weight = DIMENSION_YEAR_WEIGHT
+            columns = {ti: (_named_dates(index, ti, asked) or [index.date_columns[ti]])[0]
+                       for ti in tables[ok & index.date_dimensions].tolist()}
+        else:
+            weight = YEAR_WEIGHT
+            columns = _year_columns(index, tables[ok].tolist(), asked, traded)
         for year in years:
-            for ti in tables[ok].tolist():
-                ci = _named_date(index, ti, asked)
-                matches.append(ValueMatch(year, year, ti, ci, False, weight=weight, hint=True))
+            matches.extend(ValueMatch(year, year, ti, ci, False, weight=weight, hint=True) for ti, ci in columns.items())
     return matches

@@ -265,9 +265,32 @@ def test_a_year_points_to_the_date_column_the_question_names():
     def dated(question):
         return [schema.tables[m.table].columns[m.column].name for m in match_values(vi, question)]
 
-    assert dated("Which employees were hired in 2003?") == ["HireDate", "l_shipdate"]
-    assert dated("Which items were received in 1995?") == ["BirthDate", "l_receiptdate"]
-    assert dated("What happened in 2003?") == ["BirthDate", "l_shipdate"]  # none named: the first
+    # a date that a word names takes the year alone: the other tables' dates are not what is asked
+    assert dated("Which employees were hired in 2003?") == ["HireDate"]
+    assert dated("Which items were received in 1995?") == ["l_receiptdate"]
+    assert dated("What happened in 2003?") == ["BirthDate", "l_shipdate"]  # none named: each table's first
+
+
+def test_a_year_dates_the_trade_the_question_measures():
+    from jar_core.loaders import load_ddl
+    from jar_core.values import ValueIndex, match_values
+
+    schema = load_ddl("CREATE TABLE Product (ProductID INT, Name VARCHAR(50), SellStartDate TIMESTAMP);"
+                      "CREATE TABLE SalesOrderHeader (SalesOrderID INT, OrderDate TIMESTAMP, SubTotal NUMERIC);"
+                      "CREATE TABLE SalesOrderDetail (SalesOrderID INT, ProductID INT, OrderQty INT);"
+                      "CREATE TABLE Employee (EmployeeID INT, BirthDate TIMESTAMP);")
+    vi = ValueIndex.from_schema(schema)
+
+    def years(question):
+        return [f"{schema.tables[m.table].name}.{schema.tables[m.table].columns[m.column].name}"
+                for m in match_values(vi, question) if m.span.isdigit()]
+
+    # no word names a date: the sale's date, not the product's nor the employee's
+    assert years("What were the total sales per product in 2013?") == ["SalesOrderHeader.OrderDate"]
+    assert years("Which products were ordered in 2013?") == ["SalesOrderHeader.OrderDate"]  # named
+    # no trade, no date named: every dated table, as a hint each
+    assert years("Which products and employees date from 2013?") == [
+        "Product.SellStartDate", "SalesOrderHeader.OrderDate", "Employee.BirthDate"]
 
 
 def test_a_year_does_not_point_to_audit_times_nor_to_a_period_measure():
@@ -285,7 +308,7 @@ def test_a_year_does_not_point_to_audit_times_nor_to_a_period_measure():
     CREATE TABLE SUBJECT_OFFERED (SUBJECT_ID VARCHAR2, WAREHOUSE_LOAD_DATE DATE);
     """)
     found = [(schema.tables[m.table].name, schema.tables[m.table].columns[m.column].name)
-             for m in match_values(ValueIndex.from_schema(schema), "orders in 2013")]
+             for m in match_values(ValueIndex.from_schema(schema), "what was new in 2013")]  # no date named
     # a warehouse's load time is an audit time too (ETL), not a date the question can mean
     assert found == [("SalesOrderHeader", "OrderDate"), ("users", "created_at"), ("film", "release_year"),
                      ("ACADEMIC_TERMS", "TERM_START_DATE")]
