@@ -885,6 +885,33 @@ def test_columns_that_hold_no_key_join_nothing():
     assert frac == {}
 
 
+def test_a_count_by_its_name_joins_nothing():
+    from jar_core.loaders import load_ddl
+
+    # Northwind's units on order and BEAVER-DW's rooms of a building name the entity they count
+    got = edges(load_ddl("""
+    CREATE TABLE orders (order_id INT PRIMARY KEY, order_date DATE);
+    CREATE TABLE products (product_id INT PRIMARY KEY, units_on_order INT, units_in_stock INT);
+    CREATE TABLE FCLT_ROOMS (FCLT_ROOM_KEY INT PRIMARY KEY, ROOM_NAME VARCHAR(20));
+    CREATE TABLE FAC_BUILDING (FAC_BUILDING_KEY INT PRIMARY KEY, NUM_OF_ROOMS INT, TOTAL_ROOMS INT);
+    CREATE TABLE SPACE_UNIT (SPACE_UNIT_KEY INT PRIMARY KEY, UNIT_NAME VARCHAR(20));
+    CREATE TABLE WAREHOUSE_USERS (USER_KEY INT PRIMARY KEY, UNIT_ID INT);
+    """, dialect="postgres"))
+    assert not any("units_on_order" in e or "ROOMS" in e.split(" = ")[1] for e in got), got
+    # a unit's id is a reference, a count is not
+    assert any("WAREHOUSE_USERS.UNIT_ID" in e for e in got), got
+
+
+@pytest.mark.parametrize("name, count", [
+    ("units_on_order", True), ("NumberOfEmployees", True), ("TOTAL_UNITS", True), ("qty_ordered", True),
+    ("unit_price", False), ("count_id", False), ("UnitMeasureCode", False), ("Number", False), ("total", False),
+])
+def test_counts(name, count):
+    from jar_core.joins.profile import counts
+
+    assert counts(name) is count
+
+
 @pytest.mark.parametrize("raw, keyless", [
     ("bytea", True), ("BLOB NOT NULL", True), ("varbinary(max)", True), ("binary(16)", False),
     ("jsonb", True), ("xml", True), ("geography(POINT,4326)", True), ("text[]", True), ("money", True),

@@ -160,6 +160,19 @@ TABLE_QUALIFIERS = frozenset({
 })
 #: Words that mark a flag column (``is_current_term``, ``has_pet``, ``term_flag``): never a reference.
 FLAG_WORDS = frozenset({"is", "has", "flag", "ind", "indicator", "yn"})
+#: First words of a count or a sum (``units_on_order``, ``NUM_OF_ROOMS``, ``TOTAL_UNITS``): a measure
+#: of the entity its name ends with, never a reference to it.
+COUNT_WORDS = frozenset({"num", "number", "nbr", "count", "cnt", "total", "sum", "qty", "quantity", "units",
+                         "amount", "amt", "avg", "average"})
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def counts(name: str) -> bool:
+    """Whether column ``name`` is a count or a sum by its name: a first word of :data:`COUNT_WORDS`
+    (as written: ``units``, not ``unit_price``), more words after it and no key word
+    (``count_id`` is a key)."""
+    raw = _WORD.findall(_CAMEL.sub(" ", name).lower())
+    return len(raw) > 1 and raw[0] in COUNT_WORDS and _split(words(name), glued=False)[1] is None
 
 
 def table_words(t: Table) -> list[list[str]]:
@@ -308,7 +321,7 @@ class ColumnProfile:
     table: np.ndarray  # int: position of the column's table
     database: np.ndarray  # int: code of the column's database (join scope: a catalog's schemas are one)
     type_class: np.ndarray  # int code; ``other`` (unknown) is compatible with every class
-    keyless: np.ndarray  # bool: holds no key (its declared type, :func:`keyless_type`, or fractional sample values)
+    keyless: np.ndarray  # bool: holds no key (its declared type, :func:`keyless_type`, fractional sample values, or a count by its name: :func:`counts`)
     decimal: np.ndarray  # bool: declared a real number (``numeric``, ``float``) and no sample values say integers
     integer: np.ndarray  # bool: declared an integer
     from_samples: np.ndarray  # bool: type class read off the sample values
@@ -383,7 +396,7 @@ class ColumnProfile:
                 tclass.append(classes.setdefault(seen if seen is not None else declared_class, len(classes)))
                 from_s.append(seen is not None)
                 frac = seen == "numeric" and fractional(c.sample)
-                keyless.append(no_key or frac)
+                keyless.append(no_key or frac or counts(c.name))
                 decimal.append(real and (seen != "numeric" or frac))
                 integer.append(whole)
                 facts = by_name.get((c.name, t.name, prefix, module))
