@@ -55,7 +55,7 @@ from jar_core._gc import gc_paused
 from jar_core.joins import blocking
 from jar_core.joins.declared import declared as declared_rule
 from jar_core.joins.inclusion import inclusion, inclusion_ratio, MIN_INCLUSION, MIN_VALUES
-from jar_core.joins.naming import RULES, _ref_aliases, naming, person_roles, self_references
+from jar_core.joins.naming import RULES, ref_aliases, naming, person_roles, self_references
 from jar_core.joins.profile import ColumnProfile, incidence
 from jar_core.schema import Schema
 
@@ -355,7 +355,7 @@ def _whole_name(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:
         stems = p.stems[i]
         got = memo.get(id(stems))
         if got is None:
-            entity, role, _, _ = _ref_aliases(stems, False)  # the names the naming rules read it by
+            entity, role, _, _ = ref_aliases(stems, False)  # the names the naming rules read it by
             got = memo[id(stems)] = entity + role
         rows.append(got)
     vocab: dict[str, int] = {}

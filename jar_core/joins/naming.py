@@ -55,7 +55,7 @@ from typing import Callable, Sequence
 
 from jar_core.joins.profile import ColumnProfile, _names_table, incidence
 
-__all__ = ["naming", "self_references", "person_roles", "RULES"]
+__all__ = ["naming", "self_references", "person_roles", "ref_aliases", "RULES"]
 
 #: Confidence of each naming rule.
 RULES = {
@@ -101,8 +101,12 @@ def _product(a_rows: list[list[str]], b_rows: list[list[str]]) -> sparse.coo_mat
 Product = Callable[[Sequence[Sequence[str]], Sequence[Sequence[str]]], sparse.coo_matrix]
 
 
-def _ref_aliases(stems: list[list[str]], has_kw: bool) -> tuple[list[str], list[str], list[str], list[str]]:
-    """``(entity, role, abbreviation, glued)`` aliases of a referencing column with ``stems``."""
+def ref_aliases(stems: list[list[str]], has_kw: bool) -> tuple[list[str], list[str], list[str], list[str]]:
+    """``(entity, role, abbreviation, glued)`` aliases of a referencing column with ``stems`` (its
+    entity words per name variant): the whole entity (``currentaddress``), the entity after each
+    leading role word (``address``), with a key word both as abbreviations, and with a key word
+    the tails of the whole after its first letters (``demo`` of ``cdemo``: a table's initials
+    glued to a key's name, ``ss_cdemo_sk`` -> ``cd_demo_sk``); the names the naming rules read."""
     e: list[str] = []
     r: list[str] = []
     g: list[str] = []
@@ -250,7 +254,7 @@ def naming(
         key = (id(p.stems[i]), bool(has_kw[i]))
         got = ref_memo.get(key)
         if got is None:
-            got = ref_memo[key] = _ref_aliases(p.stems[i], key[1])
+            got = ref_memo[key] = ref_aliases(p.stems[i], key[1])
         ent_f.append(got[0])
         role_f.append(got[1])
         abbr_f.append(got[2])
