@@ -49,7 +49,12 @@ def words(name: str) -> list[str]:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _words(name: str) -> tuple[str, ...]:
-    return tuple(singular(w) for w in _WORD.findall(_CAMEL.sub(" ", name).lower()))
+    return tuple(singular(w) for w in _written_words(name))
+
+
+def _written_words(name: str) -> list[str]:
+    """A name's words as written, lower case, plurals kept (``units_on_order`` -> ``units``, ``on``, ``order``)."""
+    return _WORD.findall(_CAMEL.sub(" ", name).lower())
 
 
 def value_key(v: Any) -> str:
@@ -171,7 +176,7 @@ def counts(name: str) -> bool:
     """Whether column ``name`` is a count or a sum by its name: a first word of :data:`COUNT_WORDS`
     (as written: ``units``, not ``unit_price``), more words after it and no key word
     (``count_id`` is a key)."""
-    raw = _WORD.findall(_CAMEL.sub(" ", name).lower())
+    raw = _written_words(name)
     return len(raw) > 1 and raw[0] in COUNT_WORDS and _split(words(name), glued=False)[1] is None
 
 
