@@ -7,7 +7,8 @@ The search runs up to ``k_max`` tables; the answer is the shortest prefix of its
   covers less than ``floor`` is left out: no table answers it, and chasing its best weak match
   grew the set to the maximum, 'sells' in 'What genre sells the most tracks?'; a value found in
   the data, a year's date table among them, always counts, and a sub-query that only repeats a
-  value found, 'europe' beside 'value: EUROPE', is left to the value), and
+  value found, 'europe' beside 'value: EUROPE', is left to the value, as one of measure words
+  alone, 'amount' beside a trade word's hint 'value: sales', is left to the hint), and
 * is join-connected: with a strategy that bridges (the default ``join-aware``), the prefix's
   pieces are joined by the cheapest bridge tables over the join graph (:func:`jar_core.bridge.bridge_paths`,
   within ``k_max``), so a question over two far tables returns them and the path between them,
@@ -32,7 +33,7 @@ import numpy as np
 
 from jar_core.bridge import bridge_paths, is_connected, pieces
 from jar_core.bridge import labels as _labels
-from jar_core.values import VALUE_PREFIX, _norm
+from jar_core.values import VALUE_PREFIX, _norm, is_trade_word, measure_only
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.signals import Signals
@@ -124,7 +125,12 @@ def auto_select(
         # a sub-query that only repeats a value found ('europe' beside 'value: EUROPE') asks nothing
         # the value does not: its best weak match by meaning (``nation``) does not hold the set open
         found = {_norm(q[len(VALUE_PREFIX):]) for q, v in zip(subs, values) if v}
-        repeats = np.array([not v and _norm(q) in found for q, v in zip(subs, values)], dtype=bool)
+        # and one of measure words alone ('amount' beside the hint 'value: sales') asks for the
+        # measure the trade word's hint found (``cs_quantity``), not for the table that best
+        # matches 'amount' by meaning
+        trade = any(is_trade_word(f) for f in found)
+        repeats = np.array([not v and (_norm(q) in found or trade and measure_only(q))
+                            for q, v in zip(subs, values)], dtype=bool)
         F, values = F[~repeats], values[~repeats]
     m = max(auto_size(F, signals.w, signals.r, sel.order, connected=not bridged, always=values), len(pinned))
     order = sel.order[:m]

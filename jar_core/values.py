@@ -48,7 +48,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from jar_core.schema import Schema
 
 __all__ = ["ValueIndex", "ValueMatch", "match_values", "MIN_CHARS", "MAX_CHARS", "MAX_TABLES", "VALUE_PREFIX",
-           "MEASURE_WEIGHT", "MEASURE_WORDS", "YEAR_WEIGHT", "DIMENSION_YEAR_WEIGHT"]
+           "MEASURE_WEIGHT", "MEASURE_WORDS", "RETURN_WORDS", "YEAR_WEIGHT", "DIMENSION_YEAR_WEIGHT",
+           "is_trade_word", "measure_only"]
 
 #: How the sub-query of a matched value is named in the signals and the result (``value: Iron Maiden``).
 VALUE_PREFIX = "value: "
@@ -62,6 +63,9 @@ MEASURE_WEIGHT = 0.5
 #: Last words of the columns that measure a sale, a payment or a purchase (``amount``,
 #: ``Quantity``, ``OrderQty``, ``SubTotal``, ``ss_net_paid``), not a price or a stock level.
 MEASURE_WORDS = frozenset({"amount", "amt", "quantity", "qty", "total", "subtotal", "revenue", "paid"})
+#: Words of a measure of goods or money given back (``sr_return_quantity``, ``refund_amount``): it
+#: does not measure a sale, a purchase or a payment, so a trade word does not point to it.
+RETURN_WORDS = frozenset({"return", "returned", "returns", "refund", "refunded", "refunds"})
 #: The noun a trade word names a table by (``sold`` -> ``SalesOrderDetail``, ``bought`` ->
 #: ``PurchaseOrderHeader``, ``paid`` -> ``payment``): where measure tables are so named, the hint
 #: goes to them alone.
@@ -143,8 +147,23 @@ def _last_word(name: str) -> str:
 
 
 def _is_measure_column(name: str) -> bool:
-    """Whether the column's name ends with one of :data:`MEASURE_WORDS` (``OrderQty``, ``ss_net_paid``)."""
-    return _last_word(name) in MEASURE_WORDS
+    """Whether the column's name ends with one of :data:`MEASURE_WORDS` (``OrderQty``, ``ss_net_paid``)
+    and names nothing given back (:data:`RETURN_WORDS`: not ``sr_return_quantity``)."""
+    words = split_camel(name, "_").lower().split("_")
+    return words[-1] in MEASURE_WORDS and RETURN_WORDS.isdisjoint(words)
+
+
+def is_trade_word(text: str) -> bool:
+    """Whether ``text`` is a word of money changing hands (``sales``, ``bought``, ``revenue``): a
+    trade word, whose hint is the measure columns of the tables that record the trade."""
+    return _TRADE.fullmatch(text.strip()) is not None
+
+
+def measure_only(text: str) -> bool:
+    """Whether ``text`` is made of :data:`MEASURE_WORDS` alone (``amount``, ``total amount``): it
+    asks for a measure, the column a trade word's hint finds, and names no table."""
+    words = _norm(text).split()
+    return bool(words) and all(w in MEASURE_WORDS for w in words)
 
 
 def _is_place_column(name: str) -> bool:

@@ -395,6 +395,45 @@ CREATE TABLE PurchaseOrderDetail (PurchaseOrderDetailID INT PRIMARY KEY, Product
                                                          "PurchaseOrderDetail"}
 
 
+def test_a_measure_of_goods_given_back_is_no_trade():
+    from jar_core.loaders import load_ddl
+    from jar_core.values import ValueIndex, is_trade_word, match_values, measure_only
+
+    # TPC-DS: what comes back to a store is counted in a quantity too, but nobody bought it
+    schema = load_ddl("""
+CREATE TABLE store_sales (ss_item_sk INT, ss_customer_sk INT, ss_quantity INT);
+CREATE TABLE store_returns (sr_item_sk INT, sr_customer_sk INT, sr_return_quantity INT);
+CREATE TABLE refunds (order_id INT, refunded_amount DECIMAL(7, 2));
+""")
+    vi = ValueIndex.from_schema(schema)
+    found = {(schema.tables[m.table].name, schema.tables[m.table].columns[m.column].name)
+             for m in match_values(vi, "How many customers bought from the store?")}
+    assert found == {("store_sales", "ss_quantity")}
+    assert is_trade_word("sales") and is_trade_word("Bought") and not is_trade_word("returned")
+    assert measure_only("amount") and measure_only("Total amount") and not measure_only("sales amount")
+    assert not measure_only("")
+
+
+def test_auto_k_leaves_a_measure_word_to_the_trade_words_hint():
+    from jar_core.auto_k import auto_select
+
+    # TPC-DS 'What was the total catalog sales amount in 2000?': 'amount' by meaning is nearest a
+    # late table (item 0.41); the trade word's hint 'value: sales' found catalog_sales' measure
+    n = 4
+    w = np.zeros((n, n), dtype=np.float32)
+    for a, b in ((0, 1), (0, 2), (0, 3)):
+        w[a, b] = w[b, a] = 0.97
+    F = np.array([[0.57, 0.23, 0.45, 0.47],   # catalog sale
+                  [0.3, 0.25, 0.32, 0.41],    # amount
+                  [0.3, 0.0, 0.0, 0.0],       # value: sales
+                  [0.0, 0.6, 0.0, 0.0]], dtype=np.float32)  # value: 2000
+    s = sig([0.54, 0.23, 0.46, 0.35], w, F)
+    s.subqueries = ["catalog sale", "amount", "value: sales", "value: 2000"]
+    assert auto_select(GreedyStrategy(3, 1, 4), s, 4).order == [0, 1]
+    s.subqueries = ["catalog sale", "amount", "value: acme", "value: 2000"]  # no trade word: 'amount' counts
+    assert auto_select(GreedyStrategy(3, 1, 4), s, 4).order[-1] == 3
+
+
 def test_where_someone_lives_points_to_the_few_place_columns_when_no_value_names_it(monkeypatch):
     from jar_core import values
     from jar_core.loaders import load_ddl
