@@ -578,7 +578,7 @@ def test_a_leading_word_of_one_table_is_no_module_prefix():
         "FAC_BUILDING.FAC_BUILDING_KEY = FAC_FLOOR.BUILDING_KEY" in edges(Schema([building, floor]))
 
 
-def test_two_attributes_of_keyed_tables_are_no_siblings_unless_a_table_is_their_entity():
+def test_two_attributes_are_no_siblings_unless_a_table_is_their_entity():
     # Chinook / Northwind: customers.postal_code and employees.postal_code are two addresses' parts,
     # not two references to one key; the tables declare their keys and no table is a "postal" one
     def keyed(name: str, *cols: str) -> Table:
@@ -589,9 +589,15 @@ def test_two_attributes_of_keyed_tables_are_no_siblings_unless_a_table_is_their_
     assert not any("postal_code" in e for e in got), got
     # ... but when a table is their entity (a "store" table), they are two references to it
     assert any("customer.store_code" in e and "employee.store_code" in e for e in got), got
-    # without declared keys (a warehouse of names only, BEAVER-DW's DLC_KEY) a sibling stays one
-    plain = edges(Schema([T("customer", "customer_id", "postal_code"), T("employee", "employee_id", "postal_code")]))
-    assert any("postal_code" in e for e in plain), plain
+    # without declared keys (a warehouse of names only, BEAVER-DW's DLC_KEY) a sibling stays one,
+    # but a postal address's or a telephone's parts are attributes all the same
+    plain = edges(Schema([T("customer", "customer_id", "postal_code", "dlc_key", "PhoneNumber", "street_number"),
+                          T("employee", "employee_id", "postal_code", "dlc_key", "PhoneNumber", "ca_street_number")]))
+    assert any("dlc_key" in e for e in plain), plain
+    assert not any(w in e for e in plain for w in ("postal_code", "PhoneNumber", "street_number")), plain
+    # ... unless a table is one of them (BEAVER-DW's ZIP_CANADA, a table of postcodes)
+    zips = edges(Schema([T("customer", "customer_id", "postal_code"), T("ZIP_CANADA", "POSTAL_CODE", "CITY")]))
+    assert any("postal_code" in e and "ZIP_CANADA" in e for e in zips), zips
 
 
 def test_values_alone_that_fit_many_keys_join_nothing():

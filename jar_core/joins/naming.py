@@ -20,7 +20,9 @@ supertype's key and a column names the table: ``Customer.PersonID`` -> ``Person.
 except for *sibling*, where both columns carry the same
 key-like name and neither is known to be unique (and, when both tables declare their keys and
 neither column is in one, a table of the database is named by it: ``customers.postal_code`` and
-``employees.postal_code`` are two attributes). A table's own key references another table
+``employees.postal_code`` are two attributes; so are, keys declared or not, two of a postal
+address's or a telephone's parts, ``cc_street_number`` and ``s_street_number``, unless either
+table is one of them, a table of postcodes). A table's own key references another table
 by that table's whole name only (same name or entity on the key's own words), never by a role,
 an abbreviation or a partial table name (``web_page.wp_web_page_sk`` is no ``catalog_page``
 key; a key named by its table's leading word keys the table by that entity: ``ProductVendor.ProductID``
@@ -79,6 +81,11 @@ PERSON_ROLE_WORDS = frozenset({
 })
 #: Last words of a table name that make it another table's archive (``TransactionHistoryArchive``).
 ARCHIVE_WORDS = frozenset({"archive", "archived"})
+#: Words of a postal address's or a telephone's parts (``postal_code``, ``cc_street_number``,
+#: ``PhoneNumber``): a column named by them alone is an attribute that two tables may share, two
+#: customers' and an employee's postcode, not a reference to one entity.
+CONTACT_WORDS = frozenset({"postal", "zip", "postcode", "street", "suite", "apartment", "phone", "telephone", "fax",
+                           "mobile"})
 #: Factor for a referencing column whose name has no key word.
 NO_KEY_WORD = 0.85
 #: Key words of natural keys (numbers, codes people type), weaker than surrogate ``id`` / ``key``.
@@ -362,7 +369,12 @@ def naming(
     sib = is_same & ~key_k & ~uniq_f
     # two attributes of tables whose keys are declared (customers.postal_code, employees.postal_code;
     # both out of their keys) are no two references to one entity unless a table of the database is it
-    attrs = np.flatnonzero(sib & p.table_has_pk[f] & p.table_has_pk[k] & ~p.in_pk[f] & ~p.in_pk[k])
+    # (nor are two of a postal address's or a telephone's parts, keys declared or not, unless
+    # either table is one of them: ``ZIP_CANADA``, a table of postcodes)
+    contact = np.array([any(st and CONTACT_WORDS.issuperset(st) for st in p.stems[i])
+                        and not any(CONTACT_WORDS.intersection(w) for j in (i, l) for w in p.table_words[j])
+                        for i, l in zip(f.tolist(), k.tolist())], dtype=bool)
+    attrs = np.flatnonzero(sib & ((p.table_has_pk[f] & p.table_has_pk[k]) | contact) & ~p.in_pk[f] & ~p.in_pk[k])
     if len(attrs):
         db_names: dict[int, list[str]] = {}
         for db in set(p.database[f[attrs]].tolist()):
