@@ -39,7 +39,8 @@ leading word when that word leads two or more tables of the database (a module p
 (``AddressType.AddressTypeID`` is no ``TypeID``, which ``ContactType.ContactTypeID`` would share).
 Two names that meet only once each has lost a *different* module word name two modules' entities
 and do not join (``PurchaseOrderID``, ``WorkOrderID``: both ``OrderID``; ``TIP_MATERIAL_STATUS_KEY``,
-``LIBRARY_MATERIAL_STATUS_KEY``). A referencing name without a key word
+``LIBRARY_MATERIAL_STATUS_KEY``). A role is no word that makes the rest another kind of thing
+(``c_email_address`` is no address). A referencing name without a key word
 (``flights.Airline``, ``ship.lost_in_battle``) counts 0.85 times and is never an abbreviation
 (``page_count`` is not ``country``), a natural key word
 (``number``, ``no``) 0.9 times; the same key word on both sides adds 0.02; a flag
@@ -86,6 +87,10 @@ ARCHIVE_WORDS = frozenset({"archive", "archived"})
 #: customers' and an employee's postcode, not a reference to one entity.
 CONTACT_WORDS = frozenset({"postal", "zip", "postcode", "street", "suite", "apartment", "phone", "telephone", "fax",
                            "mobile"})
+#: Words that make the entity after them another kind of thing (``c_email_address``,
+#: ``ip_address``: no ``address`` of a ``customer_address`` table), so they are no role (a web
+#: order is an order: ``web`` is none of them).
+MEDIUM_WORDS = frozenset({"email", "mail", "ip", "mac"})
 #: Factor for a referencing column whose name has no key word.
 NO_KEY_WORD = 0.85
 #: Key words of natural keys (numbers, codes people type), weaker than surrogate ``id`` / ``key``.
@@ -122,7 +127,8 @@ def ref_aliases(stems: list[list[str]], has_kw: bool) -> tuple[list[str], list[s
             continue
         flat = "".join(stem)
         e.append(flat)
-        r += ["".join(stem[j:]) for j in range(1, len(stem))]
+        # not after a word that makes the rest another kind of thing (an e-mail address is no address)
+        r += ["".join(stem[j:]) for j in range(1, len(stem)) if stem[j - 1] not in MEDIUM_WORDS]
         g += [flat[j:] for j in range(1, len(flat) - 3)]
     # ``addr_sk``, never ``page_count``
     return e, r, (list(dict.fromkeys(e + r)) if has_kw else []), (g if has_kw else [])
