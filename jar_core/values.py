@@ -14,7 +14,7 @@
   (by type, or by a name with ``date``/``time``/``year`` that is not a key: ``ss_sold_date_sk``
   refers to a date, it is none; a row's audit time, ``ModifiedDate`` / ``last_update`` /
   ``updated_at`` / ``WAREHOUSE_LOAD_DATE``, is none either, nor a measure of a period,
-  ``SalesLastYear``) get the match ``<year>`` with a lower weight: those whose date a word of the
+  ``SalesLastYear``, nor a code, a name or a key typed ``DATE`` by mistake) get the match ``<year>`` with a lower weight: those whose date a word of the
   question names ('ordered in 1997' -> ``orders.order_date``, 'hired' -> ``HireDate``), else those
   that measure the question's trade ('sales in 2013' -> ``SalesOrderHeader.OrderDate``), else
   all of them (the year column, else the first date, of each); when some of those a hint
@@ -107,6 +107,9 @@ name names number count total average me do does did has have had""".split())
 _DATE_NAME = re.compile(r"(^|_)(date|time|year)($|_)", re.I)
 #: A name ending in a key word refers to a date dimension (``ss_sold_date_sk``): it is not a date.
 _KEY_END = re.compile(r"(^|_)(sk|id|key|fk)$", re.I)
+#: A name that says the column is an identifier or a label, whatever its declared type says
+#: (``DEPARTMENT_CODE DATE``, ``FAC_ROOM_KEY DATE``: a type mislabelled): no date.
+_NOT_A_DATE = re.compile(r"(^|_)(sk|id|key|fk|code|name|number|num|no|type|desc|description)$", re.I)
 #: A date dimension's name (``date_dim``, ``TIME_DAY``, ``DimDate``, ``calendar``).
 _DATE_TABLE = re.compile(r"(^|_)(dates?|times?|calendars?|days?|months?|years?|periods?)($|_)", re.I)
 _YEAR_NAME = re.compile(r"(^|_)year($|_)", re.I)
@@ -129,6 +132,8 @@ _STEM = 4
 def _is_date_column(raw_type: str, name: str) -> bool:
     words = split_camel(name, "_")
     if _AUDIT_NAME.search(words) is not None or _PERIOD_MEASURE.search(words) is not None:
+        return False
+    if _NOT_A_DATE.search(words) is not None:
         return False
     # the type's keywords are enough here (no SQL parser needed to spot DATE / TIMESTAMP)
     if _DATE_TYPE.search(raw_type or "") is not None:

@@ -306,12 +306,18 @@ def test_a_year_does_not_point_to_audit_times_nor_to_a_period_measure():
     CREATE TABLE film (film_id INT, release_year INT, last_update TIMESTAMP);
     CREATE TABLE ACADEMIC_TERMS (TERM_CODE VARCHAR2, TERM_START_DATE DATE, WAREHOUSE_LOAD_DATE DATE);
     CREATE TABLE SUBJECT_OFFERED (SUBJECT_ID VARCHAR2, WAREHOUSE_LOAD_DATE DATE);
+    CREATE TABLE CIS_COURSE_CATALOG (SUBJECT_ID VARCHAR2, DEPARTMENT_CODE DATE, DEPARTMENT_NAME DATE);
+    CREATE TABLE FAC_ROOMS (FAC_ROOM_KEY DATE, ROOM VARCHAR2);
     """)
     found = [(schema.tables[m.table].name, schema.tables[m.table].columns[m.column].name)
              for m in match_values(ValueIndex.from_schema(schema), "what was new in 2013")]  # no date named
-    # a warehouse's load time is an audit time too (ETL), not a date the question can mean
+    # a warehouse's load time is an audit time too (ETL), not a date the question can mean; a code,
+    # a name or a key is no date whatever its declared type (BEAVER-DW's DEPARTMENT_CODE DATE)
     assert found == [("SalesOrderHeader", "OrderDate"), ("users", "created_at"), ("film", "release_year"),
                      ("ACADEMIC_TERMS", "TERM_START_DATE")]
+    # ... even where a word of the question names it
+    named = match_values(ValueIndex.from_schema(schema), "which department code was new in 2013")
+    assert named and not any(schema.tables[m.table].name == "CIS_COURSE_CATALOG" for m in named)
 
 
 def test_a_date_dimension_outside_the_candidates_leaves_the_year_to_the_candidates_dates():
