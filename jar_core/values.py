@@ -105,10 +105,9 @@ name names number count total average me do does did has have had""".split())
 
 
 _DATE_NAME = re.compile(r"(^|_)(date|time|year)($|_)", re.I)
-#: A name ending in a key word refers to a date dimension (``ss_sold_date_sk``): it is not a date.
-_KEY_END = re.compile(r"(^|_)(sk|id|key|fk)$", re.I)
-#: A name that says the column is an identifier or a label, whatever its declared type says
-#: (``DEPARTMENT_CODE DATE``, ``FAC_ROOM_KEY DATE``: a type mislabelled): no date.
+#: A name that says the column is an identifier or a label, whatever its declared type says: a
+#: key word refers to a date dimension (``ss_sold_date_sk``), and a code, a name or a key typed
+#: a date is a type mislabelled (``DEPARTMENT_CODE DATE``, ``FAC_ROOM_KEY DATE``): no date.
 _NOT_A_DATE = re.compile(r"(^|_)(sk|id|key|fk|code|name|number|num|no|type|desc|description)$", re.I)
 #: A date dimension's name (``date_dim``, ``TIME_DAY``, ``DimDate``, ``calendar``).
 _DATE_TABLE = re.compile(r"(^|_)(dates?|times?|calendars?|days?|months?|years?|periods?)($|_)", re.I)
@@ -138,7 +137,7 @@ def _is_date_column(raw_type: str, name: str) -> bool:
     # the type's keywords are enough here (no SQL parser needed to spot DATE / TIMESTAMP)
     if _DATE_TYPE.search(raw_type or "") is not None:
         return True
-    return _DATE_NAME.search(name) is not None and _KEY_END.search(name) is None
+    return _DATE_NAME.search(name) is not None
 
 
 def _is_year_column(name: str) -> bool:
@@ -146,15 +145,20 @@ def _is_year_column(name: str) -> bool:
     return _YEAR_NAME.search(words) is not None and _PERIOD_MEASURE.search(words) is None
 
 
+def _column_words(name: str) -> list[str]:
+    """The words of a column's name as written, lower case (``OrderQty`` -> ``order``, ``qty``)."""
+    return split_camel(name, "_").lower().split("_")
+
+
 def _last_word(name: str) -> str:
     """The last word of a column's name, lower case (``OrderQty`` -> ``qty``, ``ca_state`` -> ``state``)."""
-    return split_camel(name, "_").lower().rsplit("_", 1)[-1]
+    return _column_words(name)[-1]
 
 
 def _is_measure_column(name: str) -> bool:
     """Whether the column's name ends with one of :data:`MEASURE_WORDS` (``OrderQty``, ``ss_net_paid``)
     and names nothing given back (:data:`RETURN_WORDS`: not ``sr_return_quantity``)."""
-    words = split_camel(name, "_").lower().split("_")
+    words = _column_words(name)
     return words[-1] in MEASURE_WORDS and RETURN_WORDS.isdisjoint(words)
 
 

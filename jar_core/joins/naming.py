@@ -165,6 +165,13 @@ def _names_a_table(p: ColumnProfile, i: int, names: list[str]) -> bool:
                for s in dict.fromkeys(("".join(stem), stem[-1] if stem else "")))
 
 
+def _contact_parts(p: ColumnProfile, i: int, l: int) -> bool:
+    """Whether column ``i`` is named by :data:`CONTACT_WORDS` alone (``postal_code``) and neither
+    its table nor column ``l``'s is one of them (a table of postcodes, ``ZIP_CANADA``)."""
+    return (any(st and CONTACT_WORDS.issuperset(st) for st in p.stems[i])
+            and not any(CONTACT_WORDS.intersection(w) for j in (i, l) for w in p.table_words[j]))
+
+
 def _of_people(table_words: list[list[str]]) -> bool:
     """Whether a table whose names are ``table_words`` holds people (a word of :data:`PERSON_WORDS`)."""
     return any(PERSON_WORDS.intersection(tw) for tw in table_words)
@@ -377,10 +384,10 @@ def naming(
     # both out of their keys) are no two references to one entity unless a table of the database is it
     # (nor are two of a postal address's or a telephone's parts, keys declared or not, unless
     # either table is one of them: ``ZIP_CANADA``, a table of postcodes)
-    contact = np.array([any(st and CONTACT_WORDS.issuperset(st) for st in p.stems[i])
-                        and not any(CONTACT_WORDS.intersection(w) for j in (i, l) for w in p.table_words[j])
-                        for i, l in zip(f.tolist(), k.tolist())], dtype=bool)
-    attrs = np.flatnonzero(sib & ((p.table_has_pk[f] & p.table_has_pk[k]) | contact) & ~p.in_pk[f] & ~p.in_pk[k])
+    loose = np.flatnonzero(sib & ~p.in_pk[f] & ~p.in_pk[k])
+    fl, kl = f[loose], k[loose]
+    contact = np.array([_contact_parts(p, i, l) for i, l in zip(fl.tolist(), kl.tolist())], dtype=bool)
+    attrs = loose[(p.table_has_pk[fl] & p.table_has_pk[kl]) | contact]
     if len(attrs):
         db_names: dict[int, list[str]] = {}
         for db in set(p.database[f[attrs]].tolist()):
