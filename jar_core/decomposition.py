@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
+from jar_core.joins.profile import singular as _singular
 from jar_core.schema import Schema, split_camel
 
 __all__ = ["Decomposition", "Decomposer", "HeuristicDecomposer", "PrecomputedDecomposer", "STOP_WORDS"]
@@ -60,16 +61,6 @@ STOP_WORDS = frozenset(
 )
 
 _TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|[^\W_][\w'\-]*", re.UNICODE)
-
-
-def _singular(w: str) -> str:
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    if len(w) > 3 and w.endswith("es") and w[-3] in "sxz":
-        return w[:-2]
-    if len(w) > 2 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        return w[:-1]
-    return w
 
 
 _NAME_WORD = re.compile(r"[^\W_]+")

@@ -148,6 +148,20 @@ def test_heuristic_decomposer_uses_schema_vocabulary(demo_schema):
     assert HeuristicDecomposer().decompose("How many 'Ireland' 1990?").subqueries == ()
 
 
+def test_decomposer_and_join_rules_share_one_singular():
+    # the decomposer had its own plural rule: "courses" became "cours" and missed a course table
+    from jar_core.joins.profile import singular
+    from jar_core.schema import Column, Schema, Table
+
+    words = ["courses", "statuses", "houses", "matches", "series", "ids", "gas", "categories", "boxes"]
+    assert [singular(w) for w in words] == [
+        "course", "status", "house", "match", "series", "id", "gas", "category", "box"]
+    schema = Schema([Table("d", "course", [Column("course_id", "int"), Column("status", "text")]),
+                     Table("d", "teacher", [Column("teacher_id", "int"), Column("name", "text")])])
+    d = HeuristicDecomposer().decompose("Which courses have statuses, and which teachers teach them?", schema)
+    assert d.subqueries[:2] == ("course:status", "teacher")
+
+
 def test_precomputed_decomposer_falls_back():
     d = PrecomputedDecomposer({"q1": ["a:b", "", "c"]})
     assert d.decompose("q1").subqueries == ("a:b", "c") and d.decompose("q1").source == "precomputed"

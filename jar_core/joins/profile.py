@@ -31,13 +31,22 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
+#: Words that end like a plural in ``-ies`` and are their own singular.
+_SAME_IN_SINGULAR = frozenset({"series", "species"})
+#: ``-uses`` after a consonant drops ``es`` (``statuses``, ``campuses``), after a vowel ``s`` (``houses``).
+_CONSONANT_USES = re.compile(r"[^aeiou]uses$")
+
+
 def singular(w: str) -> str:
-    """English singular of one lower-case word (``categories`` -> ``category``, ``boxes`` -> ``box``)."""
+    """English singular of one lower-case word (``categories`` -> ``category``, ``boxes`` -> ``box``,
+    ``courses`` -> ``course``, ``statuses`` -> ``status``, ``ids`` -> ``id``)."""
     if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    if len(w) > 4 and w.endswith(("sses", "xes", "ches", "shes")):
+        return w if w in _SAME_IN_SINGULAR else w[:-3] + "y"
+    if len(w) > 4 and (w.endswith(("sses", "xes", "ches", "shes")) or _CONSONANT_USES.search(w)):
         return w[:-2]
     if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    if len(w) == 3 and w.endswith("s") and w[1] not in "aeiouy":  # ``ids``, ``pcs``; not ``gas``, ``bus``
         return w[:-1]
     return w
 
