@@ -27,13 +27,17 @@ PROG = "jar-retrieval"
 
 
 # -- sources ------------------------------------------------------------------------
-def _add_source(p: argparse.ArgumentParser) -> None:
+def _add_source(p: argparse.ArgumentParser, *, saved_index: bool = True) -> None:
+    """The source options; ``saved_index``: an index saved by ``index`` is one (not for ``index`` itself)."""
     src = p.add_argument_group("source (default: the bundled demo database)")
     ex = src.add_mutually_exclusive_group()
     ex.add_argument("--db", metavar="URL", help="SQLAlchemy database URL (sqlite:///file.db, postgresql://...)")
     ex.add_argument("--ddl", metavar="FILE", help="a .sql file of CREATE TABLE statements")
     ex.add_argument("--benchmark", metavar="DIR", help="a benchmark folder (dev.json, dev_tables.json, ...)")
-    ex.add_argument("--index", metavar="DIR", help="an index saved by 'jar-retrieval index'")
+    if saved_index:
+        ex.add_argument("--index", metavar="DIR", help="an index saved by 'jar-retrieval index'")
+    else:
+        p.set_defaults(index=None)
     src.add_argument("--dialect", help="SQL dialect of --ddl (sqlglot name: mysql, postgres, oracle...)")
     src.add_argument("--db-id", metavar="ID", help="with --benchmark: search one database of it")
     src.add_argument("--schema", action="append", metavar="NAME",
@@ -89,6 +93,9 @@ def _retriever(args: argparse.Namespace, **options: Any) -> Any:
                               ("--sample-values", args.sample_values, "values kept")):
         if value is not None and other:
             raise InvalidArgumentError(f"{flag} applies to --db ({what} from a live database), not to {other}")
+    if getattr(args, "no_samples", False) and args.index:
+        raise InvalidArgumentError("--no-samples applies to building an index from a source; an --index keeps "
+                                   "what it was built with (build it again with 'index --no-samples')")
     if args.partitions and other in ("--index", "--benchmark"):
         raise InvalidArgumentError(f"--partitions applies to --db or --ddl, not to {other}")
     if args.sample_rows is not None and args.sample_rows < 1:
@@ -235,8 +242,13 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
     retriever = _retriever(args, **options)
     if not args.index and not args.no_cache:
         retriever.load_or_build_index(_cache_path(retriever), store_samples=not args.no_samples)
-    res = retriever.retrieve(question, k=args.k, include=args.include or (), exclude=args.exclude or (),
-                             database=args.database)
+    with warnings.catch_warnings():  # the result carries its warnings: shown once, below
+        warnings.simplefilter("ignore", UserWarning)
+        res = retriever.retrieve(question, k=args.k, include=args.include or (), exclude=args.exclude or (),
+                                 database=args.database)
+    if fmt != "text":  # the text shows them; JSON holds them too, but whoever reads stderr sees them
+        for w in res.warnings:
+            _show_warning(w, UserWarning, "", 0)
     _print_retrieval(res, fmt, explain=args.explain, strategy=retriever.strategy, candidates=args.candidates)
     return 0
 
@@ -270,6 +282,14 @@ def _print_retrieval(res: Any, fmt: str, *, explain: bool, strategy: Any, candid
         _print(res.to_dot())
     else:
         _print(render.result_text(res, explain=explain, strategy=strategy, candidates=candidates))
+
+
+def _strategy_arguments(p: argparse.ArgumentParser) -> None:
+    """``--strategy`` and ``--weights`` (``retrieve`` and ``serve``)."""
+    p.add_argument("--strategy", choices=("join-aware", "greedy", "dense", "mip", "crush"),
+                   help="search strategy (default join-aware; greedy is the paper's)")
+    p.add_argument("--weights", metavar="COV,JOIN,COARSE",
+                   help="weights of the join-aware or greedy search (defaults 3,1,4 and 2,1,4)")
 
 
 def _strategy(args: argparse.Namespace) -> Any:
@@ -312,8 +332,6 @@ def _weights(text: str) -> tuple[float, float, float]:
 
 
 def _cmd_index(args: argparse.Namespace) -> int:
-    if args.index:
-        raise InvalidArgumentError("'index' builds an index from --db, --ddl or --benchmark; --index is its input form")
     from jar_core.index import SchemaIndex, build_index, check_index_target, partial_dir
 
     out = Path(args.out)
@@ -354,7 +372,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     check_k(args.candidates, "--candidates")
     check_mcp()  # before the model and the index, not after
     t0 = time.perf_counter()
-    retriever = _retriever(args, candidates=args.candidates, **join_options(args), **search_options(args))
+    options: dict[str, Any] = {"candidates": args.candidates, **join_options(args), **search_options(args),
+                               "candidate_generator": args.first_stage}
+    strategy = _strategy(args)
+    if strategy is not None:
+        options["strategy"] = strategy
+    retriever = _retriever(args, **options)
     if not args.index and not args.no_cache:
         retriever.load_or_build_index(_cache_path(retriever), store_samples=not args.no_samples)
     retriever.index  # noqa: B018 - built (or loaded) now, not on the first call
@@ -389,6 +412,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     if args.threads is not None and args.threads < 1:
         raise InvalidArgumentError(f"--threads must be >= 1, got {args.threads}")
+    if args.repeat < 1:
+        raise InvalidArgumentError(f"--repeat must be >= 1, got {args.repeat}")
     run_bench(repeat=args.repeat, model=args.model, backend=args.backend, threads=args.threads)
     return 0
 
@@ -417,10 +442,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--include", action="append", metavar="TABLE", help="pin a table (repeatable)")
     r.add_argument("--exclude", action="append", metavar="TABLE", help="never return a table (repeatable)")
     r.add_argument("--database", metavar="DB", help="search the tables of this database only (a lake of many)")
-    r.add_argument("--strategy", choices=("join-aware", "greedy", "dense", "mip", "crush"),
-                   help="search strategy (default join-aware; greedy is the paper's)")
-    r.add_argument("--weights", metavar="COV,JOIN,COARSE",
-                   help="weights of the join-aware or greedy search (defaults 3,1,4 and 2,1,4)")
+    _strategy_arguments(r)
     _join_arguments(r)
     _search_arguments(r)
     r.add_argument("--explain", action="store_true", help="print a legend of the columns and the step trace")
@@ -446,7 +468,7 @@ def build_parser() -> argparse.ArgumentParser:
     first_stage_argument(i)
     i.add_argument("--no-samples", action="store_true",
                    help="keep the columns' sample values (rows of the source) out of the index")
-    _add_source(i)
+    _add_source(i, saved_index=False)
     i.set_defaults(func=_cmd_index)
 
     s = sub.add_parser(
@@ -458,6 +480,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-k", type=int, default=5, help="tables per question when the client gives no k (default 5)")
     s.add_argument("--candidates", type=int, default=20, metavar="N", help="candidate set size (default 20)")
     s.add_argument("--name", default="jar-retrieval", help="the server's name shown to clients")
+    first_stage_argument(s)
+    _strategy_arguments(s)
     _join_arguments(s)
     _search_arguments(s)
     s.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
@@ -467,7 +491,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_serve, quiet=True)
 
     b = sub.add_parser("bench", help="measure selection and retrieval speed on the demo database")
-    b.add_argument("--repeat", type=int, default=200, help="repetitions per measurement")
+    b.add_argument("--repeat", type=int, default=200, metavar="N", help="repetitions per measurement (default 200)")
     add_embedding_options(b)
     b.set_defaults(func=_cmd_bench)
 

@@ -148,14 +148,17 @@ def _metadata(t: RetrievedTable, result: RetrievalResult, keys: list[dict[str, A
         "join_path": path,
         "subqueries": list(result.subqueries),
         "decomposer": result.decomposer,
+        "warnings": list(result.warnings),
     }
 
 
 def format_tables_text(result: RetrievalResult, *, dialect: str | None = None) -> str:
     """The selected tables' ``CREATE TABLE`` DDL separated by blank lines, then the join path:
-    the prompt text of the agent tools (LangChain's ``format_tables`` gives the same)."""
+    the prompt text of the agent tools (LangChain's ``format_tables`` gives the same). The
+    result's warnings come first, as SQL comments (``-- Warning: ...``)."""
     text = "\n\n".join(d.text for d in result_documents(result, dialect=dialect))
     path = result.join_clause(dialect)
     if path and text:
         text += f"\n\n-- Join path connecting these tables:\n{path}"
-    return text
+    notes = "".join(f"-- Warning: {' '.join(w.split())}\n" for w in result.warnings)
+    return notes + text

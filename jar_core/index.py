@@ -1034,11 +1034,11 @@ def _sweep(target: Path) -> None:
 
 
 def check_index_target(target: Path) -> None:
-    """Raise :class:`IndexLoadError` if saving an index at ``target`` would overwrite something else."""
+    """Raise :class:`IndexSaveError` if saving an index at ``target`` would overwrite something else."""
     if target.is_symlink() or (target.exists() and not target.is_dir()):
-        raise IndexLoadError(f"{target} exists and is not an index directory; refusing to overwrite it")
+        raise IndexSaveError(f"{target} exists and is not an index directory; refusing to overwrite it")
     if target.is_dir() and not (target / "meta.json").exists() and any(target.iterdir()):
-        raise IndexLoadError(f"{target} exists and is not an index; refusing to overwrite it")
+        raise IndexSaveError(f"{target} exists and is not an index; refusing to overwrite it")
 
 
 def _exchange(a: Path, b: Path) -> bool:

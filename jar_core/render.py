@@ -107,6 +107,7 @@ def result_text(
     if getattr(res, "k", None) == "auto":
         line += f"; k=auto chose {len(res.tables)} tables"
     out.append(line)
+    out.extend(f"Warning: {w}" for w in getattr(res, "warnings", ()))
     if explain:
         out.append(explain_legend(strategy or res.strategy))
     out.append("")

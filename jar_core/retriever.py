@@ -46,6 +46,11 @@ DEFAULT_EXPAND = 10
 DEFAULT_MIN_JOIN_SCORE = 0.5
 
 
+#: Below this best match of any sub-query in any returned table, the result warns that nothing in
+#: the source matches the question (the default model's scale: real questions of Spider and
+#: BEAVER-DW reach 0.33 or more, 'what is the weather tomorrow' 0.22-0.27).
+NO_MATCH = 0.3
+
 #: Coarse relevance added to a table that holds a value the question names.
 VALUE_BOOST = 0.05
 #: Coverage of a matched value's sub-query by the tables that hold it.
@@ -69,6 +74,32 @@ def _apply_value_matches(sig: Signals, matches: list[Any]) -> None:
     sig.F = np.vstack([sig.F, rows]).astype(np.float32)
     sig.subqueries = [*sig.subqueries, *spans]
     sig.value_matches = list(matches)
+
+
+def check_subqueries(subqueries: Any) -> tuple[str, ...]:
+    """Given sub-queries as a tuple of non-blank strings (one string is one sub-query), or
+    :class:`InvalidArgumentError`."""
+    items = [subqueries] if isinstance(subqueries, str) else subqueries
+    try:
+        items = list(items)
+    except TypeError:
+        raise InvalidArgumentError(f"subqueries must be a string or a list of strings, got {subqueries!r}") from None
+    bad = [s for s in items if not isinstance(s, str)]
+    if bad:
+        raise InvalidArgumentError(f"subqueries must be strings, got {bad[0]!r}")
+    return tuple(s for s in items if s.strip())
+
+
+def _match_warnings(sig: Signals, order: Sequence[int]) -> list[str]:
+    """What a caller (an agent) should know when nothing in the source matches the question."""
+    if not sig.subqueries:
+        return ["the question has no words to match against the schema (no sub-queries): the tables "
+                "are ranked by their similarity to the whole question alone"]
+    best = float(sig.F[:, list(order)].max()) if len(order) else 0.0
+    if best < NO_MATCH:
+        return [f"no table matches any part of the question well (best match {best:.2f} < {NO_MATCH}): "
+                "the source may not hold what it asks for"]
+    return []
 
 
 def _weight(name: str, value: Any, top: float) -> float:
@@ -645,7 +676,7 @@ class TableRetriever:
         elif isinstance(subqueries, Decomposition):
             dec = subqueries
         else:
-            dec = Decomposition(tuple(s for s in subqueries if s and s.strip()), "given")
+            dec = Decomposition(check_subqueries(subqueries), "given")
         strat = get_strategy(strategy) if isinstance(strategy, str) else strategy or self.strategy
         with self._lock:  # decomposition (maybe an LLM call) above runs concurrently; this does not
             sig = self.signals(
@@ -664,6 +695,7 @@ class TableRetriever:
             sel = auto_select(strat, sig, k, pinned=pinned)
         else:
             sel = strat.select(sig, min(k, sig.n), pinned=pinned)
+        result_warnings.extend(_match_warnings(sig, sel.order))
         res = self._result(question, dec, sig, sel, strat, len(include), result_warnings)
         res.k = "auto" if auto else k
         return res

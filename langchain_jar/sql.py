@@ -21,13 +21,15 @@ Selection = Union[RetrievalResult, Sequence[Document], Sequence[str]]
 def format_tables(docs: Sequence[Document], *, join_hint: bool = True) -> str:
     """The documents' DDL for a prompt, separated by blank lines, then the join hint.
 
-    ``retriever | format_tables`` is the usual first step of an LCEL text-to-SQL chain.
+    ``retriever | format_tables`` is the usual first step of an LCEL text-to-SQL chain. The
+    retrieval's warnings (nothing in the source matches the question...) come first, as SQL comments.
     """
     text = "\n\n".join(d.page_content for d in docs)
     path = docs[0].metadata.get("join_path") if docs and join_hint else None
     if path:
         text += f"\n\n-- Join path connecting these tables:\n{path}"
-    return text
+    warned = docs[0].metadata.get("warnings") or () if docs else ()
+    return "".join(f"-- Warning: {' '.join(str(w).split())}\n" for w in warned) + text
 
 
 def sql_table_names(selection: Selection) -> list[str]:

@@ -21,7 +21,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType, TextN
 
 from jar_core.decomposition import Decomposition
 from jar_core.documents import check_sample_rows, fetch_sample_rows, result_documents
-from jar_core.errors import IndexLoadError, InvalidArgumentError
+from jar_core.errors import IndexLoadError, IndexSaveError, InvalidArgumentError
 from jar_core.result import RetrievalResult
 from jar_core.retriever import TableRetriever, check_k_or_auto, check_question, check_table_names, convert_option
 from llamaindex_jar.decomposers import LLMDecomposer
@@ -412,17 +412,23 @@ class JoinAwareRetriever(BaseRetriever):
         Writes ``persist_dir/index`` (the saved index: schema and embeddings, atomically, see
         ``TableRetriever.save_index``; ``store_samples=False`` keeps the columns' sample values out)
         and ``persist_dir/jar_retriever.json`` (``k``, ``include``, ``exclude``, ``database``,
-        ``dialect``, ``table_descriptions`` and the core's strategy, candidates and join options).
+        ``dialect``, ``table_descriptions`` and the core's strategy with its weights, candidates,
+        join and search options). A folder that cannot be written raises ``IndexSaveError``.
         The database connection and ``sample_rows`` are not saved: pass ``engine=`` and
         ``sample_rows=`` to :meth:`from_persist_dir` again.
         """
         folder = Path(persist_dir)
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise IndexSaveError(f"cannot persist to {folder}: {e.strerror or e}") from e
         self.table_retriever.save_index(folder / PERSIST_INDEX, store_samples=store_samples)
         core = self.table_retriever
         strategy: dict[str, Any] = {"name": core.strategy.name}
-        if core.strategy.name == "greedy":
+        if core.strategy.name in ("greedy", "join-aware"):  # its weights, as set
             strategy.update({w: getattr(core.strategy, w) for w in ("l_cov", "l_join", "l_coarse")})
+        if core.strategy.name == "join-aware":
+            strategy.update(l_family=core.strategy.l_family, bridges=core.strategy.bridges)
         config = {
             "format": 1,
             "k": self.k,
@@ -437,11 +443,19 @@ class JoinAwareRetriever(BaseRetriever):
                 "joins": core.joins,
                 "min_join_score": core.min_join_score,
                 "cross_database_joins": core.cross_database_joins,
+                "expand": core.expand,
+                "match_values": core.match_values,
+                "lexical": core.lexical,
+                "lexical_relevance": core.lexical_relevance,
+                "hubness": core.hubness,
             },
         }
         tmp = folder / (PERSIST_FILE + ".tmp")
-        tmp.write_text(json.dumps(config, indent=2, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, folder / PERSIST_FILE)
+        try:
+            tmp.write_text(json.dumps(config, indent=2, ensure_ascii=False), encoding="utf-8")
+            os.replace(tmp, folder / PERSIST_FILE)
+        except OSError as e:
+            raise IndexSaveError(f"cannot write {folder / PERSIST_FILE}: {e.strerror or e}") from e
         return folder
 
     @classmethod
@@ -470,7 +484,7 @@ class JoinAwareRetriever(BaseRetriever):
             raise IndexLoadError(f"{config_file} is not a persisted retriever: {e}") from e
         if "strategy" not in options and strategy.get("name"):
             name = strategy.pop("name")
-            options["strategy"] = get_strategy(name, **strategy) if name == "greedy" else name
+            options["strategy"] = get_strategy(name, **strategy) if name in ("greedy", "join-aware") else name
         if "similarity_top_k" in options:
             saved.pop("k", None)
         for key, value in {**core, **saved}.items():

@@ -92,6 +92,61 @@ def test_unknown_db_id(benchmarks_dir, capsys):
     assert "unknown database 'nope'" in capsys.readouterr().err
 
 
+def test_more_bad_input_is_one_line_and_exit_1(tmp_path, capsys):
+    assert main(["bench", "--repeat", "0"]) == 1
+    _one_line_error(capsys, "--repeat must be >= 1")
+    assert main(["retrieve", "q", "--index", str(tmp_path / "idx"), "--no-samples"]) == 1
+    _one_line_error(capsys, "--no-samples applies to building an index")
+    # the URL as written, not the read-only form it is opened with
+    assert main(["retrieve", "q", "--db", "sqlite:///:memory:"]) == 1
+    _one_line_error(capsys, "database sqlite:///:memory: has no tables")
+    db = no_table_db(tmp_path)
+    assert main(["retrieve", "q", "--db", db]) == 1
+    assert f"database {db} has no tables" in _one_line_error(capsys, "has no tables")
+    chinook = tmp_path / "one.db"
+    con = sqlite3.connect(chinook)
+    con.execute("CREATE TABLE t (a int)")
+    con.execute("INSERT INTO t VALUES (1)")
+    con.commit()
+    con.close()
+    assert main(["retrieve", "q", "--ddl", str(chinook)]) == 1
+    _one_line_error(capsys, f"it is a SQLite database: read it with --db sqlite:///{chinook}")
+    ddl = tmp_path / "mysql.sql"
+    ddl.write_text("CREATE TABLE a (id INT UNSIGNED NOT NULL AUTO_INCREMENT, PRIMARY KEY (id)) ENGINE=InnoDB;\n"
+                   "CREATE TABLE b (id INT, a_id INT, KEY idx (a_id), CONSTRAINT fk FOREIGN KEY (a_id) "
+                   "REFERENCES a (id) ON DELETE RESTRICT);\n")
+    if main(["retrieve", "q", "--ddl", str(ddl), "--no-cache"]) == 1:  # sqlglot's generic dialect may read it
+        _one_line_error(capsys, "pass it: dialect= / --dialect")
+    assert main(["retrieve", "q", "--ddl", str(ddl), "--dialect", "mysql", "--no-cache", "-q"]) == 0
+
+
+def test_serve_takes_the_search_switches_and_index_has_no_index_source(capsys):
+    args = build_parser().parse_args(["serve", "--strategy", "greedy", "--weights", "1,1,1", "--first-stage", "exact"])
+    assert (args.strategy, args.weights, args.first_stage) == ("greedy", "1,1,1", "exact")
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["index", "--index", "x", "--out", "y"])
+    assert "--index" not in build_parser()._subparsers._group_actions[0].choices["index"].format_help()
+
+
+def test_a_ddl_file_in_utf16_with_its_byte_order_mark_is_read(tmp_path, capsys):
+    f = tmp_path / "export.sql"
+    f.write_bytes("CREATE TABLE singer (singer_id int primary key, name text);".encode("utf-16"))
+    assert main(["retrieve", "singer names", "--ddl", str(f), "-k", "1", "--no-cache", "-q", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tables"][0]["name"] == "singer"
+
+
+def test_eval_without_a_multi_table_question_fails(tmp_path, capsys):
+    (tmp_path / "dev.json").write_text(json.dumps(
+        [{"question": "q", "db_id": "d", "sql": "SELECT a FROM t", "gold_tables": ["d#sep#t"]}]))
+    (tmp_path / "dev_tables.json").write_text(json.dumps(
+        {f"d#sep#{t}": {"db_id": "d", "table_name_original": t, "column_names_original": [c],
+                        "column_types": ["text"]} for t, c in (("t", "a"), ("u", "b"))}))
+    assert main(["eval", str(tmp_path), "--methods", "dense", "-q", "--no-cache"]) == 1
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("jar-retrieval: error: ") and "no multi-table question" in err
+    assert "Traceback" not in err
+
+
 def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as e:
         main(["retrieve", "q", "-k", "three"])

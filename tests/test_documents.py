@@ -11,7 +11,7 @@ from jar_core.schema import Column, Table
 
 METADATA_KEYS = {
     "table", "database", "table_id", "rank", "score", "coarse", "coverage", "join", "pinned", "joined",
-    "reason", "join_keys", "join_path", "subqueries", "decomposer",
+    "reason", "join_keys", "join_path", "subqueries", "decomposer", "warnings",
 }
 
 

@@ -115,7 +115,7 @@ def test_refuses_to_overwrite_a_non_index_directory(tmp_path, index):
     d = tmp_path / "mydata"
     d.mkdir()
     (d / "precious.txt").write_text("keep me")
-    with pytest.raises(IndexLoadError, match="not an index"):
+    with pytest.raises(IndexSaveError, match="not an index"):
         index.save(d)
     assert (d / "precious.txt").read_text() == "keep me"
 
@@ -328,7 +328,7 @@ def test_an_index_of_another_dimension_than_the_model_is_an_error(tmp_path, sche
 def test_saving_onto_a_file_is_refused_and_the_file_kept(tmp_path, index):
     f = tmp_path / "notes.txt"
     f.write_text("keep me")
-    with pytest.raises(IndexLoadError, match="not an index"):
+    with pytest.raises(IndexSaveError, match="not an index"):
         index.save(f)
     assert f.read_text() == "keep me"
 

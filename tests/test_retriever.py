@@ -215,3 +215,21 @@ def test_a_question_with_a_lone_surrogate_is_an_invalid_argument(question):
     r = TableRetriever.from_ddl("CREATE TABLE books (id INT PRIMARY KEY, title TEXT);", embedder=BagOfWordsEmbedder())
     with pytest.raises(InvalidArgumentError, match="surrogate"):
         r.retrieve(question)
+
+
+def test_one_string_of_subqueries_is_one_subquery(demo_retriever):
+    res = demo_retriever.retrieve("books", k=2, subqueries="authors")
+    assert res.subqueries == ["authors"] and res.decomposer == "given"
+    with pytest.raises(InvalidArgumentError, match="subqueries must be strings"):
+        demo_retriever.retrieve("books", k=2, subqueries=["authors", 3])
+
+
+def test_a_question_nothing_in_the_source_matches_is_flagged(demo_retriever):
+    from jar_core.documents import format_tables_text
+
+    assert demo_retriever.retrieve("Which books are in Horror?", k=3).warnings == []
+    res = demo_retriever.retrieve("what is the weather tomorrow", k=2)
+    assert len(res.warnings) == 1 and "no table matches any part of the question" in res.warnings[0]
+    assert format_tables_text(res).startswith("-- Warning: no table matches")
+    empty = demo_retriever.retrieve("what is the", k=2)
+    assert empty.subqueries == [] and "no sub-queries" in empty.warnings[0]

@@ -179,7 +179,8 @@ def load_database(
         return _load(
             engine,
             owned=owned,
-            label=_label(engine.url),
+            # the URL as the user wrote it, not the read-only form it is opened with
+            label=_label(engine.url) if not owned else redact_url(url_or_engine),
             database=database,
             schemas=schemas,
             include_tables=include_tables,
@@ -236,11 +237,14 @@ def redact_url(url: str | URL | Engine) -> str:
     """
     if isinstance(url, Engine):
         url = url.url
+    written = url if isinstance(url, str) else None
     if not isinstance(url, URL):
         try:
             url = make_url(url)
         except (ArgumentError, ValueError, TypeError):
             return _mask_raw(str(url))
+    if written is not None and url.password is None and not any(_SECRET_PARAM.search(k) for k in url.query):
+        return written  # nothing to hide: as written (a rendering escapes ``sqlite:///:memory:``)
     if url.host and "@" in url.host:  # an unescaped '@' in the password, split at the first one
         return _mask_raw(url.render_as_string(hide_password=False))
     marker = "JARREDACTED"  # rendered as is, then shown as ***
@@ -534,7 +538,9 @@ def _load(
                 try:
                     names = _duckdb_table_names(conn, schema) if duck else insp.get_table_names(schema=schema)  # type: ignore[union-attr]
                 except SQLAlchemyError as err:
-                    raise DatabaseConnectionError(f"cannot read {where}: {_one_line(err, secrets)}") from err
+                    hint = ("; a SQLite schema is an attached database: pass an engine that ATTACHes it"
+                            if schema and conn.dialect.name == "sqlite" else "")
+                    raise DatabaseConnectionError(f"cannot read {where}: {_one_line(err, secrets)}{hint}") from err
                 if not names and include_tables is None:
                     if len(schemas) == 1:
                         raise SchemaError(f"database {where} has no tables")

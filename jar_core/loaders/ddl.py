@@ -83,7 +83,7 @@ def load_ddl(
             own; one that adds columns is a table of its own and is always kept.
 
     Raises:
-        SourceError: the file does not exist or cannot be read as UTF-8.
+        SourceError: the file does not exist or cannot be read as UTF-8 (or UTF-16 with a byte order mark).
         DDLParseError: a table definition cannot be parsed (the message names the statement).
         SchemaError: no ``CREATE TABLE`` at all, or a table without column definitions.
 
@@ -154,7 +154,17 @@ def _read_source(source: str | os.PathLike[str]) -> tuple[str, str]:
     try:
         return path.read_text(encoding="utf-8-sig"), f"DDL file {str(path)!r}"
     except UnicodeDecodeError as err:
-        raise SourceError(f"DDL file {str(path)!r} is not UTF-8 text: {err}") from err
+        hint = ""
+        with open(path, "rb") as f:
+            head = f.read(16)
+        if head.startswith(b"SQLite format 3"):
+            hint = f"; it is a SQLite database: read it with --db sqlite:///{path} (a URL) instead"
+        elif head.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with its byte order mark (SQL Server's exports)
+            try:
+                return path.read_text(encoding="utf-16"), f"DDL file {str(path)!r}"
+            except UnicodeDecodeError as err16:
+                err = err16
+        raise SourceError(f"DDL file {str(path)!r} is not UTF-8 text: {err}{hint}") from err
     except OSError as err:
         raise SourceError(f"cannot read DDL file {str(path)!r}: {err.strerror or err}") from err
 
@@ -352,7 +362,10 @@ def _parse_statement(
                 tree = None
             if isinstance(tree, exp.Create):
                 return tree
-        raise DDLParseError(_parse_error_message(err, chunk, text, number, origin)) from err
+        message = _parse_error_message(err, chunk, text, number, origin)
+        if type(reader) is Dialect:  # no dialect given: the likeliest cause
+            message += " (written for another SQL dialect? pass it: dialect= / --dialect mysql, postgres, tsql...)"
+        raise DDLParseError(message) from err
 
 
 def _without_key_names(chunk: list[Token]) -> list[Token]:
