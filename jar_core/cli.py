@@ -234,12 +234,7 @@ def _cmd_retrieve(args: argparse.Namespace) -> int:
             raise InvalidArgumentError("a question is required (jar-retrieval retrieve \"QUESTION\" ...)")
         question = DEMO_QUESTION
     fmt = _output_format(args)
-    options: dict[str, Any] = {"candidates": args.candidates, "progress": _progress_enabled(args), **join_options(args),
-                               **search_options(args), "candidate_generator": args.first_stage}
-    strategy = _strategy(args)
-    if strategy is not None:
-        options["strategy"] = strategy
-    retriever = _retriever(args, **options)
+    retriever = _retriever(args, progress=_progress_enabled(args), **_searcher_options(args))
     if not args.index and not args.no_cache:
         retriever.load_or_build_index(_cache_path(retriever), store_samples=not args.no_samples)
     with warnings.catch_warnings():  # the result carries its warnings: shown once, below
@@ -292,8 +287,19 @@ def _strategy_arguments(p: argparse.ArgumentParser) -> None:
                    help="weights of the join-aware or greedy search (defaults 3,1,4 and 2,1,4)")
 
 
+def _searcher_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The :class:`TableRetriever` options of ``retrieve`` and ``serve``: candidates, first stage,
+    strategy, join and search switches."""
+    options: dict[str, Any] = {"candidates": args.candidates, **join_options(args), **search_options(args),
+                               "candidate_generator": args.first_stage}
+    strategy = _strategy(args)
+    if strategy is not None:
+        options["strategy"] = strategy
+    return options
+
+
 def _strategy(args: argparse.Namespace) -> Any:
-    """The strategy of ``--strategy`` / ``--weights`` (``None``: the retriever's default, greedy)."""
+    """The strategy of ``--strategy`` / ``--weights`` (``None``: the retriever's default, join-aware)."""
     from jar_core import strategies
 
     if args.weights is not None:
@@ -372,12 +378,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     check_k(args.candidates, "--candidates")
     check_mcp()  # before the model and the index, not after
     t0 = time.perf_counter()
-    options: dict[str, Any] = {"candidates": args.candidates, **join_options(args), **search_options(args),
-                               "candidate_generator": args.first_stage}
-    strategy = _strategy(args)
-    if strategy is not None:
-        options["strategy"] = strategy
-    retriever = _retriever(args, **options)
+    retriever = _retriever(args, **_searcher_options(args))
     if not args.index and not args.no_cache:
         retriever.load_or_build_index(_cache_path(retriever), store_samples=not args.no_samples)
     retriever.index  # noqa: B018 - built (or loaded) now, not on the first call

@@ -6,7 +6,7 @@ both frameworks carry exactly the same content and metadata.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from jar_core.errors import InvalidArgumentError, SourceError
 from jar_core.result import RetrievalResult, RetrievedTable
@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "TableDocument", "result_documents", "format_sample_rows", "fetch_sample_rows", "check_sample_rows",
-    "format_tables_text",
+    "format_tables_text", "warning_comments",
 ]
 
 
@@ -160,5 +160,9 @@ def format_tables_text(result: RetrievalResult, *, dialect: str | None = None) -
     path = result.join_clause(dialect)
     if path and text:
         text += f"\n\n-- Join path connecting these tables:\n{path}"
-    notes = "".join(f"-- Warning: {' '.join(w.split())}\n" for w in result.warnings)
-    return notes + text
+    return warning_comments(result.warnings) + text
+
+
+def warning_comments(warnings: Iterable[Any]) -> str:
+    """A result's warnings as SQL comment lines (``-- Warning: ...``), for a prompt's head."""
+    return "".join(f"-- Warning: {' '.join(str(w).split())}\n" for w in warnings)

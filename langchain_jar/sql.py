@@ -10,6 +10,7 @@ from typing import Any, Iterable, Sequence, Union
 
 from langchain_core.documents import Document
 
+from jar_core.documents import warning_comments
 from jar_core.errors import InvalidArgumentError, UnknownDatabaseError
 from jar_core.result import RetrievalResult
 
@@ -28,8 +29,7 @@ def format_tables(docs: Sequence[Document], *, join_hint: bool = True) -> str:
     path = docs[0].metadata.get("join_path") if docs and join_hint else None
     if path:
         text += f"\n\n-- Join path connecting these tables:\n{path}"
-    warned = docs[0].metadata.get("warnings") or () if docs else ()
-    return "".join(f"-- Warning: {' '.join(str(w).split())}\n" for w in warned) + text
+    return warning_comments(docs[0].metadata.get("warnings") or () if docs else ()) + text
 
 
 def sql_table_names(selection: Selection) -> list[str]:
