@@ -133,7 +133,12 @@ def auto_select(
                             for q, v in zip(subs, values)], dtype=bool)
         F, values = F[~repeats], values[~repeats]
     m = max(auto_size(F, signals.w, signals.r, sel.order, connected=not bridged, always=values), len(pinned))
+    # a bridge the search took for the table after it (lookahead) comes with that table: a prefix
+    # that would end at the bridge, which covers nothing, is one move short
+    if 0 < m < len(sel.order) and sel.order[m - 1] in sel.bridges:
+        m += 1
     order = sel.order[:m]
+    sel.bridges = [b for b in sel.bridges if b in order]
     bridges: list[int] = []
     if bridged and len(order) >= 2 and not is_connected(signals.w, order):
         paths = bridge_paths(signals.w, order)
@@ -146,7 +151,6 @@ def auto_select(
                             getattr(strategy, "l_join", 0.0), references=refs, l_cov=getattr(strategy, "l_cov", 0.0))
     sel.order, sel.trace = order, sel.trace[:m]
     sel.steps = [st for st in sel.steps if st.candidate in order]
-    sel.bridges = [b for b in sel.bridges if b in order]
     if sel.coverage is not None and signals.F.shape[0]:
         sel.coverage = np.maximum(signals.F[:, order].max(axis=1), 0.0)
     return sel

@@ -16,7 +16,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, NoReturn, Sequence
 
 from jar_core.errors import InvalidArgumentError, JarError
 from jar_core.schema import MAX_SAMPLE_VALUES
@@ -423,8 +423,16 @@ def _progress_enabled(args: argparse.Namespace) -> bool:
     return not getattr(args, "quiet", False) and sys.stderr.isatty()
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line naming what is wrong and where help is
+    (``jar-retrieval retrieve: error: argument -k: ... (see jar-retrieval retrieve --help)``), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description="Join-aware multi-table retrieval.")
+    p = _Parser(prog=PROG, description="Join-aware multi-table retrieval.")
     from jar_core import __version__
 
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")

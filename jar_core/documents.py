@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "TableDocument", "result_documents", "format_sample_rows", "fetch_sample_rows", "check_sample_rows",
-    "format_tables_text", "warning_comments",
+    "format_tables_text", "prompt_text", "warning_comments",
 ]
 
 
@@ -156,11 +156,17 @@ def format_tables_text(result: RetrievalResult, *, dialect: str | None = None) -
     """The selected tables' ``CREATE TABLE`` DDL separated by blank lines, then the join path:
     the prompt text of the agent tools (LangChain's ``format_tables`` gives the same). The
     result's warnings come first, as SQL comments (``-- Warning: ...``)."""
-    text = "\n\n".join(d.text for d in result_documents(result, dialect=dialect))
-    path = result.join_clause(dialect)
-    if path and text:
-        text += f"\n\n-- Join path connecting these tables:\n{path}"
-    return warning_comments(result.warnings) + text
+    return prompt_text([d.text for d in result_documents(result, dialect=dialect)], result.join_clause(dialect),
+                       result.warnings)
+
+
+def prompt_text(ddl: Sequence[str], join_path: str | None = None, warnings: Iterable[Any] = ()) -> str:
+    """The tables' DDL separated by blank lines, then the join path as a hint, the warnings first
+    as SQL comments: the text both ``format_tables_text`` and LangChain's ``format_tables`` give."""
+    text = "\n\n".join(ddl)
+    if join_path and text:
+        text += f"\n\n-- Join path connecting these tables:\n{join_path}"
+    return warning_comments(warnings) + text
 
 
 def warning_comments(warnings: Iterable[Any]) -> str:

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Sequence, Union
 
 from langchain_core.documents import Document
 
-from jar_core.documents import warning_comments
+from jar_core.documents import prompt_text
 from jar_core.errors import InvalidArgumentError, UnknownDatabaseError
 from jar_core.result import RetrievalResult
 
@@ -25,11 +25,9 @@ def format_tables(docs: Sequence[Document], *, join_hint: bool = True) -> str:
     ``retriever | format_tables`` is the usual first step of an LCEL text-to-SQL chain. The
     retrieval's warnings (nothing in the source matches the question...) come first, as SQL comments.
     """
-    text = "\n\n".join(d.page_content for d in docs)
-    path = docs[0].metadata.get("join_path") if docs and join_hint else None
-    if path:
-        text += f"\n\n-- Join path connecting these tables:\n{path}"
-    return warning_comments(docs[0].metadata.get("warnings") or () if docs else ()) + text
+    meta = docs[0].metadata if docs else {}
+    return prompt_text([d.page_content for d in docs], meta.get("join_path") if join_hint else None,
+                       meta.get("warnings") or ())
 
 
 def sql_table_names(selection: Selection) -> list[str]:

@@ -9,7 +9,7 @@ Configurations, each adding one part to the one above it:
 * ``+ honest joins``: the join graph of ``jar_core.joins`` (declared, naming, inclusion);
 * ``+ expansion``: the candidates plus up to 10 tables joinable to the 5 strongest;
 * ``+ connection gain``: ``join-aware``'s ``max`` join gain and weights (3, 1, 4), no bridges;
-* ``+ bridges``: the bridge step;
+* ``+ bridges``: the bridge step, and the bridge lookahead (a bridge taken for the table behind it);
 * ``+ value matching``: the question's values found in the columns' samples;
 * ``+ BM25 fusion``: candidates ranked by dense similarity fused with BM25 (weight 0.7);
 * ``+ family gain``: a table of a chosen table's family (same leading name word) gains 0.4;
@@ -17,7 +17,7 @@ Configurations, each adding one part to the one above it:
 * ``+ BM25 in relevance``: the search's coarse relevance mixes in the question's BM25 (weight
   0.1); this is the default configuration (``--methods default``);
 
-and the default without expansion, without bridges, without value matching, without the family
+and the default without expansion, without bridges, without the lookahead alone, without value matching, without the family
 gain, without the hub correction, and with other BM25, family, hub and relevance weights, to
 see each part alone; then the
 default with ``k="auto"``: the average number of tables returned against R and CR.
@@ -57,6 +57,7 @@ CONFIGS = (
     ("+ BM25 in relevance (default)", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy()),
     ("default - expansion", dict(expand=0), lambda: JoinAwareStrategy()),
     ("default - bridges", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(bridges=False)),
+    ("default - lookahead", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(lookahead=False)),
     ("default - value matching", dict(expand=DEFAULT_EXPAND, match_values=False), lambda: JoinAwareStrategy()),
     ("default - family gain", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(l_family=0)),
     ("default - hub correction", dict(expand=DEFAULT_EXPAND, hubness=0.0), lambda: JoinAwareStrategy()),

@@ -82,6 +82,34 @@ def test_a_choice_that_covered_nothing_gives_way_to_a_bridge():
     assert is_connected(w, sel.order) and sel.bridges == [invoice] and playlist not in sel.order, sel.order
 
 
+def test_lookahead_takes_a_bridge_for_the_covering_table_behind_it():
+    # demo-like: books (0) covers 'book'; categories (2) alone covers the value 'Mystery & Crime'
+    # but joins only through book_categories (1), which covers nothing; book_authors (3) is more
+    # similar to the question than either and joins books
+    books, link, categories, authors = range(4)
+    w = np.zeros((4, 4))
+    for a, b in ((books, link), (link, categories), (books, authors)):
+        w[a, b] = w[b, a] = 1.0
+    F = np.zeros((2, 4))
+    F[0, [books, link, authors]] = 0.8, 0.7, 0.7
+    F[1, categories] = 0.6
+    s = sig([0.38, 0.36, 0.08, 0.39], w, F=F)
+    plain = JoinAwareStrategy(lookahead=False).select(s, 3)
+    assert plain.order == [books, authors, link], plain.order  # categories never joins in time
+    sel = JoinAwareStrategy().select(s, 3)
+    assert sel.order == [books, link, categories] and sel.bridges == [link], sel.order
+    # the bridge's step shows its own utility, the table behind it its coverage and join
+    assert sel.steps[1].coverage == 0 and sel.steps[2].coverage > 0.5 and sel.steps[2].join == 1.0
+    # one place left: no room for the pair, the best single table stands
+    assert JoinAwareStrategy().select(s, 2).order == plain.order[:2]
+    # the paper's greedy never looks ahead
+    assert not GreedyStrategy().lookahead and GreedyStrategy().select(s, 3).bridges == []
+    # k="auto": the pair and nothing more; a cut after the bridge would not keep it as a bridge
+    from jar_core.auto_k import auto_select
+    auto = auto_select(JoinAwareStrategy(), s, 4)
+    assert auto.order == [books, link, categories] and auto.bridges == [link], auto.order
+
+
 def test_bridge_paths_and_unreachable_pieces():
     w = np.zeros((5, 5))
     for a, b in ((0, 1), (1, 2), (2, 3)):

@@ -147,10 +147,17 @@ def test_eval_without_a_multi_table_question_fails(tmp_path, capsys):
     assert "Traceback" not in err
 
 
-def test_usage_errors_exit_2(capsys):
+def test_usage_errors_exit_2_with_one_line(capsys):
     with pytest.raises(SystemExit) as e:
         main(["retrieve", "q", "-k", "three"])
     assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err == ("jar-retrieval retrieve: error: argument -k: -k takes a positive integer or 'auto', got 'three'"
+                   " (see jar-retrieval retrieve --help)\n"), err
+    with pytest.raises(SystemExit) as e:
+        main(["nosuch"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and "invalid choice: 'nosuch'" in err, err
 
 
 # -- issue 11: one-line errors instead of tracebacks, warnings, escaped names, --no-samples ------

@@ -20,7 +20,7 @@ from jar_core.strategies.base import Selection, StepGain
 
 __all__ = [
     "GreedyStrategy", "JoinAwareStrategy", "seed", "coverage_gain", "join_gain", "connect_gain", "update_coverage",
-    "DEFAULT_WEIGHTS", "JOIN_AWARE_WEIGHTS", "FAMILY_WEIGHT",
+    "bridge_pair", "DEFAULT_WEIGHTS", "JOIN_AWARE_WEIGHTS", "FAMILY_WEIGHT",
 ]
 
 #: (l_cov, l_join, l_coarse) of the paper.
@@ -52,6 +52,46 @@ def update_coverage(q: np.ndarray, F: np.ndarray, i: int) -> np.ndarray:
     return np.maximum(q, F[:, i])
 
 
+def bridge_pair(
+    total: np.ndarray, cov: np.ndarray, r: np.ndarray, F: np.ndarray, w: np.ndarray, q: np.ndarray,
+    join_acc: np.ndarray, weights: tuple[float, float, float], *, beat: float = -np.inf,
+    family: np.ndarray | None = None, fam_acc: np.ndarray | None = None, l_family: float = 0.0,
+) -> tuple[int, int, float] | None:
+    """The best two-step move through a bridge: ``(b, t, per-step utility)``, or ``None``.
+
+    ``b`` joins the selection (``join_acc_b > 0``); ``t`` joins nothing chosen yet but adds coverage,
+    and joins ``b``. The pair is worth ``(total_b + U_t) / 2`` per step, ``U_t`` being ``t``'s utility
+    once ``b`` is chosen: ``l_coarse * r_t + l_cov * gain_t(max(q, F_b)) + l_join * w_bt`` (plus the
+    family gain), ``weights = (l_cov, l_join, l_coarse)``. The table a question names only through a
+    value ('Mystery & Crime' in ``categories``) is such a ``t`` when the table it hangs off
+    (``book_categories``) covers nothing itself. ``total`` and ``cov``: this step's utilities (``-inf``
+    for the chosen tables) and coverage gains. Only a pair worth more than ``beat`` per step is looked
+    for: an upper bound of each side's worth prunes the candidates first.
+    """
+    l_cov, l_join, l_coarse = weights
+    free = np.isfinite(total)
+    T = np.flatnonzero(free & (join_acc <= 0) & (cov > 0))
+    B = np.flatnonzero(free & (join_acc > 0))
+    if not T.size or not B.size:
+        return None
+    # t's worth after any b is at most: its coverage gain now, its best join to a b, the family gain
+    top = l_coarse * r[T] + l_cov * cov[T] + l_join * w[B][:, T].max(axis=0) + l_family
+    tb = total[B]
+    T = T[top + tb.max() > 2 * beat]
+    if not T.size:
+        return None
+    B = B[tb + top.max() > 2 * beat]
+    J = w[B][:, T]
+    reach = np.maximum(q[:, None], F[:, B])  # coverage once each b is chosen: (m, |B|)
+    gain = np.maximum(F[:, None, T] - reach[:, :, None], 0.0).sum(axis=0)  # (|B|, |T|)
+    u = l_coarse * r[T] + l_cov * gain + l_join * J
+    if family is not None and fam_acc is not None and l_family > 0:
+        u = u + l_family * np.maximum(fam_acc[T], family[B][:, T])
+    pair = np.where(J > 0, (total[B][:, None] + u) / 2.0, -np.inf)
+    bb, tt = np.unravel_index(int(np.argmax(pair)), pair.shape)
+    return (int(B[bb]), int(T[tt]), float(pair[bb, tt])) if np.isfinite(pair[bb, tt]) else None
+
+
 class GreedyStrategy:
     """Greedy join-aware selection with weights ``(l_cov, l_join, l_coarse)`` (paper: 2, 1, 4).
 
@@ -64,6 +104,8 @@ class GreedyStrategy:
     join_mode = "sum"
     #: Gain of a table in a chosen table's family (``Signals.family``); none in the paper's search.
     l_family = 0.0
+    #: Whether a step may take a bridge for the table behind it (:func:`bridge_pair`); not in the paper.
+    lookahead = False
 
     def __init__(
         self, l_cov: float = DEFAULT_WEIGHTS[0], l_join: float = DEFAULT_WEIGHTS[1],
@@ -88,6 +130,7 @@ class GreedyStrategy:
         width = min(self.trace_width, n)
         # per step: the (masked) utilities and the gains behind them, for the trace built at the end
         seen = np.empty((3, k, n)) if width else None
+        target = -1  # the table a bridge was taken for, chosen at the next step
         for step in range(k):
             if step == 0:
                 cov = F.sum(axis=0)
@@ -98,7 +141,18 @@ class GreedyStrategy:
                 if fam is not None:
                     total = total + self.l_family * fam_acc
             total = np.where(selected, -np.inf, total)
-            i = int(pinned[step]) if step < len(pinned) else int(np.argmax(total))
+            if step < len(pinned):
+                i = int(pinned[step])
+            elif target >= 0:
+                i, target = target, -1
+            else:
+                i = int(np.argmax(total))
+                if self.lookahead and step >= 1 and k - step >= 2:
+                    pair = bridge_pair(total, cov, r, F, w, q, join_acc, (self.l_cov, self.l_join, self.l_coarse),
+                                       beat=float(total[i]), family=fam, fam_acc=fam_acc, l_family=self.l_family)
+                    if pair is not None and pair[2] > total[i]:
+                        i, target = pair[0], pair[1]
+                        sel.bridges.append(i)
             sel.order.append(i)
             sel.steps.append(StepGain(i, float(r[i]), float(cov[i]), float(join_acc[i]), float(total[i])))
             if seen is not None:
@@ -147,7 +201,10 @@ class JoinAwareStrategy(GreedyStrategy):
     the hub bias. A table of the same *family* as a chosen one (same database, same leading name
     word: a warehouse's module prefix, ``SIS_DEPARTMENT`` / ``SIS_SUBJECT_CODE``) gains
     ``l_family`` (:data:`FAMILY_WEIGHT`): subject areas hang together even where their joins are
-    not found. Weights ``(l_cov, l_join, l_coarse)`` default to :data:`JOIN_AWARE_WEIGHTS`.
+    not found. With ``lookahead`` (default: as ``bridges``), a step with two or more places left may
+    take a bridge for the table behind it, when the two are worth more per step than the best single
+    table (:func:`bridge_pair`); the bridge shows in :attr:`Selection.bridges`. Weights
+    ``(l_cov, l_join, l_coarse)`` default to :data:`JOIN_AWARE_WEIGHTS`.
     """
 
     name = "join-aware"
@@ -156,13 +213,14 @@ class JoinAwareStrategy(GreedyStrategy):
     def __init__(
         self, l_cov: float = JOIN_AWARE_WEIGHTS[0], l_join: float = JOIN_AWARE_WEIGHTS[1],
         l_coarse: float = JOIN_AWARE_WEIGHTS[2], *, l_family: float = FAMILY_WEIGHT, bridges: bool = True,
-        trace_width: int = 5,
+        lookahead: bool | None = None, trace_width: int = 5,
     ) -> None:
         super().__init__(l_cov, l_join, l_coarse, trace_width=trace_width)
         if not np.isfinite(l_family) or l_family < 0:
             raise InvalidArgumentError(f"weight l_family must be a finite number >= 0, got {l_family}")
         self.l_family = float(l_family)
         self.bridges = bool(bridges)
+        self.lookahead = self.bridges if lookahead is None else bool(lookahead)
 
 
     def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
@@ -204,8 +262,9 @@ def with_bridges(
             new_steps.append(StepGain(i, float(signals.r[i]), cov, j,
                                       float(l_coarse * signals.r[i] + l_cov * cov + l_join * j)))
     cov = F[:, order].max(axis=1) if F.shape[0] else np.zeros(0)
+    kept = [b for b in sel.bridges if b in order]  # the search's own bridges (lookahead) stay bridges
     return Selection(order=list(order), steps=new_steps, trace=sel.trace[: len(order)], coverage=np.maximum(cov, 0.0),
-                     bridges=list(bridges), references=list(references))
+                     bridges=list(dict.fromkeys([*kept, *bridges])), references=list(references))
 
 
 class DenseStrategy:
