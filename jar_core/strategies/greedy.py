@@ -151,8 +151,9 @@ class GreedyStrategy:
                     pair = bridge_pair(total, cov, r, F, w, q, join_acc, (self.l_cov, self.l_join, self.l_coarse),
                                        beat=float(total[i]), family=fam, fam_acc=fam_acc, l_family=self.l_family)
                     if pair is not None and pair[2] > total[i]:
+                        if pair[0] != i:  # taken for the table behind it, not for itself
+                            sel.bridges.append(pair[0])
                         i, target = pair[0], pair[1]
-                        sel.bridges.append(i)
             sel.order.append(i)
             sel.steps.append(StepGain(i, float(r[i]), float(cov[i]), float(join_acc[i]), float(total[i])))
             if seen is not None:
