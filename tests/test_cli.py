@@ -143,8 +143,8 @@ def test_eval_without_a_multi_table_question_fails(tmp_path, capsys):
                         "column_types": ["text"]} for t, c in (("t", "a"), ("u", "b"))}))
     assert main(["eval", str(tmp_path), "--methods", "dense", "-q", "--no-cache"]) == 1
     err = capsys.readouterr().err
-    assert err.splitlines()[-1].startswith("jar-retrieval: error: ") and "no multi-table question" in err
-    assert "Traceback" not in err
+    assert err.startswith("jar-retrieval: error: ") and "no multi-table question" in err
+    assert err.count("\n") == 1 and "Traceback" not in err  # the error alone, no warning before it
 
 
 def test_usage_errors_exit_2_with_one_line(capsys):

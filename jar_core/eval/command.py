@@ -171,11 +171,6 @@ def run_eval(args: argparse.Namespace) -> int:
         crush=any(s.kind == "crush" for s in specs), default=any(s.kind == "default" for s in specs),
         progress=progress,
     )
-    if not prepared.questions:
-        raise BenchmarkFormatError(
-            f"{folder} has no multi-table question to evaluate (of {prepared.total_questions} questions, "
-            "none has two or more gold tables that parse)"
-        )
     result = evaluate(prepared, specs, ks, progress=progress)
     payload = result.to_dict()
     if args.json:

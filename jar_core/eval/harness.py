@@ -309,8 +309,11 @@ def prepare(
                 f"{len(unknown)} question(s) name tables that are not in their database in dev_tables.json; "
                 f"those names are ignored (dev.json positions {_positions(unknown)})"
             )
-        if not chosen:
-            warn("no multi-table question to evaluate")
+    if not chosen:
+        raise BenchmarkFormatError(
+            f"{bench.path} has no multi-table question to evaluate (of {len(bench.questions)} questions, "
+            "none has two or more gold tables that parse)"
+        )
 
     # The index (embeddings of tables and columns) is built outside the timed signal work.
     retriever.index
