@@ -430,7 +430,8 @@ class JoinAwareRetriever(BaseRetriever):
         if core.strategy.name in _WEIGHTED_STRATEGIES:  # its weights, as set
             strategy.update({w: getattr(core.strategy, w) for w in ("l_cov", "l_join", "l_coarse")})
         if core.strategy.name == "join-aware":
-            strategy.update(l_family=core.strategy.l_family, bridges=core.strategy.bridges)
+            strategy.update(l_family=core.strategy.l_family, bridges=core.strategy.bridges,
+                            lookahead=core.strategy.lookahead)
         config = {
             "format": 1,
             "k": self.k,
