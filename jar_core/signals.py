@@ -134,14 +134,21 @@ def compute_signals(
 
 
 def _family(index: "SchemaIndex", candidates: np.ndarray) -> np.ndarray:
+    """:attr:`Signals.family` of ``candidates``: the tables of one database whose multi-word names
+    share their leading word, a module prefix (``SIS_DEPARTMENT``, ``SIS_SUBJECT_CODE``). A leading
+    word that is itself a table of the database (``film`` beside ``film_actor``, ``film_category``;
+    ``store`` beside ``store_sales``) names an entity, and the tables after it refer to that entity
+    rather than share a subject area: no family."""
     keys = getattr(index, "_family_keys", None)
     if keys is None:
-        from jar_core.joins.profile import words
+        from jar_core.joins.profile import singular, words
 
+        names = [words(t.name) for t in index.schema.tables]
+        entities = {(t.database, singular(w[0])) for t, w in zip(index.schema.tables, names) if len(w) == 1}
         out = []
-        for t in index.schema.tables:
-            w = words(t.name)
-            out.append(f"{t.database}\x00{w[0]}" if len(w) > 1 and len(w[0]) >= 2 else f"\x01{t.database}.{t.name}")
+        for t, w in zip(index.schema.tables, names):
+            module = len(w) > 1 and len(w[0]) >= 2 and (t.database, singular(w[0])) not in entities
+            out.append(f"{t.database}\x00{w[0]}" if module else f"\x01{t.database}.{t.name}")
         keys = index._family_keys = np.array(out, dtype=object)
     k = keys[candidates]
     fam = k[:, None] == k[None, :]

@@ -650,6 +650,20 @@ def test_family_relation_from_names():
     assert fam == {("sis_dept", "sis_course"), ("sis_course", "sis_dept")}
 
 
+def test_a_leading_word_that_names_a_table_is_an_entity_not_a_family():
+    # film_actor and film_category refer to film (a table): link tables of an entity, not a
+    # module; sis_ names no table, so sis_dept and sis_course stay one family
+    r = TableRetriever.from_ddl(
+        "CREATE TABLE films (film_id INT PRIMARY KEY); CREATE TABLE film_actor (film_id INT, actor_id INT);"
+        "CREATE TABLE film_category (film_id INT, category_id INT); CREATE TABLE sis_dept (a INT);"
+        "CREATE TABLE sis_course (b INT);", embedder=BagOfWordsEmbedder(),
+    )
+    s = r.signals("film actor category sis dept course", [])
+    names = [r.schema.tables[i].name for i in s.candidates]
+    fam = {(names[i], names[j]) for i, j in zip(*np.nonzero(s.family))}
+    assert fam == {("sis_dept", "sis_course"), ("sis_course", "sis_dept")}
+
+
 @pytest.mark.parametrize("n", [12, 150])  # the depth-first walk and scipy's traversal
 def test_component_labels_name_each_component_by_its_first_node(n):
     from scipy.sparse.csgraph import connected_components
