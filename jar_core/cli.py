@@ -347,6 +347,7 @@ def _cmd_index(args: argparse.Namespace) -> int:
     if args.update:
         if (out / "meta.json").exists():
             old = SchemaIndex.load(out, model_name=retriever.embedder.name)
+            _check_same_source(old.schema, retriever.schema, out)
         else:
             _print(f"no index at {out} to update: building it", file=sys.stderr, one_line=True)
     elif partial_dir(out).is_dir():
@@ -368,6 +369,25 @@ def _cmd_index(args: argparse.Namespace) -> int:
         f"({int(index.col_offsets[-1])} columns) with {index.model_name} in {time.perf_counter() - t0:.1f}s -> {out}"
     )
     return 0
+
+
+def _check_same_source(saved: Any, source: Any, out: Path) -> None:
+    """Refuse ``index --update`` when the index at ``out`` shares no table with the source: the
+    update would drop every saved table, which is a rebuild for another source, most likely by a
+    wrong ``--db`` / ``--ddl``; the saved index is left as it is."""
+    saved_ids = {t.id for t in saved.tables}
+    if not saved_ids or saved_ids & {t.id for t in source.tables}:
+        return
+    def where(schema: Any) -> str:
+        dbs = sorted({t.database for t in schema.tables})
+        n = len(schema.tables)
+        return f"{n} table{'s' if n != 1 else ''} of {', '.join(dbs[:3])}{' ...' if len(dbs) > 3 else ''}"
+
+    raise InvalidArgumentError(
+        f"--update: the index at {out} holds none of the source's tables (it has {where(saved)}, the source "
+        f"{where(source)}); is this the source it was built "
+        f"from? The index is left as it is; leave out --update to build it anew for this source"
+    )
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:

@@ -316,3 +316,27 @@ def test_index_update_on_the_command_line(tmp_path, capsys):
     assert not partial_dir(out).exists()
     index = SchemaIndex.load(out)
     assert [t.id for t in index.schema.tables] == ["main.authors", "main.books", "main.loans"]
+
+
+def test_index_update_from_another_source_is_refused_and_keeps_the_index(tmp_path, capsys):
+    from jar_core.cli import main
+
+    ddl = tmp_path / "library.sql"
+    ddl.write_text("CREATE TABLE authors (id INT PRIMARY KEY, name TEXT);\n"
+                   "CREATE TABLE books (id INT PRIMARY KEY, author_id INT REFERENCES authors(id));\n", encoding="utf-8")
+    out = tmp_path / "idx"
+    assert main(["index", "--ddl", str(ddl), "--out", str(out), "-q"]) == 0
+    saved = {p.name: p.read_bytes() for p in out.iterdir()}
+    capsys.readouterr()
+    other = tmp_path / "shop.sql"  # a wrong --ddl: not one table in common
+    other.write_text("CREATE TABLE orders (id INT PRIMARY KEY, total REAL);\n", encoding="utf-8")
+    assert main(["index", "--ddl", str(other), "--out", str(out), "--update", "-q"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "holds none of the source's tables" in err
+    assert "2 tables of main" in err and "1 table of main" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == saved  # the saved index is untouched
+    # one table in common is an update, not another source
+    other.write_text("CREATE TABLE authors (id INT PRIMARY KEY, name TEXT);\n"
+                     "CREATE TABLE orders (id INT PRIMARY KEY, total REAL);\n", encoding="utf-8")
+    assert main(["index", "--ddl", str(other), "--out", str(out), "--update", "-q"]) == 0
+    assert "dropped 1 table: main.books" in capsys.readouterr().out

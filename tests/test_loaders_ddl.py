@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -225,6 +227,27 @@ def test_sql_file_path(tmp_path: Path) -> None:
     other = tmp_path / "ddl.txt"  # an existing file with another suffix
     other.write_text("CREATE TABLE x (a int);", encoding="utf-8")
     assert [t.id for t in load_ddl(str(other))] == ["main.x"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this system")
+def test_a_pipe_is_read_like_a_file(tmp_path: Path) -> None:
+    # what --ddl <(pg_dump --schema-only db) passes: /dev/fd/N, a pipe, not a regular file
+    fifo = tmp_path / "schema.sql"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with open(fifo, "w", encoding="utf-8") as f:
+            f.write("CREATE TABLE a (id INT PRIMARY KEY); CREATE TABLE b (a_id INT REFERENCES a(id));")
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    try:
+        assert [t.id for t in load_ddl(str(fifo))] == ["main.a", "main.b"]
+    finally:
+        if writer.is_alive():  # the pipe was never read: open it so that the writer ends
+            with open(fifo, encoding="utf-8") as f:
+                f.read()
+        writer.join(timeout=10)
 
 
 def test_missing_file(tmp_path: Path) -> None:

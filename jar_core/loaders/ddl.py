@@ -148,7 +148,7 @@ def _read_source(source: str | os.PathLike[str]) -> tuple[str, str]:
         raise InvalidArgumentError(f"DDL source must be text or a path, got {type(source).__name__}")
     if path is None:
         return str(source), "the DDL text"
-    if not path.is_file():
+    if path.is_dir() or not path.exists():  # a pipe (``--ddl <(pg_dump -s db)``) is read like a file
         what = "is a directory" if path.is_dir() else "does not exist"
         raise SourceError(f"DDL file {str(path)!r} {what}")
     try:
