@@ -639,28 +639,28 @@ def test_family_gain_keeps_a_subject_area_together():
     assert GreedyStrategy(0, 0, 1).select(s, 2).order[1] == 2  # the paper's search has no family term
 
 
-def test_family_relation_from_names():
-    r = TableRetriever.from_ddl(
-        "CREATE TABLE sis_dept (a INT); CREATE TABLE sis_course (b INT); CREATE TABLE hr_unit (c INT);"
-        "CREATE TABLE course (d INT);", embedder=BagOfWordsEmbedder(),
-    )
-    s = r.signals("sis courses", [])
+def _family_pairs(ddl: str, question: str) -> set[tuple[str, str]]:
+    """The ``(table, table)`` pairs of :attr:`Signals.family` for ``question`` over ``ddl``."""
+    r = TableRetriever.from_ddl(ddl, embedder=BagOfWordsEmbedder())
+    s = r.signals(question, [])
     names = [r.schema.tables[i].name for i in s.candidates]
-    fam = {(names[i], names[j]) for i, j in zip(*np.nonzero(s.family))}
+    return {(names[i], names[j]) for i, j in zip(*np.nonzero(s.family))}
+
+
+def test_family_relation_from_names():
+    fam = _family_pairs("CREATE TABLE sis_dept (a INT); CREATE TABLE sis_course (b INT); CREATE TABLE hr_unit (c INT);"
+                        "CREATE TABLE course (d INT);", "sis courses")
     assert fam == {("sis_dept", "sis_course"), ("sis_course", "sis_dept")}
 
 
 def test_a_leading_word_that_names_a_table_is_an_entity_not_a_family():
     # film_actor and film_category refer to film (a table): link tables of an entity, not a
     # module; sis_ names no table, so sis_dept and sis_course stay one family
-    r = TableRetriever.from_ddl(
+    fam = _family_pairs(
         "CREATE TABLE films (film_id INT PRIMARY KEY); CREATE TABLE film_actor (film_id INT, actor_id INT);"
         "CREATE TABLE film_category (film_id INT, category_id INT); CREATE TABLE sis_dept (a INT);"
-        "CREATE TABLE sis_course (b INT);", embedder=BagOfWordsEmbedder(),
+        "CREATE TABLE sis_course (b INT);", "film actor category sis dept course",
     )
-    s = r.signals("film actor category sis dept course", [])
-    names = [r.schema.tables[i].name for i in s.candidates]
-    fam = {(names[i], names[j]) for i, j in zip(*np.nonzero(s.family))}
     assert fam == {("sis_dept", "sis_course"), ("sis_course", "sis_dept")}
 
 
