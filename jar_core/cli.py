@@ -378,6 +378,7 @@ def _check_same_source(saved: Any, source: Any, out: Path) -> None:
     saved_ids = {t.id for t in saved.tables}
     if not saved_ids or saved_ids & {t.id for t in source.tables}:
         return
+
     def where(schema: Any) -> str:
         dbs = sorted({t.database for t in schema.tables})
         n = len(schema.tables)
@@ -385,8 +386,8 @@ def _check_same_source(saved: Any, source: Any, out: Path) -> None:
 
     raise InvalidArgumentError(
         f"--update: the index at {out} holds none of the source's tables (it has {where(saved)}, the source "
-        f"{where(source)}); is this the source it was built "
-        f"from? The index is left as it is; leave out --update to build it anew for this source"
+        f"{where(source)}); is this the source it was built from? The index is left as it is; leave out "
+        "--update to build it anew for this source"
     )
 
 
