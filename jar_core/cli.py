@@ -20,6 +20,7 @@ from typing import Any, NoReturn, Sequence
 
 from jar_core.errors import InvalidArgumentError, JarError
 from jar_core.schema import MAX_SAMPLE_VALUES
+from jar_core.strategies import WEIGHTED_STRATEGIES
 
 __all__ = ["main", "build_parser", "add_embedding_options", "embedder_from_args"]
 
@@ -305,9 +306,9 @@ def _strategy(args: argparse.Namespace) -> Any:
     if args.weights is not None:
         weights = _weights(args.weights)
         name = args.strategy or _DEFAULT_STRATEGY
-        if name not in _WEIGHTED_STRATEGIES:
+        if name not in WEIGHTED_STRATEGIES:
             raise InvalidArgumentError(
-                f"--weights sets the weights of the greedy searches ({', '.join(_WEIGHTED_STRATEGIES)}); "
+                f"--weights sets the weights of the greedy searches ({', '.join(WEIGHTED_STRATEGIES)}); "
                 f"it does not apply to --strategy {name}"
             )
         return strategies.get_strategy(name, **dict(zip(("l_cov", "l_join", "l_coarse"), weights)))
@@ -320,9 +321,8 @@ def _strategy_names() -> tuple[str, ...]:
     return tuple(getattr(strategies, "STRATEGIES", ("greedy", "dense", "mip", "crush")))
 
 
-#: The strategy a retriever uses when none is given, and the strategies whose weights --weights sets.
+#: The strategy a retriever uses when none is given.
 _DEFAULT_STRATEGY = "join-aware" if "join-aware" in _strategy_names() else "greedy"
-_WEIGHTED_STRATEGIES = tuple(n for n in ("join-aware", "greedy") if n in _strategy_names())
 
 
 def _weights(text: str) -> tuple[float, float, float]:

@@ -24,6 +24,7 @@ from jar_core.documents import check_sample_rows, fetch_sample_rows, result_docu
 from jar_core.errors import IndexLoadError, IndexSaveError, InvalidArgumentError
 from jar_core.result import RetrievalResult
 from jar_core.retriever import TableRetriever, check_k_or_auto, check_question, check_table_names, convert_option
+from jar_core.strategies import WEIGHTED_STRATEGIES
 from llamaindex_jar.decomposers import LLMDecomposer
 from llamaindex_jar.embeddings import LlamaIndexEmbeddings
 
@@ -45,8 +46,6 @@ _ADAPTER_OPTIONS = frozenset(
 )
 #: The file :meth:`JoinAwareRetriever.persist` writes beside the index.
 PERSIST_FILE = "jar_retriever.json"
-#: Strategies whose weights (``l_cov``, ``l_join``, ``l_coarse``...) :meth:`JoinAwareRetriever.persist` saves.
-_WEIGHTED_STRATEGIES = ("greedy", "join-aware")
 #: The folder of the index inside a persist directory.
 PERSIST_INDEX = "index"
 #: Longest sample value shown in a node's text (longer ones are cut).
@@ -427,7 +426,7 @@ class JoinAwareRetriever(BaseRetriever):
         self.table_retriever.save_index(folder / PERSIST_INDEX, store_samples=store_samples)
         core = self.table_retriever
         strategy: dict[str, Any] = {"name": core.strategy.name}
-        if core.strategy.name in _WEIGHTED_STRATEGIES:  # its weights, as set
+        if core.strategy.name in WEIGHTED_STRATEGIES:  # its weights, as set
             strategy.update({w: getattr(core.strategy, w) for w in ("l_cov", "l_join", "l_coarse")})
         if core.strategy.name == "join-aware":
             strategy.update(l_family=core.strategy.l_family, bridges=core.strategy.bridges,
@@ -487,7 +486,7 @@ class JoinAwareRetriever(BaseRetriever):
             raise IndexLoadError(f"{config_file} is not a persisted retriever: {e}") from e
         if "strategy" not in options and strategy.get("name"):
             name = strategy.pop("name")
-            options["strategy"] = get_strategy(name, **strategy) if name in _WEIGHTED_STRATEGIES else name
+            options["strategy"] = get_strategy(name, **strategy) if name in WEIGHTED_STRATEGIES else name
         if "similarity_top_k" in options:
             saved.pop("k", None)
         for key, value in {**core, **saved}.items():

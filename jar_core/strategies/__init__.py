@@ -11,11 +11,13 @@ from jar_core.strategies.greedy import (
 
 __all__ = [
     "SearchStrategy", "Selection", "StepGain", "GreedyStrategy", "JoinAwareStrategy", "DenseStrategy",
-    "DEFAULT_WEIGHTS", "JOIN_AWARE_WEIGHTS", "get_strategy", "STRATEGIES",
+    "DEFAULT_WEIGHTS", "JOIN_AWARE_WEIGHTS", "get_strategy", "STRATEGIES", "WEIGHTED_STRATEGIES",
 ]
 
 #: Strategy names :func:`get_strategy` accepts.
 STRATEGIES = ("join-aware", "greedy", "dense", "mip", "crush")
+#: The strategies with weights ``(l_cov, l_join, l_coarse)``: the greedy searches.
+WEIGHTED_STRATEGIES = ("join-aware", "greedy")
 
 
 def get_strategy(name: str, **options: object) -> SearchStrategy:
