@@ -19,8 +19,10 @@ The search runs up to ``k_max`` tables; the answer is the shortest prefix of its
 at least ``k_min`` tables. Then a table that the chosen ones refer to is added where it answers a
 sub-query better than the table referring to it (:func:`referenced`): 'Which actors appear in the
 film X?' is covered at 0.76 by ``film_actor`` (its ``actor_id``), but the actors' names are in
-``actor`` (0.80), which ``film_actor.actor_id`` refers to; and a value found in both an album's
-title and the artist it refers to ('Iron Maiden') brings the artist too. Without sub-queries (or none covered at ``floor``) the coverage test is
+``actor`` (0.80), which ``film_actor.actor_id`` refers to; a link table, which holds only ids,
+brings the table it refers to whatever it covers itself ('film category' is covered at 0.88 by
+``film_category``, at 0.50 by ``category``, which holds the name); and a value found in both an
+album's title and the artist it refers to ('Iron Maiden') brings the artist too. Without sub-queries (or none covered at ``floor``) the coverage test is
 the question's own: the prefix stops once the next table's coarse relevance falls below
 ``threshold`` times the first's.
 """
@@ -86,21 +88,28 @@ def auto_size(
 
 def referenced(
     F: np.ndarray, references: np.ndarray | None, order: Sequence[int], *, floor: float = AUTO_FLOOR,
+    links: np.ndarray | None = None,
 ) -> list[int]:
     """Candidates that the tables of ``order`` refer to for a sub-query they cover.
 
     For each sub-query (a row of ``F``, values found among them) whose best table
     ``i`` in ``order`` covers it at ``floor`` or more: the candidate ``l`` not in ``order`` that
     ``i`` refers to (``references[i, l]``, :attr:`Signals.references`) and that covers it at
-    least as well as ``i`` (the best such ``l``). ``i`` then covers the sub-query through a
-    reference, an id, where ``l`` holds what it names. In sub-query order, without repeats.
+    least as well as ``i``, or any that ``i`` refers to when ``i`` only links others (``links``,
+    :attr:`Signals.links`: ``film_category`` covers 'film category' by its name, but holds only
+    ids; the category's name is in ``category``); the best such ``l``. ``i`` then covers the
+    sub-query through a reference, an id, where ``l`` holds what it names. In sub-query order,
+    without repeats.
     """
     order = np.asarray(order, dtype=np.int64)
     if references is None or not len(order) or not F.shape[0]:
         return []
     i = order[F[:, order].argmax(axis=1)]  # the best chosen table of each sub-query
     fi = F[np.arange(len(i)), i]
-    ok = references[i] & (F >= fi[:, None]) & (fi >= floor)[:, None]
+    better = F >= fi[:, None]
+    if links is not None:
+        better |= links[i][:, None]
+    ok = references[i] & better & (fi >= floor)[:, None]
     ok[:, order] = False
     pick = np.where(ok, F, -np.inf).argmax(axis=1)
     return list(dict.fromkeys(int(t) for t in pick[ok.any(axis=1)]))
@@ -144,7 +153,7 @@ def auto_select(
         paths = bridge_paths(signals.w, order)
         if paths is not None and len(order) + len(paths) <= k:
             bridges = paths
-    refs = referenced(F, signals.references, order + bridges)
+    refs = referenced(F, signals.references, order + bridges, links=signals.links)
     refs = refs[: max(0, k - len(order) - len(bridges))]
     if bridges or refs:
         return with_bridges(signals, sel, order + bridges + refs, bridges, getattr(strategy, "l_coarse", 1.0),

@@ -417,6 +417,18 @@ class SchemaIndex:
             self._graph_inputs.pop(cross_database, None)
         return graph
 
+    def link_tables(self, *, cross_database: bool = False) -> np.ndarray:
+        """Boolean ``(T,)``: the tables that only link others (:func:`jar_core.joins.graph.link_tables`),
+        worked out once per :meth:`join_graph`."""
+        graph = self.join_graph(cross_database=cross_database)
+        cache = self.__dict__.setdefault("_link_tables", {})
+        hit = cache.get(cross_database)
+        if hit is None or hit[0] is not graph:
+            from jar_core.joins.graph import link_tables
+
+            hit = cache[cross_database] = (graph, link_tables(self.schema, graph, self.col_offsets))
+        return hit[1]
+
     def has_join_graph(self, *, cross_database: bool = False) -> bool:
         """Whether :meth:`join_graph` is ready without inferring it (kept, or read from the saved index)."""
         return cross_database in self._join_graphs or self._saved_join_graph(cross_database)

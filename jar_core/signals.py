@@ -46,6 +46,9 @@ class Signals:
         references: optional boolean ``(n, n)``: ``[i, l]`` where ``i``'s join with ``l`` goes
             from a column of ``i`` to ``l``'s key (``film_actor`` refers to ``actor``); ``None``
             with the paper's pair score, which has no direction.
+        links: optional boolean ``(n,)``: tables that only link others (``film_category``:
+            keys and dates, no column of their own, :func:`jar_core.joins.graph.link_tables`);
+            ``None`` with the paper's pair score.
     """
 
     candidates: np.ndarray
@@ -60,6 +63,7 @@ class Signals:
     value_matches: list = field(default_factory=list)  # jar_core.values.ValueMatch
     family: np.ndarray | None = None  # bool (n, n): same database and same leading name word
     references: np.ndarray | None = None  # bool (n, n): i's join with l goes to l's key
+    links: np.ndarray | None = None  # bool (n,): tables that only link others
 
     @property
     def n(self) -> int:
@@ -130,6 +134,7 @@ def compute_signals(
         evidence=evidence,
         family=_family(index, candidates),
         references=references,
+        links=None if references is None else index.link_tables(cross_database=cross_database_joins)[candidates],
     )
 
 

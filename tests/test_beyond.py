@@ -768,6 +768,58 @@ def test_auto_k_adds_the_table_a_chosen_one_refers_to_for_a_sub_query():
     assert auto_select(greedy, s, 4).references == []
 
 
+def test_auto_k_adds_what_a_link_table_covers_by_its_name_only():
+    from jar_core.auto_k import referenced
+
+    # Sakila: 'Total revenue by film category'. film_category (0) covers 'film category' by its
+    # name (0.88); category (2), which it refers to, holds the category's name but covers it less
+    # (0.50) than film (1, 0.70), chosen: only as a link table does film_category bring it.
+    n = 3
+    refs = np.zeros((n, n), dtype=bool)
+    refs[0, 1] = refs[0, 2] = True
+    F = np.array([[0.88, 0.70, 0.50]], dtype=np.float32)
+    assert referenced(F, refs, [0, 1]) == []
+    links = np.array([True, False, False])
+    assert referenced(F, refs, [0, 1], links=links) == [2]
+    assert referenced(F, refs, [1, 0], links=np.array([False, True, False])) == []  # film is no link
+    assert referenced(F, refs, [0], links=links) == [1]  # of the tables it refers to, the best cover
+    assert referenced(F * 0.4, refs, [0, 1], links=links) == []  # nothing covered at the floor
+    from jar_core.auto_k import auto_select
+
+    w = np.zeros((n, n), dtype=np.float32)
+    w[0, 1] = w[1, 0] = w[0, 2] = w[2, 0] = 1.0
+    s = sig([0.59, 0.47, 0.22], w, np.array([[0.88, 0.70, 0.50], [0.1, 0.7, 0.1]]))
+    s.subqueries, s.references = ["film category", "film"], refs
+    assert auto_select(GreedyStrategy(3, 1, 4), s, 3).order == [1, 0]
+    s.links = links
+    sel = auto_select(GreedyStrategy(3, 1, 4), s, 3)
+    assert sel.order == [1, 0, 2] and sel.references == [2]
+
+
+def test_link_tables_are_named_after_what_they_link_and_describe_nothing():
+    r = TableRetriever.from_ddl(
+        "CREATE TABLE film (film_id int PRIMARY KEY, title text);"
+        "CREATE TABLE category (category_id int PRIMARY KEY, name text);"
+        "CREATE TABLE customer (customer_id int PRIMARY KEY, name text);"
+        "CREATE TABLE film_category (film_id int REFERENCES film, category_id int REFERENCES category,"
+        " last_update timestamp, PRIMARY KEY (film_id, category_id));"
+        # refers to two tables with nothing of its own, but records events: not named after them
+        "CREATE TABLE rental (rental_id int PRIMARY KEY, rental_date timestamp,"
+        " film_id int REFERENCES film, customer_id int REFERENCES customer);"
+        # named after what it links, but describes something
+        "CREATE TABLE film_customer (film_id int REFERENCES film, customer_id int REFERENCES customer,"
+        " rating text);"
+        # named after one table only, which it refers to once
+        "CREATE TABLE film_note (note_id int PRIMARY KEY, film_id int REFERENCES film);",
+        embedder=BagOfWordsEmbedder())
+    links = r.index.link_tables()
+    assert [t.name for t, link in zip(r.schema.tables, links) if link] == ["film_category"]
+    sig = r.signals("films by category", ["film category"])
+    names = [r.schema.tables[int(c)].name for c in sig.candidates]
+    assert [n for n, link in zip(names, sig.links) if link] == ["film_category"]
+    assert r.with_options(joins="paper").signals("films by category", ["film category"]).links is None
+
+
 def test_a_referenced_table_says_why_it_is_there():
     r = TableRetriever.from_ddl(
         "CREATE TABLE actor (actor_id int PRIMARY KEY, first_name text, last_name text);"

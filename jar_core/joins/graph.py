@@ -45,6 +45,7 @@ index; :func:`candidate_joins` reads the join matrix of a candidate set from it.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,8 +57,8 @@ from jar_core.joins import blocking
 from jar_core.joins.declared import declared as declared_rule
 from jar_core.joins.inclusion import inclusion, inclusion_ratio, MIN_INCLUSION, MIN_VALUES
 from jar_core.joins.naming import RULES, ref_aliases, naming, person_roles, self_references
-from jar_core.joins.profile import ColumnProfile, incidence
-from jar_core.schema import Schema
+from jar_core.joins.profile import ColumnProfile, incidence, words
+from jar_core.schema import Schema, TypeFamily
 
 __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALUE_SUPPORT", "TIE_MARGIN",
            "AMBIGUOUS", "THROUGH_KEY", "MAX_VALUE_TIES", "JOIN_RULES_VERSION"]
@@ -529,3 +530,35 @@ def candidate_join_matrices(
     evidence[ib, ia] = ev
     refs[ia, ib] = True
     return w, cols, evidence == 0, evidence, refs
+
+
+#: Raw types of a column that records a row's identity or version, not something it describes.
+_BOOKKEEPING_TYPE = re.compile(r"^\s*(uuid|uniqueidentifier|rowversion)\b", re.I)
+
+
+def link_tables(schema: Schema, graph: JoinGraph, col_offsets: np.ndarray, *, min_confidence: float = 0.5) -> np.ndarray:
+    """Boolean ``(T,)``: the tables that only link others (``film_category``, ``PlaylistTrack``).
+
+    A link table refers to two tables or more (joins of ``min_confidence`` or more, or declared,
+    from its columns to their keys), is named after one of them at least (its name holds all
+    the words of theirs: ``film_category``, ``Has_Pet``; not ``rental``, which records events) and
+    has no column of its own that describes anything: each column is a key (primary, or on either
+    side of such a join), a date or time (``last_update``) or a row's identity or version
+    (``rowguid uuid``). What it seems to cover by its name, it holds only as ids of the tables it
+    refers to.
+    """
+    strong = graph.declared | (graph.confidence >= min_confidence)
+    keys = np.zeros(int(col_offsets[-1]), dtype=bool)
+    keys[graph.a[strong]] = True
+    keys[graph.b[strong]] = True
+    own = strong & (graph.table_a != graph.table_b)
+    pairs = np.unique(np.stack([graph.table_a[own], graph.table_b[own]], axis=1), axis=0)
+    tables = schema.tables
+    link = np.zeros(len(tables), dtype=bool)
+    for t in np.flatnonzero(np.bincount(pairs[:, 0], minlength=len(tables)) >= 2):  # refers to two or more
+        name = set(words(tables[t].name))
+        link[t] = all(
+            keys[at] or c.primary_key or c.family is TypeFamily.DATETIME or _BOOKKEEPING_TYPE.match(c.type or "")
+            for at, c in enumerate(tables[t].columns, start=int(col_offsets[t]))
+        ) and any(set(words(tables[b].name)) <= name for b in pairs[pairs[:, 0] == t, 1])
+    return link
