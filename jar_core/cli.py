@@ -20,7 +20,7 @@ from typing import Any, NoReturn, Sequence
 
 from jar_core.errors import InvalidArgumentError, JarError
 from jar_core.schema import MAX_SAMPLE_VALUES
-from jar_core.strategies import WEIGHTED_STRATEGIES
+from jar_core.strategies import STRATEGIES, WEIGHTED_STRATEGIES, JoinAwareStrategy
 
 __all__ = ["main", "build_parser", "add_embedding_options", "embedder_from_args"]
 
@@ -282,7 +282,7 @@ def _print_retrieval(res: Any, fmt: str, *, explain: bool, strategy: Any, candid
 
 def _strategy_arguments(p: argparse.ArgumentParser) -> None:
     """``--strategy`` and ``--weights`` (``retrieve`` and ``serve``)."""
-    p.add_argument("--strategy", choices=("join-aware", "greedy", "dense", "mip", "crush"),
+    p.add_argument("--strategy", choices=STRATEGIES,
                    help="search strategy (default join-aware; greedy is the paper's)")
     p.add_argument("--weights", metavar="COV,JOIN,COARSE",
                    help="weights of the join-aware or greedy search (defaults 3,1,4 and 2,1,4)")
@@ -315,14 +315,8 @@ def _strategy(args: argparse.Namespace) -> Any:
     return strategies.get_strategy(args.strategy) if args.strategy else None
 
 
-def _strategy_names() -> tuple[str, ...]:
-    from jar_core import strategies
-
-    return tuple(getattr(strategies, "STRATEGIES", ("greedy", "dense", "mip", "crush")))
-
-
 #: The strategy a retriever uses when none is given.
-_DEFAULT_STRATEGY = "join-aware" if "join-aware" in _strategy_names() else "greedy"
+_DEFAULT_STRATEGY = JoinAwareStrategy.name
 
 
 def _weights(text: str) -> tuple[float, float, float]:

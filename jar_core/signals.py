@@ -146,13 +146,13 @@ def _family(index: "SchemaIndex", candidates: np.ndarray) -> np.ndarray:
     rather than share a subject area: no family."""
     keys = getattr(index, "_family_keys", None)
     if keys is None:
-        from jar_core.joins.profile import singular, words
+        from jar_core.joins.profile import words  # in the singular: ``films`` is ``film``
 
         names = [words(t.name) for t in index.schema.tables]
-        entities = {(t.database, singular(w[0])) for t, w in zip(index.schema.tables, names) if len(w) == 1}
+        entities = {(t.database, w[0]) for t, w in zip(index.schema.tables, names) if len(w) == 1}
         out = []
         for t, w in zip(index.schema.tables, names):
-            module = len(w) > 1 and len(w[0]) >= 2 and (t.database, singular(w[0])) not in entities
+            module = len(w) > 1 and len(w[0]) >= 2 and (t.database, w[0]) not in entities
             out.append(f"{t.database}\x00{w[0]}" if module else f"\x01{t.database}.{t.name}")
         keys = index._family_keys = np.array(out, dtype=object)
     k = keys[candidates]
