@@ -446,6 +446,8 @@ class JoinAwareRetriever(BaseRetriever):
                 "min_join_score": core.min_join_score,
                 "cross_database_joins": core.cross_database_joins,
                 "expand": core.expand,
+                "expand_seeds": core.expand_seeds,
+                "collapse_copies": core.collapse_copies,
                 "match_values": core.match_values,
                 "lexical": core.lexical,
                 "lexical_relevance": core.lexical_relevance,

@@ -425,13 +425,15 @@ def test_persist_keeps_the_default_search_s_weights_and_options(demo_retriever, 
 
     core = TableRetriever(demo_retriever.schema, embedder=demo_retriever.embedder, index=demo_retriever.index,
                           strategy=JoinAwareStrategy(1.0, 2.0, 3.0, l_family=0.1, bridges=False, lookahead=True), expand=3,
-                          match_values=False, lexical=0.2, lexical_relevance=0.3, hubness=0.4)
+                          match_values=False, lexical=0.2, lexical_relevance=0.3, hubness=0.4, expand_seeds=2,
+                          collapse_copies=False)
     JoinAwareRetriever.from_table_retriever(core).persist(tmp_path / "store")
     c = JoinAwareRetriever.from_persist_dir(tmp_path / "store", embedder=demo_retriever.embedder).table_retriever
     s = c.strategy
     assert (s.name, s.l_cov, s.l_join, s.l_coarse, s.l_family, s.bridges) == ("join-aware", 1.0, 2.0, 3.0, 0.1, False)
     assert s.lookahead is True  # set apart from bridges, kept apart
     assert (c.expand, c.match_values, c.lexical, c.lexical_relevance, c.hubness) == (3, False, 0.2, 0.3, 0.4)
+    assert (c.expand_seeds, c.collapse_copies) == (2, False)
     f = tmp_path / "notes.txt"
     f.write_text("keep me")
     with pytest.raises(IndexSaveError):
