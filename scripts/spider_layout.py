@@ -103,16 +103,18 @@ def write_folder(out: Path, files: dict[str, Any], *, force: bool) -> None:
     then all moved into place, so a failure leaves the folder as it was."""
     if (out / "dev.json").exists() and not force:
         raise LayoutError(f"{out} already holds a benchmark (dev.json); pass --force to replace it")
-    out.mkdir(parents=True, exist_ok=True)
     staged = []
     try:
+        out.mkdir(parents=True, exist_ok=True)
         for name, value in files.items():
             fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{name}.")
+            staged.append((tmp, out / name))
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump(value, f, indent=1)
-            staged.append((tmp, out / name))
         for tmp, final in staged:
             os.replace(tmp, final)
+    except OSError as e:
+        raise LayoutError(f"cannot write {out}: {e.strerror or e}") from None
     finally:
         for tmp, _ in staged:
             if os.path.exists(tmp):

@@ -95,3 +95,13 @@ def test_a_missing_input_file_is_named(tmp_path, capsys):
     assert layout.main(["--tables", str(tmp_path / "none.json"), "--questions", str(tmp_path / "q.json"),
                         "--out", str(tmp_path / "out")]) == 2
     assert "tables file" in capsys.readouterr().err
+
+
+def test_an_output_path_that_is_a_file_is_named(tmp_path, capsys):
+    args = _inputs(tmp_path)
+    taken = tmp_path / "taken"
+    taken.write_text("keep me")
+    assert layout.main([*args, "--out", str(taken)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("spider_layout: cannot write") and "\n" not in err
+    assert taken.read_text() == "keep me"
