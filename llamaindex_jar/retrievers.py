@@ -60,6 +60,21 @@ def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, A
     return adapter, options
 
 
+#: Core options :meth:`JoinAwareRetriever.persist` does not save: objects (passed again on load),
+#: the strategy (saved by name and weights) and the progress display (a choice of the run).
+_NOT_PERSISTED = frozenset({"embedder", "decomposer", "strategy", "candidate_generator", "progress"})
+
+
+def _persisted_options(core: TableRetriever) -> dict[str, Any]:
+    """The core's options that ``persist`` saves: every one of :meth:`TableRetriever.options` but
+    :data:`_NOT_PERSISTED`, derived from it so that an option added to the core is not lost on reload."""
+    options = {key: value for key, value in core.options().items() if key not in _NOT_PERSISTED}
+    for key, value in options.items():
+        if value is not None and not isinstance(value, (bool, int, float, str)):
+            raise IndexSaveError(f"cannot persist the core option {key}={value!r}: not a plain value")
+    return options
+
+
 def _descriptions(value: Any) -> dict[str, str]:
     """``table_descriptions`` (a mapping, or ``SQLTableSchema`` objects) as ``{table name or id: text}``."""
     if value is None:
@@ -413,17 +428,17 @@ class JoinAwareRetriever(BaseRetriever):
         Writes ``persist_dir/index`` (the saved index: schema and embeddings, atomically, see
         ``TableRetriever.save_index``; ``store_samples=False`` keeps the columns' sample values out)
         and ``persist_dir/jar_retriever.json`` (``k``, ``include``, ``exclude``, ``database``,
-        ``dialect``, ``table_descriptions`` and the core's strategy with its weights, candidates,
-        join and search options). A folder that cannot be written raises ``IndexSaveError``.
-        The database connection and ``sample_rows`` are not saved: pass ``engine=`` and
-        ``sample_rows=`` to :meth:`from_persist_dir` again.
+        ``dialect``, ``table_descriptions``, the core's strategy with its weights and every other
+        core option of ``TableRetriever.options()`` that is a plain value). A folder that cannot be
+        written raises ``IndexSaveError``. The database connection, ``sample_rows``, the embedding
+        model, the decomposer and the first stage (``candidate_generator``) are not saved: pass
+        them to :meth:`from_persist_dir` again.
         """
         folder = Path(persist_dir)
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise IndexSaveError(f"cannot persist to {folder}: {e.strerror or e}") from e
-        self.table_retriever.save_index(folder / PERSIST_INDEX, store_samples=store_samples)
         core = self.table_retriever
         strategy: dict[str, Any] = {"name": core.strategy.name}
         if core.strategy.name in WEIGHTED_STRATEGIES:  # its weights, as set
@@ -439,21 +454,9 @@ class JoinAwareRetriever(BaseRetriever):
             "database": self.database,
             "dialect": self.dialect,
             "table_descriptions": self.table_descriptions,
-            "core": {
-                "strategy": strategy,
-                "candidates": core.n_candidates,
-                "joins": core.joins,
-                "min_join_score": core.min_join_score,
-                "cross_database_joins": core.cross_database_joins,
-                "expand": core.expand,
-                "expand_seeds": core.expand_seeds,
-                "collapse_copies": core.collapse_copies,
-                "match_values": core.match_values,
-                "lexical": core.lexical,
-                "lexical_relevance": core.lexical_relevance,
-                "hubness": core.hubness,
-            },
+            "core": {"strategy": strategy, **_persisted_options(core)},
         }
+        core.save_index(folder / PERSIST_INDEX, store_samples=store_samples)
         tmp = folder / (PERSIST_FILE + ".tmp")
         try:
             tmp.write_text(json.dumps(config, indent=2, ensure_ascii=False), encoding="utf-8")

@@ -422,13 +422,18 @@ def test_persist_keeps_the_default_search_s_weights_and_options(demo_retriever, 
     # the join-aware search's weights and the search options were not saved: lost on reload
     from jar_core.errors import IndexSaveError
     from jar_core.strategies import JoinAwareStrategy
+    from llamaindex_jar.retrievers import _NOT_PERSISTED
 
     core = TableRetriever(demo_retriever.schema, embedder=demo_retriever.embedder, index=demo_retriever.index,
                           strategy=JoinAwareStrategy(1.0, 2.0, 3.0, l_family=0.1, bridges=False, lookahead=True), expand=3,
                           match_values=False, lexical=0.2, lexical_relevance=0.3, hubness=0.4, expand_seeds=2,
-                          collapse_copies=False)
+                          collapse_copies=False, candidates=7, min_join_score=0.5, cross_database_joins=True)
     JoinAwareRetriever.from_table_retriever(core).persist(tmp_path / "store")
     c = JoinAwareRetriever.from_persist_dir(tmp_path / "store", embedder=demo_retriever.embedder).table_retriever
+    # every option but the objects comes back as set (the saved list is derived from options())
+    plain = {key: v for key, v in core.options().items() if key not in _NOT_PERSISTED}
+    assert {key: c.options()[key] for key in plain} == plain
+    assert (c.n_candidates, c.min_join_score, c.cross_database_joins) == (7, 0.5, True)
     s = c.strategy
     assert (s.name, s.l_cov, s.l_join, s.l_coarse, s.l_family, s.bridges) == ("join-aware", 1.0, 2.0, 3.0, 0.1, False)
     assert s.lookahead is True  # set apart from bridges, kept apart
