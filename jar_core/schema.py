@@ -182,7 +182,9 @@ class Column:
     """One column: name, raw type (normalized to :attr:`family`), optional description and statistics.
 
     ``unique_ratio`` is distinct values / rows (``None`` when unknown); ``sample`` holds up to
-    :data:`MAX_SAMPLE_VALUES` distinct values (empty when unknown).
+    :data:`MAX_SAMPLE_VALUES` distinct values (empty when unknown). ``unique``: the column alone is
+    declared unique (a ``UNIQUE`` constraint or a unique index on it alone, no ``WHERE``): an
+    alternate key beside the primary key (MIMIC's ``admissions.hadm_id`` beside ``row_id``).
     """
 
     name: str
@@ -192,6 +194,7 @@ class Column:
     primary_key: bool = False
     unique_ratio: float | None = None
     sample: tuple[Any, ...] = ()
+    unique: bool = False
 
     def __post_init__(self) -> None:
         name, typ, nl, cm = self.name, self.type, self.nl_name, self.comment
@@ -239,6 +242,8 @@ class Column:
             d["unique_ratio"] = self.unique_ratio
         if self.sample:
             d["sample"] = [_jsonable(v) for v in self.sample]
+        if self.unique:
+            d["unique"] = True
         return d
 
     @classmethod
@@ -246,7 +251,7 @@ class Column:
         get = d.get
         return cls(  # positional: the fields in order (half a million of them in an index of 50,000 tables)
             d["name"], get("type", ""), get("nl_name"), get("comment"), bool(get("primary_key", False)),
-            get("unique_ratio"), tuple(get("sample", ())),
+            get("unique_ratio"), tuple(get("sample", ())), bool(get("unique", False)),
         )
 
 
@@ -520,7 +525,7 @@ class Schema:
         return cls(tables, dialect=dialect)
 
     def fingerprint(self) -> str:
-        """A SHA-256 of the schema's structure (names, types, keys, descriptions; not samples).
+        """A SHA-256 of the schema's structure (names, types, keys, unique columns, descriptions; not samples).
 
         Computed once and kept: a schema is not meant to change once in use (:meth:`validate`
         starts over when it rewrites a foreign key).
@@ -543,6 +548,9 @@ class Schema:
                 entry.append(["sql_schema", t.sql_schema])
             if t.catalog is not None:  # the joins between a catalog's schemas depend on it
                 entry.append(["catalog", t.catalog])
+            unique = [c.name for c in t.columns if c.unique]
+            if unique:  # absent before declared unique columns were read: old fingerprints stand
+                entry.append(["unique", unique])
             payload.append(entry)
         blob = json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8")
         return hashlib.sha256(blob).hexdigest()

@@ -2,8 +2,8 @@
 """Inferred join keys on schemas no one here wrote, against the keys they declare.
 
 Each source is read with its declared keys, which are the truth; then its foreign keys are
-removed (``pk kept``: primary keys stay, as in databases that declare keys but no references;
-``no keys``: primary keys removed too, as ``dbgen`` writes TPC-H) and the join graph is inferred
+removed (``primary``: primary keys and unique columns stay, as in databases that declare keys
+but no references; ``none``: those removed too, as ``dbgen`` writes TPC-H) and the join graph is inferred
 from what is left (:func:`jar_core.joins.graph.build_join_graph`). An inferred join counts as
 right when it joins the two columns of a declared foreign key (either direction); precision and
 recall are over column pairs, for every inferred join and for those of confidence >= 0.75 (the
@@ -36,6 +36,11 @@ the DDL files of public repositories, fetched separately (not shipped here):
   version that cannot read them, ``sed -E -e 's/TPCD\\.//g' -e 's/ADD FOREIGN KEY ([A-Z_0-9]+) \\(/ADD
   CONSTRAINT \\1 FOREIGN KEY (/'`` rewrites them to standard SQL, as for the "before" run);
 * TPC-DS: ``tools/tpcds.sql`` and ``tools/tpcds_ri.sql`` of ``gregrahn/tpcds-kit``, concatenated.
+* held out (read after the rules above were written): MIMIC-III, ``mimic-iii/buildmimic/postgres/
+  postgres_create_tables.sql`` and ``postgres_add_constraints.sql`` of ``MIT-LCP/mimic-code``; OMOP
+  CDM 5.4, ``inst/ddl/5.4/postgresql/OMOPCDM_postgresql_5.4_{ddl,primary_keys,constraints}.sql`` of
+  ``OHDSI/CommonDataModel`` with ``@cdmDatabaseSchema.`` removed; ``employees.sql`` of
+  ``datacharmer/test_db``; each concatenated into one file.
 
     python scripts/join_keys_public.py chinook.sql:sqlite sqlite:///chinook.db sakila.sql:mysql \\
         northwind.sql:postgres tpch.sql tpcds.sql [--list]
@@ -84,10 +89,13 @@ def load(source: str) -> tuple[str, Schema, Schema]:
 
 
 def with_keys_of(schema: Schema, keys: Schema) -> Schema:
-    """``schema`` with the primary keys of the same-named columns of ``keys`` (names case-folded)."""
+    """``schema`` with the primary keys and unique columns of the same-named columns of ``keys``
+    (names case-folded)."""
     pk = {(t.name.lower(), c.name.lower()) for t in keys.tables for c in t.columns if c.primary_key}
+    uq = {(t.name.lower(), c.name.lower()) for t in keys.tables for c in t.columns if c.unique}
     return Schema([
-        dataclasses.replace(t, columns=[dataclasses.replace(c, primary_key=(t.name.lower(), c.name.lower()) in pk)
+        dataclasses.replace(t, columns=[dataclasses.replace(c, primary_key=(t.name.lower(), c.name.lower()) in pk,
+                                                            unique=(t.name.lower(), c.name.lower()) in uq)
                                         for c in t.columns])
         for t in schema.tables
     ])
@@ -124,10 +132,10 @@ def implied(truth: set[Pair]) -> set[Pair]:
 
 
 def stripped(schema: Schema, keep_pk: bool) -> Schema:
-    """``schema`` without foreign keys (and without primary keys unless ``keep_pk``)."""
+    """``schema`` without foreign keys (and without primary keys and unique columns unless ``keep_pk``)."""
     tables = []
     for t in schema.tables:
-        cols = t.columns if keep_pk else [dataclasses.replace(c, primary_key=False) for c in t.columns]
+        cols = t.columns if keep_pk else [dataclasses.replace(c, primary_key=False, unique=False) for c in t.columns]
         tables.append(dataclasses.replace(t, columns=cols, foreign_keys=[]))
     return Schema(tables)
 

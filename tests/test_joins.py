@@ -1102,3 +1102,62 @@ def test_an_order_header_is_named_by_its_order_and_a_polymorphic_reference_stays
     got = edges(keyed)
     refs = {e: v for e, v in got.items() if "ReferenceOrderID" in e}
     assert len(refs) == 3 and all(v[0] <= 0.74 for v in refs.values()), refs
+
+
+# MIMIC-III's layout: every table keyed by a row number, the entities by columns declared unique
+_MIMIC = """
+CREATE TABLE patients (row_id INT NOT NULL, subject_id INT NOT NULL, gender VARCHAR(5),
+  CONSTRAINT pat_rowid_pk PRIMARY KEY (row_id), CONSTRAINT pat_subid_unique UNIQUE (subject_id));
+CREATE TABLE admissions (row_id INT NOT NULL, subject_id INT NOT NULL, hadm_id INT NOT NULL, admittime TIMESTAMP,
+  CONSTRAINT adm_rowid_pk PRIMARY KEY (row_id), CONSTRAINT adm_hadm_unique UNIQUE (hadm_id));
+CREATE TABLE icustays (row_id INT NOT NULL, subject_id INT NOT NULL, hadm_id INT NOT NULL, icustay_id INT NOT NULL,
+  CONSTRAINT icustay_rowid_pk PRIMARY KEY (row_id));
+CREATE TABLE chartevents (row_id INT NOT NULL, subject_id INT, hadm_id INT, icustay_id INT, valuenum FLOAT,
+  CONSTRAINT chartevents_rowid_pk PRIMARY KEY (row_id));
+"""
+
+
+def test_a_row_number_joins_nothing_and_unique_columns_are_the_keys():
+    from jar_core.loaders import load_ddl
+
+    got = edges(load_ddl(_MIMIC, dialect="postgres"))
+    # row_id keys every table: before, every pair of tables joined on it (0.74-0.97)
+    assert not any("row_id" in e for e in got), got
+    # the entities are the columns declared unique, and icustays' column named after it
+    for key, ref in [("patients.subject_id", "admissions.subject_id"), ("admissions.hadm_id", "chartevents.hadm_id"),
+                     ("chartevents.icustay_id", "icustays.icustay_id"), ("chartevents.subject_id", "patients.subject_id")]:
+        pair = " = ".join(sorted((key, ref)))
+        assert got.get(pair, (0, ""))[0] >= 0.9, (pair, got)
+    # without the keys declared, still no join on row numbers (ROWID too)
+    bare = load_ddl(_MIMIC.replace("PRIMARY KEY (row_id)", "CHECK (row_id > 0)").replace("UNIQUE (", "CHECK (0 < "),
+                    dialect="postgres")
+    assert not any(c.unique or c.primary_key for t in bare.tables for c in t.columns)
+    got = edges(bare)
+    assert not any("row_id" in e for e in got) and "admissions.hadm_id = chartevents.hadm_id" in got, got
+    # a row number is read as a bare id: its table's key when nothing else is (b_id -> b.ROWID),
+    # never a join of two row numbers
+    got = edges(Schema([T("a", "ROWID", "b_id"), T("b", "ROWID", "name"), T("c", "ROWID", "b_id")]))
+    assert not any(e.count("ROWID") == 2 for e in got) and got["a.b_id = b.ROWID"][1] == "entity", got
+
+
+def test_unique_columns_in_ddl_and_their_schema_round_trip():
+    from jar_core.loaders import load_ddl
+
+    s = load_ddl("""
+    CREATE TABLE a (id INT PRIMARY KEY, x INT UNIQUE, y INT, z INT, w INT, v INT, CONSTRAINT u UNIQUE (y), UNIQUE (x, y));
+    ALTER TABLE a ADD CONSTRAINT uu UNIQUE (z);
+    CREATE UNIQUE INDEX i ON a (w);
+    CREATE UNIQUE INDEX i2 ON a (v) WHERE y > 0;
+    CREATE UNIQUE INDEX i3 ON a USING btree (lower(v));
+    CREATE INDEX i4 ON a (v);
+    CREATE UNIQUE INDEX i5 ON nothere (v);
+    CREATE UNIQUE INDEX i6 ON a (v, w);
+    """, dialect="postgres")
+    assert [c.name for c in s.tables[0].columns if c.unique] == ["x", "y", "z", "w"]
+    again = Schema.from_dict(s.to_dict())
+    assert [c.unique for c in again.tables[0].columns] == [c.unique for c in s.tables[0].columns]
+    assert again.fingerprint() == s.fingerprint()
+    # a unique column changes the fingerprint (the join graph depends on it); none leaves it as it was
+    plain = load_ddl("CREATE TABLE a (id INT PRIMARY KEY, x INT, y INT, z INT, w INT, v INT);", dialect="postgres")
+    assert plain.fingerprint() != s.fingerprint()
+    assert "unique" not in plain.tables[0].columns[1].to_dict()

@@ -443,3 +443,25 @@ def test_samples_are_bounded_by_bytes(tmp_path: Path) -> None:
     assert body.unique_ratio == 1.0
     with pytest.raises(InvalidArgumentError, match="sample_bytes"):
         load_database(f"sqlite:///{db}", sample_bytes=0)
+
+
+def test_unique_columns_are_read_from_sqlite_and_duckdb(tmp_path):
+    import sqlite3
+
+    duckdb = pytest.importorskip("duckdb")
+    sql = ["CREATE TABLE admissions (row_id INT PRIMARY KEY, hadm_id INT NOT NULL UNIQUE, note TEXT, code TEXT)",
+           "CREATE TABLE chartevents (row_id INT PRIMARY KEY, hadm_id INT, x INT, y INT, UNIQUE (x, y))"]
+    lite = sql + ["CREATE UNIQUE INDEX ix_code ON admissions (code)",
+                  "CREATE UNIQUE INDEX ix_part ON admissions (note) WHERE note IS NOT NULL"]
+    with sqlite3.connect(tmp_path / "m.db") as c:
+        for stmt in lite:
+            c.execute(stmt)
+    d = duckdb.connect(str(tmp_path / "m.duckdb"))
+    for stmt in sql:
+        d.execute(stmt)
+    d.close()
+    for url, want in [(f"sqlite:///{tmp_path / 'm.db'}", {"hadm_id", "code"}),
+                      (f"duckdb:///{tmp_path / 'm.duckdb'}", {"hadm_id"})]:
+        schema = load_database(url)
+        got = {c.name for t in schema.tables for c in t.columns if c.unique}
+        assert got == want, (url, got)  # one column alone; not (x, y), not a partial index

@@ -74,6 +74,17 @@ INSERT INTO shop.rental_2024 VALUES (1, 1, '2024-03-01');
 CREATE SCHEMA crm;
 CREATE TABLE crm.review (review_id INTEGER PRIMARY KEY, customer_id INTEGER, stars INTEGER);
 INSERT INTO crm.review VALUES (1, 1, 5);
+-- MIMIC-III's keys: a row number keys every table, the entities are declared unique
+CREATE SCHEMA mimic;
+CREATE TABLE mimic.admissions (row_id INT PRIMARY KEY, subject_id INT NOT NULL, hadm_id INT NOT NULL,
+  admittime TIMESTAMP, CONSTRAINT adm_hadm_unique UNIQUE (hadm_id));
+CREATE TABLE mimic.icustays (row_id INT PRIMARY KEY, hadm_id INT NOT NULL, icustay_id INT NOT NULL, los FLOAT);
+CREATE UNIQUE INDEX icustays_icustay_id ON mimic.icustays (icustay_id);
+CREATE UNIQUE INDEX icustays_partial ON mimic.icustays (los) WHERE los > 0;
+CREATE TABLE mimic.chartevents (row_id INT PRIMARY KEY, hadm_id INT, icustay_id INT, valuenum FLOAT);
+INSERT INTO mimic.admissions VALUES (1, 7, 100, '2101-01-01'), (2, 8, 101, '2101-02-01');
+INSERT INTO mimic.icustays VALUES (1, 100, 500, 1.5), (2, 101, 501, 2.0);
+INSERT INTO mimic.chartevents VALUES (1, 100, 500, 80), (2, 101, 501, 75), (3, 101, 501, 70);
 """
 QUESTION = "Which tracks are on the playlist named Workout?"
 
@@ -246,3 +257,18 @@ def test_partitions_on_the_command_line(server):
     assert not any(t["id"].startswith("shop.payment_") for t in out["tables"]), out["tables"]
     kept = json.loads(_cli(*args, "--partitions").stdout)
     assert any(t["id"].startswith("shop.payment_") for t in kept["tables"]), kept["tables"]
+
+
+def test_unique_constraints_and_indexes_are_keys_and_row_numbers_join_nothing(server):
+    from jar_core.joins import build_join_graph
+    from jar_core.loaders import load_database
+
+    schema = load_database(server.url, schema="mimic")
+    unique = {(t.name, c.name) for t in schema.tables for c in t.columns if c.unique}
+    assert unique == {("admissions", "hadm_id"), ("icustays", "icustay_id")}  # not the partial index
+    g = build_join_graph(schema)
+    cols = [(t.name, c.name) for t in schema.tables for c in t.columns]
+    joins = {tuple(sorted((cols[a], cols[b]))): float(c) for a, b, c in zip(g.a, g.b, g.confidence)}
+    assert not any(x[1] == "row_id" or y[1] == "row_id" for x, y in joins), joins
+    assert joins[(("admissions", "hadm_id"), ("chartevents", "hadm_id"))] >= 0.9, joins
+    assert joins[(("chartevents", "icustay_id"), ("icustays", "icustay_id"))] >= 0.9, joins

@@ -14,8 +14,9 @@ self           0.90  ``employee.ReportsTo`` -> ``employee.EmployeeId`` (a hierar
 person         0.80  ``Customer.SupportRepId`` -> ``Employee.EmployeeId``, ``created_by`` -> ``users.id``
 =============  ====  ==========================================================================
 
-``k`` must be its table's key (declared, or named after its table: ``id``, ``<table>_id``,
-``c_custkey`` in ``customer``; in a table with no other, its first column when that carries its
+``k`` must be its table's key (declared, declared unique on its own beside the primary key:
+MIMIC's ``admissions.hadm_id`` beside ``row_id``, or named after its table: ``id``, ``<table>_id``,
+``c_custkey`` in ``customer``; a name of the storage row, ``row_id``, is a bare ``id``; in a table with no other, its first column when that carries its
 supertype's key and a column names the table: ``Customer.PersonID`` -> ``Person.BusinessEntityID``),
 except for *sibling*, where both columns carry the same
 key-like name and neither is known to be unique (and, when both tables declare their keys and
@@ -378,7 +379,7 @@ def naming(
     same_idx = list(RULES).index("same name")
     is_same = rule == same_idx
     uniq_f = np.nan_to_num(p.unique[f], nan=0.0) >= 0.95
-    key_k = p.own_key[k] | p.pk_declared[k]
+    key_k = p.own_key[k] | p.pk_declared[k] | p.unique_declared[k]
     sib = is_same & ~key_k & ~uniq_f
     # two attributes of tables whose keys are declared (customers.postal_code, employees.postal_code;
     # both out of their keys) are no two references to one entity unless a table of the database is it

@@ -165,6 +165,19 @@ def _split(tokens: list[str], glued: bool) -> tuple[list[str], str | None]:
     return tokens, None
 
 
+#: Entity words that name a table's storage row, no entity (``row_id``, ``ROWID``, ``row_num``, MIMIC's
+#: surrogate key of every table): such a name is read as a bare ``id``, its own table's key or nothing.
+ROW_WORDS = frozenset({"row"})
+_ROW_GLUED = {"rowid": "id", "rownum": "num"}
+
+def _is_row_number(name: str) -> bool:
+    """Whether a column name numbers its table's rows (``row_id``, ``ROWID``): :data:`ROW_WORDS`."""
+    toks = words(name)
+    if len(toks) == 1:
+        return toks[0] in _ROW_GLUED
+    return len(toks) >= 2 and toks[-1] in KEY_WORDS and ROW_WORDS.issuperset(toks[:-1])
+
+
 #: Trailing words that qualify a table rather than name its entity (``date_dim``, ``model_list``,
 #: ``SalesOrderHeader``: a sales order).
 TABLE_QUALIFIERS = frozenset({
@@ -259,6 +272,10 @@ def _name_facts(
     v_stems, v_full, kw = [], [], None
     for vt, stripped in variants:
         stem, k = _split(vt, glued=stripped)
+        if k is None and len(stem) == 1 and stem[0] in _ROW_GLUED:  # ``ROWID``
+            stem, k = ["row"], _ROW_GLUED[stem[0]]
+        if k is not None and stem and ROW_WORDS.issuperset(stem):  # ``row_id``: a bare ``id``, no entity
+            stem = []
         kw = kw or k
         v_stems.append(stem)
         v_full.append("".join(stem) + (k or ""))
@@ -351,6 +368,7 @@ class ColumnProfile:
     pk_declared: np.ndarray  # bool: the table declares a primary key and this column is it
     table_has_pk: np.ndarray  # bool: the column's table declares a primary key
     in_pk: np.ndarray  # bool: the column is in its table's declared primary key (one of several too)
+    unique_declared: np.ndarray  # bool: declared unique on its own (:attr:`Column.unique`), not the primary key
     fk_from: np.ndarray  # bool: the referencing column of a declared foreign key
     values: sparse.csr_matrix  # column x distinct sample value incidence
     n_values: np.ndarray
@@ -372,6 +390,7 @@ class ColumnProfile:
         keyless, decimal, integer = [], [], []
         key_word, stems, full, tnames_l, own, uniq, pk_decl, has_pk = [], [], [], [], [], [], [], []
         in_pk: list[bool] = []
+        unique_decl: list[bool] = []
         value_rows: list[list[str]] = []
         twords_l: list[list[list[str]]] = []
         flags: list[bool] = []
@@ -395,6 +414,9 @@ class ColumnProfile:
             module = bool(twords) and (t.join_scope, twords[0]) in leads  # a name of no word leads nothing
             pk = t.primary_key
             db = dbs.setdefault(t.join_scope, len(dbs))
+            # a primary key that numbers the table's rows (``row_id``) leaves the column named after
+            # the table (``icustays.icustay_id``) its key too
+            pk_row = len(pk) == 1 and _is_row_number(pk[0])
             for c in t.columns:
                 table.append(ti)
                 database.append(db)
@@ -428,11 +450,13 @@ class ColumnProfile:
                 tnames_l.append(tnames)
                 twords_l.append(twl)
                 is_pk = pk == (c.name,)
-                not_unique = c.unique_ratio is not None and c.unique_ratio < 0.95
-                own.append(is_pk or (not pk and named_own > 0 and not not_unique and (kw is not None or c.unique_ratio == 1.0)))
+                not_unique = c.unique_ratio is not None and c.unique_ratio < 0.95 and not c.unique
+                own.append(is_pk or ((not pk or pk_row or c.unique) and named_own > 0 and not not_unique
+                                     and (kw is not None or c.unique_ratio == 1.0)))
                 named_level.append(named_own if own[-1] and not is_pk else 0)
                 names_table.append(named_own)
-                uniq.append(np.nan if c.unique_ratio is None else float(c.unique_ratio))
+                uniq.append(1.0 if c.unique else np.nan if c.unique_ratio is None else float(c.unique_ratio))
+                unique_decl.append(c.unique and not is_pk)
                 pk_decl.append(is_pk)
                 has_pk.append(bool(pk))
                 in_pk.append(c.name in pk)
@@ -473,7 +497,8 @@ class ColumnProfile:
             name_flag=np.array(name_flags, dtype=bool), stems=stems, own_key=own_arr, adopted=adopted,
             names_table=np.array(names_table, dtype=np.int8),
             unique=np.array(uniq, dtype=np.float64), pk_declared=np.array(pk_decl, dtype=bool),
-            table_has_pk=np.array(has_pk, dtype=bool), in_pk=np.array(in_pk, dtype=bool), fk_from=fk_from, values=vm,
+            table_has_pk=np.array(has_pk, dtype=bool), in_pk=np.array(in_pk, dtype=bool),
+            unique_declared=np.array(unique_decl, dtype=bool), fk_from=fk_from, values=vm,
             n_values=n_values, full_names=full, module_word=np.array(module_words, dtype=object), table_names=tnames_l, table_words=twords_l, declared=declared,
             class_codes=dict(classes),
         )
@@ -497,7 +522,8 @@ class ColumnProfile:
             from_samples=self.from_samples[rows], other_class=self.other_class,
             key_word=[self.key_word[i] for i in lst], flag=self.flag[rows], name_flag=self.name_flag[rows], stems=[self.stems[i] for i in lst],
             own_key=self.own_key[rows], adopted=self.adopted[rows], names_table=self.names_table[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
-            table_has_pk=self.table_has_pk[rows], in_pk=self.in_pk[rows], fk_from=self.fk_from[rows], values=self.values[rows],
+            table_has_pk=self.table_has_pk[rows], in_pk=self.in_pk[rows], unique_declared=self.unique_declared[rows],
+            fk_from=self.fk_from[rows], values=self.values[rows],
             n_values=self.n_values[rows], full_names=[self.full_names[i] for i in lst], module_word=self.module_word[rows],
             table_names=[self.table_names[i] for i in lst], table_words=[self.table_words[i] for i in lst],
             declared=[(pos[a], pos[b]) for a, b in self.declared if a in pos and b in pos],
@@ -518,9 +544,11 @@ class ColumnProfile:
     def keyish(self) -> np.ndarray:
         """Columns that can be the referenced side of a join: a key, as far as anything tells.
 
-        The table's key (declared or named after the table), or a column with a key word in its
-        name that is not known to repeat values, in a table that declares no primary key.
+        The table's key (declared or named after the table), a column with a key word in its name
+        declared unique (an alternate key: MIMIC's ``admissions.hadm_id`` beside ``row_id``), or
+        one that is not known to repeat values, in a table that declares no primary key.
         Uniqueness alone does not make a key: in a small table every column is unique.
         """
         not_unique = np.nan_to_num(self.unique, nan=1.0) < 0.95
-        return self.own_key | self.pk_declared | (self.has_key_word & ~not_unique & ~self.table_has_pk)
+        return (self.own_key | self.pk_declared | (self.has_key_word & self.unique_declared)
+                | (self.has_key_word & ~not_unique & ~self.table_has_pk))

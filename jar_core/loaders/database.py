@@ -699,7 +699,7 @@ def _read_tables(
     sample_bytes: int,
 ) -> list[Table]:
     if insp is None:  # DuckDB: its own catalog
-        columns, pks, fks, comments, own_schema = _duckdb_catalog(conn, schema, names, where, secrets)
+        columns, pks, fks, comments, own_schema, unique = _duckdb_catalog(conn, schema, names, where, secrets)
     else:
         try:
             columns = _by_name(insp.get_multi_columns(schema=schema, filter_names=names))
@@ -714,6 +714,7 @@ def _read_tables(
             conn.rollback()
             comments = {}
         own_schema = schema if schema is not None else insp.default_schema_name
+        unique = _unique_columns(conn, insp, schema, names, where, secrets)
 
     tables: list[Table] = []
     for name in names:
@@ -722,6 +723,7 @@ def _read_tables(
             logger.warning("skipping table %r of %s: it has no columns", name, where)
             continue
         pk = set((pks.get(name) or {}).get("constrained_columns") or ())
+        alone = unique.get(name) or set()
         table = Table(
             database=database,
             name=name,
@@ -731,6 +733,7 @@ def _read_tables(
                     type=c["type"] if isinstance(c["type"], str) else _type_text(c["type"], conn.dialect),
                     comment=c.get("comment") or None,
                     primary_key=c["name"] in pk,
+                    unique=c["name"] in alone,
                 )
                 for c in cols
             ],
@@ -742,6 +745,32 @@ def _read_tables(
             _add_statistics(conn, table, schema, sample_rows, sample_values, sample_bytes, where)
         tables.append(table)
     return tables
+
+
+def _unique_columns(
+    conn: Connection, insp: Any, schema: str | None, names: Sequence[str], where: str, secrets: Sequence[str],
+) -> dict[str, set[str]]:
+    """By table name, the columns declared unique on their own: a ``UNIQUE`` constraint or a unique
+    index on the one column, not partial (``WHERE``). Keys for the join rules, so a dialect that
+    cannot reflect them gives none (logged, not warned: the joins are inferred without them)."""
+    out: dict[str, set[str]] = {}
+    try:
+        for key, found in _optional(insp.get_multi_unique_constraints, schema, names).items():
+            for u in found or ():
+                cols = u.get("column_names") or ()
+                if len(cols) == 1:
+                    out.setdefault(key[1] if isinstance(key, tuple) else key, set()).add(cols[0])
+        for key, found in _optional(insp.get_multi_indexes, schema, names).items():
+            for ix in found or ():
+                cols = ix.get("column_names") or ()
+                partial = any(k.endswith("_where") and v is not None for k, v in (ix.get("dialect_options") or {}).items())
+                if ix.get("unique") and len(cols) == 1 and cols[0] is not None and not partial:
+                    out.setdefault(key[1] if isinstance(key, tuple) else key, set()).add(cols[0])
+    except SQLAlchemyError as err:
+        if conn.in_transaction():
+            conn.rollback()
+        logger.info("no unique constraints or indexes for %s: %s", where, _one_line(err, secrets))
+    return out
 
 
 def _keys(
@@ -784,15 +813,16 @@ def _duckdb_table_names(conn: Connection, schema: str | None) -> list[str]:
 #: The keys of one schema of the current DuckDB database.
 _DUCKDB_CONSTRAINTS = (
     "SELECT * FROM duckdb_constraints() WHERE database_name = current_database() "
-    "AND schema_name = :schema AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY')"
+    "AND schema_name = :schema AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY', 'UNIQUE')"
 )
 _DUCKDB_REFERENCES = re.compile(r'REFERENCES\s+((?:"[^"]+"|[^\s(]+))\s*\(([^)]*)\)', re.IGNORECASE)
 
 
 def _duckdb_catalog(
     conn: Connection, schema: str | None, names: Sequence[str], where: str, secrets: Sequence[str]
-) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], str]:
-    """Columns, primary keys, foreign keys and comments of DuckDB tables, from DuckDB's catalog functions.
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], str, dict[str, set[str]]]:
+    """Columns, primary keys, foreign keys, comments, schema and unique columns of DuckDB tables,
+    from DuckDB's catalog functions.
 
     Keys come from ``duckdb_constraints()``, else from SQLAlchemy's reflection; when neither
     gives them a warning says so and the tables are read without keys.
@@ -827,6 +857,7 @@ def _duckdb_catalog(
         raise SourceError(f"cannot read the schema of {where}: {_one_line(err, secrets)}") from err
     pks: dict[str, Any] = {}
     fks: dict[str, list[dict[str, Any]]] = {}
+    unique: dict[str, set[str]] = {}
     try:
         result = conn.execute(text(_DUCKDB_CONSTRAINTS), params)
         for row in result.mappings():
@@ -836,6 +867,10 @@ def _duckdb_catalog(
             cols = list(row.get("constraint_column_names") or ())
             if row["constraint_type"] == "PRIMARY KEY":
                 pks[table] = {"constrained_columns": cols}
+                continue
+            if row["constraint_type"] == "UNIQUE":
+                if len(cols) == 1:
+                    unique.setdefault(table, set()).add(cols[0])
                 continue
             ref_table, ref_cols = row.get("referenced_table"), list(row.get("referenced_column_names") or ())
             if not ref_table:  # DuckDB before referenced_table: read the constraint's text
@@ -867,7 +902,7 @@ def _duckdb_catalog(
             )
     if not pks and not fks:
         logger.info("%s declares no primary or foreign keys: joins are inferred from names and values", where)
-    return columns, pks, fks, comments, own
+    return columns, pks, fks, comments, own, unique
 
 
 def _select_tables(names: Sequence[str], wanted: Sequence[str], where: str) -> list[str]:

@@ -9,9 +9,11 @@ lines (``\\connect``, ``\\copy``) are blanked before tokenizing: they are no SQL
 definitions are parsed: ``CREATE ... TABLE`` (also as an element of ``CREATE SCHEMA s CREATE
 TABLE ...``, in schema ``s``), ``ALTER TABLE`` (added columns, primary and foreign keys, as in
 ``pg_dump`` output; dropped and renamed columns, renamed tables; ``ATTACH PARTITION``) and
-``COMMENT ON TABLE/COLUMN``; every other statement (``INSERT``, ``CREATE INDEX``, ``SET``...) is
-skipped unread. A table definition that sqlglot cannot parse raises :class:`DDLParseError` naming the
-statement. No statistics are computed (samples and uniqueness stay empty).
+``COMMENT ON TABLE/COLUMN``, and ``CREATE UNIQUE INDEX`` on one column (no ``WHERE``: a key
+declared as an index, :attr:`Column.unique`, like a ``UNIQUE`` constraint); every other statement
+(``INSERT``, other indexes, ``SET``...) is skipped unread. A table definition that sqlglot cannot
+parse raises :class:`DDLParseError` naming the statement; an index it cannot parse is skipped. No
+statistics are computed (samples and uniqueness ratios stay empty).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from jar_core.schema import Column, ForeignKey, Schema, Table
 __all__ = ["load_ddl"]
 
 _SNIPPET_CHARS = 80
-_CREATE, _ALTER, _COMMENT, _DOMAIN = "create", "alter", "comment", "domain"
+_CREATE, _ALTER, _COMMENT, _DOMAIN, _INDEX = "create", "alter", "comment", "domain", "index"
 #: Words that end a ``CREATE DOMAIN``'s type (its constraints and default follow).
 _DOMAIN_END = frozenset({"NULL", "NOT", "DEFAULT", "CHECK", "CONSTRAINT", "COLLATE"})
 _CREATE_WORD = re.compile(r"\bcreate\s", re.IGNORECASE)
@@ -108,6 +110,9 @@ def load_ddl(
                         continue
                     if kind == _DOMAIN:
                         builder.domain(chunk, text)
+                        continue
+                    if kind == _INDEX:
+                        builder.unique_index(chunk, text)
                         continue
                     tree = _parse_statement(reader, chunk, text, kind, number, origin)
                     if isinstance(tree, exp.Create):
@@ -300,6 +305,8 @@ def _statement_kind(chunk: Sequence[Token]) -> str | None:
         return _COMMENT
     if first == TokenType.CREATE and len(chunk) > 3 and chunk[1].text.upper() == "DOMAIN":
         return _DOMAIN
+    if first == TokenType.CREATE and len(chunk) > 4 and chunk[1].text.upper() == "UNIQUE" and TokenType.INDEX in head[:3]:
+        return _INDEX
     return None
 
 
@@ -460,6 +467,7 @@ class _TableDef:
     name: str
     columns: list[Column] = field(default_factory=list)
     primary_key: list[str] = field(default_factory=list)
+    unique: list[str] = field(default_factory=list)  # columns declared unique on their own
     foreign_keys: list[_RawForeignKey] = field(default_factory=list)
     comment: str | None = None
     sql_schema: str | None = None  # the schema the DDL names the table with (``sales.orders``)
@@ -588,6 +596,7 @@ class _Builder:
             return
         tdef.columns.remove(col)
         tdef.primary_key = [c for c in tdef.primary_key if c.lower() != col.name.lower()]
+        tdef.unique = [c for c in tdef.unique if c.lower() != col.name.lower()]
         tdef.foreign_keys = [fk for fk in tdef.foreign_keys if col.name.lower() not in (c.lower() for c in fk.columns)]
 
     @staticmethod
@@ -602,6 +611,7 @@ class _Builder:
             return tuple(new if n.lower() == col.name.lower() else n for n in names)
 
         tdef.primary_key = list(renamed(tdef.primary_key))
+        tdef.unique = list(renamed(tdef.unique))
         for fk in tdef.foreign_keys:
             fk.columns = renamed(fk.columns)
 
@@ -648,6 +658,10 @@ class _Builder:
             tdef.primary_key.extend(_names(item.expressions))
         elif isinstance(item, exp.ForeignKey):
             self._add_reference(tdef, _names(item.expressions), item.args.get("reference"))
+        elif isinstance(item, exp.UniqueColumnConstraint):  # UNIQUE (a): a key of one column
+            cols = _names(item.this.expressions) if isinstance(item.this, exp.Schema) else ()
+            if len(cols) == 1:
+                tdef.unique.append(cols[0])
         elif isinstance(item, exp.Constraint):  # CONSTRAINT name <PRIMARY KEY | FOREIGN KEY ...>
             parts = item.expressions
             if any(isinstance(p, exp.PrimaryKeyColumnConstraint) for p in parts):
@@ -657,6 +671,27 @@ class _Builder:
                 tdef.primary_key.extend(name for p in indexed for name in _names(p.this))
             for part in parts:
                 self._add_item(tdef, part)
+
+    def unique_index(self, chunk: list[Token], text: str) -> None:
+        """``CREATE UNIQUE INDEX name ON t (a)``: column ``a`` of ``t`` is declared unique. An index
+        on several columns or on an expression, a partial one (``WHERE``), an index sqlglot cannot
+        parse or one on a table not created before it declares no key of one column: skipped."""
+        try:
+            tree = _parse_tokens(self.dialect, _without_key_names(chunk), text)
+        except SqlglotError:
+            return
+        index = tree.this if isinstance(tree, exp.Create) else None
+        if not (isinstance(index, exp.Index) and tree.args.get("unique") and isinstance(index.args.get("table"), exp.Table)):
+            return
+        params = index.args.get("params")
+        columns = params.args.get("columns") or [] if params is not None else []
+        if params is None or params.args.get("where") is not None or len(columns) != 1:
+            return
+        column = columns[0].this if isinstance(columns[0], exp.Ordered) else columns[0]
+        table = index.args["table"]
+        tdef = self.find(*self._qualified(table)) or self._unqualified(table.name)
+        if isinstance(column, exp.Column) and tdef is not None and tdef.column(column.name) is not None:
+            tdef.unique.append(column.name)
 
     def domain(self, chunk: Sequence[Token], text: str) -> None:
         """``CREATE DOMAIN name [AS] type ...``: columns of type ``name`` get ``type`` (as a
@@ -696,6 +731,8 @@ class _Builder:
             spec = constraint.args.get("kind") if isinstance(constraint, exp.ColumnConstraint) else constraint
             if isinstance(spec, exp.PrimaryKeyColumnConstraint):
                 tdef.primary_key.append(name)
+            elif isinstance(spec, exp.UniqueColumnConstraint):
+                tdef.unique.append(name)
             elif isinstance(spec, exp.Reference):
                 self._add_reference(tdef, (name,), spec)
             elif isinstance(spec, exp.CommentColumnConstraint):
@@ -777,6 +814,10 @@ class _Builder:
                 col = tdef.column(name)
                 if col is not None:
                     col.primary_key = True
+            for name in tdef.unique:
+                col = tdef.column(name)
+                if col is not None:
+                    col.unique = True
         roots = {} if self.partitions else {id(t): self._root(t) for t in self.tables.values()}
         self.skipped = {k: r for k, r in roots.items() if r is not None}
         kept = [t for t in self.tables.values() if id(t) not in self.skipped]
