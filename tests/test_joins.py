@@ -1161,3 +1161,28 @@ def test_unique_columns_in_ddl_and_their_schema_round_trip():
     plain = load_ddl("CREATE TABLE a (id INT PRIMARY KEY, x INT, y INT, z INT, w INT, v INT);", dialect="postgres")
     assert plain.fingerprint() != s.fingerprint()
     assert "unique" not in plain.tables[0].columns[1].to_dict()
+
+
+def test_a_key_word_glued_to_a_table_s_name_is_read_as_written_apart():
+    from jar_core.loaders import load_ddl
+
+    # PostgreSQL folds unquoted CamelCase: AdventureWorks' CustomerID is customerid in a live database
+    ddl = """
+    CREATE TABLE customer (customerid INT, name VARCHAR(20));
+    CREATE TABLE address (addressid INT, city VARCHAR(20));
+    CREATE TABLE salesorderheader (salesorderid INT, customerid INT, billtoaddressid INT, valid BOOLEAN, paid INT);
+    CREATE TABLE salesorderdetail (salesorderdetailid INT, salesorderid INT, orderqty INT);
+    """
+    got = edges(load_ddl(ddl, dialect="postgres"))
+    want = {"customer.customerid = salesorderheader.customerid": "same name",
+            "address.addressid = salesorderheader.billtoaddressid": "role",
+            "salesorderdetail.salesorderid = salesorderheader.salesorderid": "same name"}
+    for pair, evidence in want.items():
+        assert got.get(pair, (0, ""))[1] == evidence and got[pair][0] >= 0.8, (pair, got)
+    # a word that ends like a key word names no table: no key (valid, paid)
+    assert not any("valid" in e or "paid" in e for e in got), got
+    # the same names written apart give the same joins
+    apart = edges(load_ddl(ddl.replace("customerid", "customer_id").replace("addressid", "address_id")
+                           .replace("salesorderid", "salesorder_id").replace("billtoaddress_id", "billto_address_id"),
+                           dialect="postgres"))
+    assert {e.replace("_id", "id").replace("billto_address", "billtoaddress") for e in apart} >= set(want), apart

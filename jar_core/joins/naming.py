@@ -16,7 +16,8 @@ person         0.80  ``Customer.SupportRepId`` -> ``Employee.EmployeeId``, ``cre
 
 ``k`` must be its table's key (declared, declared unique on its own beside the primary key:
 MIMIC's ``admissions.hadm_id`` beside ``row_id``, or named after its table: ``id``, ``<table>_id``,
-``c_custkey`` in ``customer``; a name of the storage row, ``row_id``, is a bare ``id``; in a table with no other, its first column when that carries its
+``c_custkey`` in ``customer``; a name of the storage row, ``row_id``, is a bare ``id``; a key
+word glued to a table's name is read as written apart, ``customerid`` as ``customer_id``; in a table with no other, its first column when that carries its
 supertype's key and a column names the table: ``Customer.PersonID`` -> ``Person.BusinessEntityID``),
 except for *sibling*, where both columns carry the same
 key-like name and neither is known to be unique (and, when both tables declare their keys and

@@ -185,6 +185,14 @@ TABLE_QUALIFIERS = frozenset({
     "detail", "master", "lookup", "lkp", "ref", "map", "mapping", "tmp", "temp", "view", "vw", "snapshot",
     "archive", "current", "stage", "stg", "header",
 })
+#: Qualifiers read off the end of a table name written as one word (``salesorderheader`` is a
+#: ``salesorder``): the long ones only, which end no other word a table is named by (``playlist``
+#: is no ``play`` list).
+GLUED_QUALIFIERS = ("history", "header", "detail", "archive", "snapshot", "mapping", "lookup")
+#: Key words read off the end of a column name written as one word (``customerid``,
+#: ``billtoaddressid``), longest first, when what is left names a table of the database.
+GLUED_KEY_WORDS = ("number", "guid", "uuid", "code", "key", "num", "uid", "id", "sk", "no", "nr")
+
 #: Words that mark a flag column (``is_current_term``, ``has_pet``, ``term_flag``): never a reference.
 FLAG_WORDS = frozenset({"is", "has", "flag", "ind", "indicator", "yn"})
 #: First words of a count or a sum (``units_on_order``, ``NUM_OF_ROOMS``, ``TOTAL_UNITS``): a measure
@@ -212,6 +220,10 @@ def table_words(t: Table) -> list[list[str]]:
         out.append(tw[1:])  # the head noun comes last: ``car_makers`` is a kind of ``maker``
         if tw[-1] in TABLE_QUALIFIERS:
             out.append(tw[:-1])
+    elif tw:  # one word as written: ``salesorderheader`` (PostgreSQL folds unquoted SalesOrderHeader)
+        q = next((q for q in GLUED_QUALIFIERS if tw[0].endswith(q) and len(tw[0]) - len(q) >= 3), None)
+        if q is not None:
+            out.append([tw[0][: -len(q)]])
     keep, seen = [], set()
     for ws in out:
         flat = "".join(ws)
@@ -249,8 +261,27 @@ def _generic_rest(tokens: list[str]) -> bool:
     return len(stem) == 1 and singular(stem[0]) in GENERIC_HEADS
 
 
+def _glued_key(token: str, entities: frozenset[str]) -> tuple[list[str], str] | None:
+    """``(stem, key word)`` of a name written as one word that ends with a key word glued to the
+    name of a table of its database (``entities``: the database's table names, flat and singular),
+    or that name after a role (``customerid`` -> ``customer`` + ``id``; ``billtoaddressid`` ->
+    ``billto``, ``address`` + ``id``); ``None`` otherwise (``valid``, ``paid``: no ``val`` or ``pa``
+    table)."""
+    for kw in GLUED_KEY_WORDS:
+        if not token.endswith(kw) or len(token) - len(kw) < 2:
+            continue
+        rest = token[: -len(kw)]
+        if rest in entities:
+            return [rest], kw
+        for j in range(1, len(rest) - 2):  # the longest table name it ends with, of 3 letters or more
+            if rest[j:] in entities:
+                return [rest[:j], rest[j:]], kw
+    return None
+
+
 def _name_facts(
     name: str, prefix: str | None, tnames: list[str], twords: list[str], module: bool = True,
+    entities: frozenset[str] = frozenset(),
 ) -> tuple[str | None, bool, list[list[str]], list[str], int, str]:
     """``(key word, flag, stems per variant, full names, named as its table's key, module word)``
     of column ``name`` in a table with names ``tnames`` / words ``twords`` and column prefix
@@ -269,19 +300,25 @@ def _name_facts(
     elif module and len(toks) > 2 and len(twords) > 1 and toks[0] == twords[0] and not _generic_rest(toks[1:]):
         variants.append((toks[1:], False))  # the table's module prefix: FAC_BUILDING.FAC_BUILDING_KEY
         dropped = toks[0]
-    v_stems, v_full, kw = [], [], None
+    v_stems, v_full, kw, row = [], [], None, False
     for vt, stripped in variants:
         stem, k = _split(vt, glued=stripped)
         if k is None and len(stem) == 1 and stem[0] in _ROW_GLUED:  # ``ROWID``
             stem, k = ["row"], _ROW_GLUED[stem[0]]
+        elif k is None and stem and entities:  # ``customerid``, ``ab_itemid``
+            glued = _glued_key(stem[-1], entities)
+            if glued is not None:
+                stem, k = stem[:-1] + glued[0], glued[1]
         if k is not None and stem and ROW_WORDS.issuperset(stem):  # ``row_id``: a bare ``id``, no entity
-            stem = []
+            stem, row = [], True
         kw = kw or k
         v_stems.append(stem)
         v_full.append("".join(stem) + (k or ""))
     flag = bool(toks) and (toks[0] in FLAG_WORDS or toks[-1] in FLAG_WORDS)
     bare = kw is not None and all(not s for s in v_stems)  # ``id``, ``key``, ``code``
-    if bare or (kw is not None and any("".join(s) in tnames for s in v_stems if s)):
+    if bare and row:  # a row number keys its table only where no column is named after it
+        named_own = 1
+    elif bare or (kw is not None and any("".join(s) in tnames for s in v_stems if s)):
         named_own = 2
     else:
         named_own = 1 if any(_names_table("".join(s), tnames, twords) for s in v_stems if s) else 0
@@ -399,12 +436,22 @@ class ColumnProfile:
         # what a name tells depends on the names alone: worked out once per (column, table, prefix)
         # and per table name, shared (never changed) by the columns that repeat them
         by_table: dict[str, tuple[list[str], list[list[str]], list[str]]] = {}
-        by_name: dict[tuple[str, str, str | None, bool], tuple[str | None, bool, list[list[str]], list[str], int, str]] = {}
+        by_name: dict[tuple[str, str, str | None, bool, int], tuple[str | None, bool, list[list[str]], list[str], int, str]] = {}
         # what a declared type tells: (join class, holds no key, real, integer), once per type
         by_type: dict[str | None, tuple[str, bool, bool, bool]] = {}
         named_level: list[int] = []  # how exactly each column names its table (see _name_facts)
         names_table: list[int] = []
         leads = _module_words(schema)
+        # per database, the flat names of its tables: what a key word glued to a name may follow
+        # (one set for databases with the same names: a lake's copies share their names' facts)
+        scope_names: dict[str, set[str]] = {}
+        for t in schema.tables:
+            named = by_table.get(t.name)
+            if named is None:
+                named = by_table[t.name] = (table_names(t), table_words(t), words(t.name))
+            scope_names.setdefault(t.join_scope, set()).update(named[0])
+        shared: dict[frozenset[str], frozenset[str]] = {}
+        entities = {scope: shared.setdefault(frozenset(v), frozenset(v)) for scope, v in scope_names.items()}
         for ti, t in enumerate(schema.tables):
             prefix = _table_prefix(t)
             named = by_table.get(t.name)
@@ -435,9 +482,11 @@ class ColumnProfile:
                 keyless.append(no_key or frac or counts(c.name))
                 decimal.append(real and (seen != "numeric" or frac))
                 integer.append(whole)
-                facts = by_name.get((c.name, t.name, prefix, module))
+                ents = entities[t.join_scope]
+                facts = by_name.get((c.name, t.name, prefix, module, id(ents)))
                 if facts is None:
-                    facts = by_name[(c.name, t.name, prefix, module)] = _name_facts(c.name, prefix, tnames, twords, module)
+                    facts = by_name[(c.name, t.name, prefix, module, id(ents))] = _name_facts(
+                        c.name, prefix, tnames, twords, module, ents)
                 kw, flag, v_stems, v_full, named_own, dropped = facts
                 module_words.append(dropped)
                 key_word.append(kw)
