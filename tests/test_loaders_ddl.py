@@ -519,3 +519,16 @@ def test_a_domain_is_read_as_its_base_type_and_joins_as_one():
         "SalesOrderDetail.SalesOrderID -> SalesOrderHeader.SalesOrderID",
         "WorkOrderRouting.WorkOrderID -> WorkOrder.WorkOrderID",
     ]
+
+
+def test_a_column_type_sqlglot_reads_as_a_keyword_is_read_as_a_type():
+    # MusicBrainz's medium_index uses the cube extension's type, a keyword to sqlglot (GROUP BY CUBE)
+    s = load_ddl("""
+    CREATE TABLE medium_index (medium INTEGER, toc CUBE, tocs CUBE[] NOT NULL);
+    CREATE TABLE medium (id SERIAL PRIMARY KEY, name TEXT);
+    """, dialect="postgres")
+    assert [(c.name, c.type) for c in s["main.medium_index"].columns] == [
+        ("medium", "INT"), ("toc", "CUBE"), ("tocs", "CUBE[]")]
+    # a statement that is no table definition still fails, naming it
+    with pytest.raises(DDLParseError, match="statement 1"):
+        load_ddl("CREATE TABLE t (a INT, CUBE CUBE CUBE);", dialect="postgres")

@@ -361,6 +361,10 @@ def _parse_statement(
             raise _UnsupportedSyntax("unsupported syntax")
         return tree
     except (SqlglotError, _UnsupportedSyntax) as err:  # ParseError mostly
+        if kind == _CREATE:
+            tree = _with_keyword_types(reader, chunk, text, err)
+            if tree is not None:
+                return tree
         short = _without_table_options(chunk) if kind == _CREATE else None
         if short is not None:
             try:
@@ -373,6 +377,37 @@ def _parse_statement(
         if type(reader) is Dialect:  # no dialect given: the likeliest cause
             message += " (written for another SQL dialect? pass it: dialect= / --dialect mysql, postgres, tsql...)"
         raise DDLParseError(message) from err
+
+
+#: Retries of a ``CREATE TABLE`` whose column types are keywords to sqlglot (at most this many).
+_MAX_KEYWORD_TYPES = 8
+_NAME_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
+
+
+def _with_keyword_types(reader: Dialect, chunk: list[Token], text: str, err: Exception) -> exp.Create | None:
+    """A ``CREATE TABLE`` parsed again with each column type that sqlglot reads as a keyword
+    (PostgreSQL's ``cube`` extension type: ``toc CUBE``) read as a type name, or ``None``: the token
+    the parser stopped at, right after a column name, is taken as a name, up to
+    :data:`_MAX_KEYWORD_TYPES` times."""
+    for _ in range(_MAX_KEYWORD_TYPES):
+        errors = getattr(err, "errors", None) or []
+        if not errors:
+            return None
+        line, col = errors[0].get("line"), errors[0].get("col")
+        at = next((i for i, t in enumerate(chunk) if t.line == line and t.col == col), None)
+        if (at is None or at < 2 or chunk[at].token_type in _NAME_TOKENS
+                or chunk[at - 1].token_type not in _NAME_TOKENS
+                or chunk[at - 2].token_type not in (TokenType.L_PAREN, TokenType.COMMA)):
+            return None
+        t = chunk[at]
+        chunk = [*chunk[:at], Token(TokenType.VAR, t.text, t.line, t.col, t.start, t.end, t.comments), *chunk[at + 1:]]
+        try:
+            tree = _parse_tokens(reader, chunk, text)
+        except SqlglotError as again:
+            err = again
+            continue
+        return tree if isinstance(tree, exp.Create) else None
+    return None
 
 
 def _without_key_names(chunk: list[Token]) -> list[Token]:
