@@ -104,7 +104,9 @@ def load_database(
     include_tables: Sequence[str] | None = None,
     partitions: bool = False,
 ) -> Schema:
-    """Reflect the tables of a database (views excluded) into a :class:`Schema`.
+    """Reflect the tables of a database (views excluded) into a :class:`Schema`: columns, primary
+    and foreign keys, the columns declared unique on their own (a ``UNIQUE`` constraint or a unique
+    index on one column, not partial: :attr:`~jar_core.schema.Column.unique`) and comments.
 
     Args:
         url_or_engine: a SQLAlchemy URL (``sqlite:///shop.db``, ``postgresql://u:p@host/db``)
