@@ -170,12 +170,19 @@ def _split(tokens: list[str], glued: bool) -> tuple[list[str], str | None]:
 ROW_WORDS = frozenset({"row"})
 _ROW_GLUED = {"rowid": "id", "rownum": "num"}
 
+def _row_number(stem: list[str], kw: str | None) -> tuple[list[str], str | None, bool]:
+    """``(stem, key word, numbers rows)`` of a name's stem and key word: a row number (``row_id``,
+    ``ROWID``, :data:`ROW_WORDS`) has no entity, a bare key word."""
+    if kw is None and len(stem) == 1 and stem[0] in _ROW_GLUED:  # ``ROWID``
+        return [], _ROW_GLUED[stem[0]], True
+    if kw is not None and stem and ROW_WORDS.issuperset(stem):
+        return [], kw, True
+    return stem, kw, False
+
+
 def _is_row_number(name: str) -> bool:
-    """Whether a column name numbers its table's rows (``row_id``, ``ROWID``): :data:`ROW_WORDS`."""
-    toks = words(name)
-    if len(toks) == 1:
-        return toks[0] in _ROW_GLUED
-    return len(toks) >= 2 and toks[-1] in KEY_WORDS and ROW_WORDS.issuperset(toks[:-1])
+    """Whether a column name numbers its table's rows (``row_id``, ``ROWID``): :func:`_row_number`."""
+    return _row_number(*_split(words(name), glued=False))[2]
 
 
 #: Trailing words that qualify a table rather than name its entity (``date_dim``, ``model_list``,
@@ -302,15 +309,12 @@ def _name_facts(
         dropped = toks[0]
     v_stems, v_full, kw, row = [], [], None, False
     for vt, stripped in variants:
-        stem, k = _split(vt, glued=stripped)
-        if k is None and len(stem) == 1 and stem[0] in _ROW_GLUED:  # ``ROWID``
-            stem, k = ["row"], _ROW_GLUED[stem[0]]
-        elif k is None and stem and entities:  # ``customerid``, ``ab_itemid``
+        stem, k, is_row = _row_number(*_split(vt, glued=stripped))  # ``row_id``: a bare ``id``, no entity
+        row = row or is_row
+        if k is None and stem and entities:  # ``customerid``, ``ab_itemid``
             glued = _glued_key(stem[-1], entities)
             if glued is not None:
                 stem, k = stem[:-1] + glued[0], glued[1]
-        if k is not None and stem and ROW_WORDS.issuperset(stem):  # ``row_id``: a bare ``id``, no entity
-            stem, row = [], True
         kw = kw or k
         v_stems.append(stem)
         v_full.append("".join(stem) + (k or ""))
@@ -451,7 +455,8 @@ class ColumnProfile:
                 named = by_table[t.name] = (table_names(t), table_words(t), words(t.name))
             scope_names.setdefault(t.join_scope, set()).update(named[0])
         shared: dict[frozenset[str], frozenset[str]] = {}
-        entities = {scope: shared.setdefault(frozenset(v), frozenset(v)) for scope, v in scope_names.items()}
+        entities = {scope: shared.setdefault(names, names)
+                    for scope, names in ((scope, frozenset(v)) for scope, v in scope_names.items())}
         for ti, t in enumerate(schema.tables):
             prefix = _table_prefix(t)
             named = by_table.get(t.name)

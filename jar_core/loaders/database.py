@@ -757,17 +757,17 @@ def _unique_columns(
     cannot reflect them gives none (logged, not warned: the joins are inferred without them)."""
     out: dict[str, set[str]] = {}
     try:
-        for key, found in _optional(insp.get_multi_unique_constraints, schema, names).items():
+        for name, found in _by_name(_optional(insp.get_multi_unique_constraints, schema, names)).items():
             for u in found or ():
                 cols = u.get("column_names") or ()
                 if len(cols) == 1:
-                    out.setdefault(key[1] if isinstance(key, tuple) else key, set()).add(cols[0])
-        for key, found in _optional(insp.get_multi_indexes, schema, names).items():
+                    out.setdefault(name, set()).add(cols[0])
+        for name, found in _by_name(_optional(insp.get_multi_indexes, schema, names)).items():
             for ix in found or ():
                 cols = ix.get("column_names") or ()
                 partial = any(k.endswith("_where") and v is not None for k, v in (ix.get("dialect_options") or {}).items())
                 if ix.get("unique") and len(cols) == 1 and cols[0] is not None and not partial:
-                    out.setdefault(key[1] if isinstance(key, tuple) else key, set()).add(cols[0])
+                    out.setdefault(name, set()).add(cols[0])
     except SQLAlchemyError as err:
         if conn.in_transaction():
             conn.rollback()

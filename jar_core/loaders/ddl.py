@@ -719,8 +719,8 @@ class _Builder:
         if not (isinstance(index, exp.Index) and tree.args.get("unique") and isinstance(index.args.get("table"), exp.Table)):
             return
         params = index.args.get("params")
-        columns = params.args.get("columns") or [] if params is not None else []
-        if params is None or params.args.get("where") is not None or len(columns) != 1:
+        columns = (params.args.get("columns") or []) if params is not None else []
+        if len(columns) != 1 or params.args.get("where") is not None:
             return
         column = columns[0].this if isinstance(columns[0], exp.Ordered) else columns[0]
         table = index.args["table"]
