@@ -1186,3 +1186,44 @@ def test_a_key_word_glued_to_a_table_s_name_is_read_as_written_apart():
                            .replace("salesorderid", "salesorder_id").replace("billtoaddress_id", "billto_address_id"),
                            dialect="postgres"))
     assert {e.replace("_id", "id").replace("billto_address", "billtoaddress") for e in apart} >= set(want), apart
+
+
+# MusicBrainz's layout: a bare ``type`` in each entity table and in its aliases, a ``*_type`` table
+# for each; a generated ``gid`` unique in every entity table, and a redirect table keyed by retired gids
+_MUSICBRAINZ = """
+CREATE TABLE area_type (id SERIAL PRIMARY KEY, name VARCHAR(255), gid UUID NOT NULL);
+CREATE TABLE artist_type (id SERIAL PRIMARY KEY, name VARCHAR(255), gid UUID NOT NULL);
+CREATE TABLE event_type (id SERIAL PRIMARY KEY, name VARCHAR(255), gid UUID NOT NULL);
+CREATE TABLE area_alias_type (id SERIAL PRIMARY KEY, name VARCHAR(255), gid UUID NOT NULL);
+CREATE TABLE area (id SERIAL PRIMARY KEY, gid UUID NOT NULL, name VARCHAR(255), type INTEGER);
+CREATE TABLE area_alias (id SERIAL PRIMARY KEY, area INTEGER NOT NULL, name VARCHAR(255), type INTEGER);
+CREATE TABLE artist (id SERIAL PRIMARY KEY, gid UUID NOT NULL, name VARCHAR(255), type INTEGER, area INTEGER);
+CREATE TABLE artist_gid_redirect (gid UUID NOT NULL PRIMARY KEY, new_id INTEGER NOT NULL);
+CREATE TABLE deleted_entity (gid UUID NOT NULL PRIMARY KEY, data TEXT);
+CREATE TABLE editor_subscribe_artist_deleted (editor INTEGER NOT NULL, gid UUID NOT NULL, PRIMARY KEY (editor, gid));
+CREATE UNIQUE INDEX area_type_idx_gid ON area_type (gid);
+CREATE UNIQUE INDEX artist_type_idx_gid ON artist_type (gid);
+CREATE UNIQUE INDEX event_type_idx_gid ON event_type (gid);
+CREATE UNIQUE INDEX area_alias_type_idx_gid ON area_alias_type (gid);
+CREATE UNIQUE INDEX area_idx_gid ON area (gid);
+CREATE UNIQUE INDEX artist_idx_gid ON artist (gid);
+"""
+
+
+def test_a_bare_name_is_read_in_its_own_table_and_generated_ids_do_not_join():
+    from jar_core.loaders import load_ddl
+
+    got = edges(load_ddl(_MUSICBRAINZ, dialect="postgres"))
+    refs = {e: v for e, v in got.items() if ".type" in e}
+    # artist.type names artist_type in its own table's context, not each of the three *_type tables
+    assert [e for e in refs if "artist.type" in e] == ["artist.type = artist_type.id"], refs
+    # area_alias.type: area_alias_type, not area_type (which area.type references)
+    assert [e for e in refs if "area_alias.type" in e] == ["area_alias.type = area_alias_type.id"], refs
+    assert [e for e in refs if "area.type" in e] == ["area.type = area_type.id"], refs
+    assert all(v[0] >= 0.75 for v in refs.values()), refs
+    # each table's own generated gid (unique in it) joins no redirect table nor another table's gid
+    gids = [e for e in got if e.count(".gid") == 2]
+    own = ("area.gid", "artist.gid", "area_type.gid", "artist_type.gid", "event_type.gid", "area_alias_type.gid")
+    assert not any(g in e.split(" = ") for e in gids for g in own), gids
+    # a gid that is no table's own identifier still references a key named so (here two: a tie)
+    assert "deleted_entity.gid = editor_subscribe_artist_deleted.gid" in gids, gids

@@ -28,7 +28,9 @@ Composed from the rules, in order of trust (each a module of :mod:`jar_core.join
    tie), so ``Track.GenreId`` joins ``Genre`` and not ``MediaType``; between keys of equal
    evidence, one named after its own table (its name or head noun) is preferred to one naming
    only the start of its table (``film_actor.film_id`` -> ``film``, not the 1:1 ``film_text``), then one in a table of the referencing table's family
-   (same leading name word: ``FAC_ROOMS.BUILDING_KEY`` -> ``FAC_BUILDING``, not ``BUILDINGS``);
+   (same leading name word: ``FAC_ROOMS.BUILDING_KEY`` -> ``FAC_BUILDING``, not ``BUILDINGS``), then
+   one whose table the column names whole, alone or after its own table's name (``artist.type`` ->
+   ``artist_type``, not the other ``*_type`` tables);
 7. what stays uncertain says so (:func:`_uncertain`): a reference kept to several keys on a tie
    (``SUBJECT_ID`` unique in five subject tables) cannot tell which table it joins, and
    counts at most :data:`AMBIGUOUS`; two siblings that both reference one key of the graph
@@ -56,7 +58,7 @@ from jar_core._gc import gc_paused
 from jar_core.joins import blocking
 from jar_core.joins.declared import declared as declared_rule
 from jar_core.joins.inclusion import inclusion, inclusion_ratio, MIN_INCLUSION, MIN_VALUES
-from jar_core.joins.naming import RULES, ref_aliases, naming, person_roles, self_references
+from jar_core.joins.naming import RULES, context_aliases, ref_aliases, naming, person_roles, self_references
 from jar_core.joins.profile import ColumnProfile, incidence, words
 from jar_core.schema import Schema, TypeFamily
 
@@ -66,7 +68,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALU
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 23
+JOIN_RULES_VERSION = 24
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion", "composite key")
@@ -80,7 +82,8 @@ TIE_MARGIN = 1e-6
 EXACT_NAME = 0.05
 FAMILY = 0.03
 #: ... and last, a key whose table's whole name is a name of the referencing column
-#: (``BillToAddressID`` -> ``Address``, not ``EmailAddress``, whose head noun it names too).
+#: (``BillToAddressID`` -> ``Address``, not ``EmailAddress``, whose head noun it names too), or
+#: its own table's name followed by it (``artist.type`` -> ``artist_type``, not ``event_type``).
 WHOLE_NAME = 0.01
 TYPE_MISMATCH = 0.6
 #: Within databases the rules run on blocks of whole databases of about this many columns, not
@@ -344,20 +347,22 @@ def _rank(p: ColumnProfile, f: np.ndarray, k: np.ndarray, conf: np.ndarray) -> n
 
 def _whole_name(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:
     """Whether the whole name of ``k``'s table is one of ``f``'s entity or role names (its words
-    before the key word, or their last words: ``bill to address`` -> ``address``)."""
+    before the key word, or their last words: ``bill to address`` -> ``address``), or ``f``'s own
+    table's name followed by its entity words (``artist.type`` -> ``artist_type``)."""
     out = np.zeros(len(f), dtype=bool)
     if not len(f):
         return out
     # names of each referencing column, one list per shared stems list; then one lookup per edge
     uf, f_row = np.unique(f, return_inverse=True)
-    memo: dict[int, list[str]] = {}
+    memo: dict[tuple[int, int], list[str]] = {}
     rows = []
     for i in uf.tolist():
         stems = p.stems[i]
-        got = memo.get(id(stems))
+        mkey = (id(stems), id(p.table_names[i]))
+        got = memo.get(mkey)
         if got is None:
             entity, role, _, _ = ref_aliases(stems, False)  # the names the naming rules read it by
-            got = memo[id(stems)] = entity + role
+            got = memo[mkey] = entity + role + context_aliases(stems, p.table_names[i])
         rows.append(got)
     vocab: dict[str, int] = {}
     names, _ = incidence(rows, vocab)

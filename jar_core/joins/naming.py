@@ -6,7 +6,8 @@ A column ``f`` references a key column ``k`` of another table when ``f``'s name 
 rule           conf  example
 =============  ====  ==========================================================================
 same name      0.95  ``dogs.owner_id`` -> ``owners.owner_id``, ``o_custkey`` -> ``c_custkey``
-entity         0.90  ``orders.customer_id`` -> ``customer.id``, ``city.CountryCode`` -> ``country.Code``
+entity         0.90  ``orders.customer_id`` -> ``customer.id``, ``city.CountryCode`` -> ``country.Code``,
+                     ``area_alias.type`` -> ``area_alias_type.id`` (its own table's name, then its own)
 role           0.85  ``ss_sold_date_sk`` -> ``d_date_sk``, ``current_address_id`` -> ``addresses.address_id``
 abbreviation   0.75  ``c_current_addr_sk`` -> ``ca_address_sk``, ``ss_cdemo_sk`` -> ``cd_demo_sk``
 sibling        0.70  ``city.CountryCode`` = ``countrylanguage.CountryCode`` (two references to one key)
@@ -31,7 +32,9 @@ key; a key named by its table's leading word keys the table by that entity: ``Pr
 is no ``vendor`` key); so does a column named after its own table (``catalog_page.cp_catalog_page_number`` is
 no ``web_page`` key), and two own keys whose names meet only without their tables' prefixes (``cd_demo_sk``,
 ``hd_demo_sk``) do not join unless the name is the referenced table's, nor do a table's and its
-archive's (``TransactionHistoryArchive``); a column without a key word
+archive's (``TransactionHistoryArchive``), nor two UUIDs of one name each unique in its table and
+named after neither (MusicBrainz's ``artist.gid``, ``artist_gid_redirect.gid``: generated identifiers,
+no row of one holds the other's); a column without a key word
 named after its own table by any of its names (``city.city``, ``FAC_FLOOR.FLOOR``: its own
 attribute) references another table by that table's whole name only, never by a name the two
 share once their module prefixes are dropped (``FCLT_FLOOR`` is ``FLOOR`` too). A name loses its table's
@@ -60,7 +63,7 @@ from typing import Callable, Sequence
 
 from jar_core.joins.profile import ColumnProfile, _names_table, incidence
 
-__all__ = ["naming", "self_references", "person_roles", "ref_aliases", "RULES"]
+__all__ = ["naming", "self_references", "person_roles", "ref_aliases", "context_aliases", "RULES"]
 
 #: Confidence of each naming rule.
 RULES = {
@@ -134,6 +137,15 @@ def ref_aliases(stems: list[list[str]], has_kw: bool) -> tuple[list[str], list[s
         g += [flat[j:] for j in range(1, len(flat) - 3)]
     # ``addr_sk``, never ``page_count``
     return e, r, (list(dict.fromkeys(e + r)) if has_kw else []), (g if has_kw else [])
+
+
+def context_aliases(stems: list[list[str]], table_names: list[str]) -> list[str]:
+    """The names of a referencing column read in its own table's context: the table's whole name
+    followed by the column's entity words (``area_alias.type`` -> ``areaaliastype``, the table
+    ``area_alias_type``; ``artist.type`` -> ``artisttype``)."""
+    if not table_names or not table_names[0]:
+        return []
+    return list(dict.fromkeys(table_names[0] + "".join(stem) for stem in stems if stem))
 
 
 def _key_aliases(
@@ -270,7 +282,8 @@ def naming(
     # aliases a referencing column goes by, per rule; worked out once per name (the profile
     # shares one stems list among the columns that repeat a name), shared by the columns
     # (never changed)
-    ent_f, role_f, abbr_f, glue_f = [], [], [], []
+    ent_f, role_f, abbr_f, glue_f, ctx_f = [], [], [], [], []
+    ctx_memo: dict[tuple[int, int], list[str]] = {}
     ref_memo: dict[tuple[int, bool], tuple[list[str], list[str], list[str], list[str]]] = {}
     for i in range(n):
         key = (id(p.stems[i]), bool(has_kw[i]))
@@ -281,6 +294,11 @@ def naming(
         role_f.append(got[1])
         abbr_f.append(got[2])
         glue_f.append(got[3])
+        ckey = (id(p.stems[i]), id(p.table_names[i]))
+        ctx = ctx_memo.get(ckey)
+        if ctx is None:
+            ctx = ctx_memo[ckey] = context_aliases(p.stems[i], p.table_names[i])
+        ctx_f.append(ctx)
     # aliases a key column answers to: its own entity words, and its table's names if it is the key
     ent_k, part_k, abbr_k = [], [], []
     none: list[str] = []
@@ -337,6 +355,7 @@ def naming(
     for rule, a_rows, b_rows, exact in (
         ("entity", ent_f, ent_k, True),
         ("entity", ent_f, part_k, False),
+        ("entity", ctx_f, ent_k, True),
         ("role", role_f, ent_k, False),
         ("role", role_kw, part_k, False),
         ("abbreviation", abbr_f, abbr_k, False),
@@ -403,7 +422,12 @@ def naming(
     raw = np.array([x[0] if x else "" for x in p.full_names], dtype=object)
     same_raw = raw[f] == raw[k]
     keys_alike = p.own_key[f] & p.own_key[k] & (p.names_table[k] < 2) & ~same_raw
-    keep = (~is_same | key_k | sib) & ~keys_alike & ~_archived(p, f, k, same_raw)
+    # two UUIDs of one name, each unique in its table and named after neither table (MusicBrainz's
+    # ``artist.gid`` and ``artist_gid_redirect.gid``, a retired one), are two tables' own generated
+    # identifiers: no row of one holds the other's
+    ident = p.uuid & (p.pk_declared | p.unique_declared | p.own_key)
+    two_ids = ident[f] & ident[k] & same_raw & (p.names_table[f] < 2) & (p.names_table[k] < 2)
+    keep = (~is_same | key_k | sib) & ~keys_alike & ~two_ids & ~_archived(p, f, k, same_raw)
     f, k, rule = f[keep], k[keep], rule[keep]
     conf = np.array(list(RULES.values()), dtype=np.float64)[rule]
     conf = np.where(has_kw[f], conf, conf * NO_KEY_WORD)

@@ -200,6 +200,9 @@ GLUED_QUALIFIERS = ("history", "header", "detail", "archive", "snapshot", "mappi
 #: ``billtoaddressid``), longest first, when what is left names a table of the database.
 GLUED_KEY_WORDS = ("number", "guid", "uuid", "code", "key", "num", "uid", "id", "sk", "no", "nr")
 
+#: Declared types of a UUID: an identifier generated for its row (MusicBrainz's ``gid``), shared by
+#: no other table's rows unless one references the other.
+UUID_TYPE = re.compile(r"^\s*(uuid|uniqueidentifier)\b", re.I)
 #: Words that mark a flag column (``is_current_term``, ``has_pet``, ``term_flag``): never a reference.
 FLAG_WORDS = frozenset({"is", "has", "flag", "ind", "indicator", "yn"})
 #: First words of a count or a sum (``units_on_order``, ``NUM_OF_ROOMS``, ``TOTAL_UNITS``): a measure
@@ -396,6 +399,7 @@ class ColumnProfile:
     keyless: np.ndarray  # bool: holds no key (its declared type, :func:`keyless_type`, fractional sample values, or a count by its name: :func:`counts`)
     decimal: np.ndarray  # bool: declared a real number (``numeric``, ``float``) and no sample values say integers
     integer: np.ndarray  # bool: declared an integer
+    uuid: np.ndarray  # bool: declared a UUID (:data:`UUID_TYPE`): an identifier generated for its row
     from_samples: np.ndarray  # bool: type class read off the sample values
     other_class: int
     key_word: list[str | None]  # the key word the name ends with
@@ -428,7 +432,7 @@ class ColumnProfile:
         classes: dict[str, int] = {"other": 0}
         dbs: dict[str, int] = {}
         table, database, tclass, from_s = [], [], [], []
-        keyless, decimal, integer = [], [], []
+        keyless, decimal, integer, uuid = [], [], [], []
         key_word, stems, full, tnames_l, own, uniq, pk_decl, has_pk = [], [], [], [], [], [], [], []
         in_pk: list[bool] = []
         unique_decl: list[bool] = []
@@ -442,7 +446,7 @@ class ColumnProfile:
         by_table: dict[str, tuple[list[str], list[list[str]], list[str]]] = {}
         by_name: dict[tuple[str, str, str | None, bool, int], tuple[str | None, bool, list[list[str]], list[str], int, str]] = {}
         # what a declared type tells: (join class, holds no key, real, integer), once per type
-        by_type: dict[str | None, tuple[str, bool, bool, bool]] = {}
+        by_type: dict[str | None, tuple[str, bool, bool, bool, bool]] = {}
         named_level: list[int] = []  # how exactly each column names its table (see _name_facts)
         names_table: list[int] = []
         leads = _module_words(schema)
@@ -479,14 +483,15 @@ class ColumnProfile:
                 if typed is None:
                     fam = c.family
                     typed = by_type[c.type] = (fam.join_class, keyless_type(c.type), fam is TypeFamily.REAL,
-                                               fam is TypeFamily.INTEGER)
-                declared_class, no_key, real, whole = typed
+                                               fam is TypeFamily.INTEGER, bool(UUID_TYPE.match(c.type or "")))
+                declared_class, no_key, real, whole, generated = typed
                 tclass.append(classes.setdefault(seen if seen is not None else declared_class, len(classes)))
                 from_s.append(seen is not None)
                 frac = seen == "numeric" and fractional(c.sample)
                 keyless.append(no_key or frac or counts(c.name))
                 decimal.append(real and (seen != "numeric" or frac))
                 integer.append(whole)
+                uuid.append(generated)
                 ents = entities[t.join_scope]
                 facts = by_name.get((c.name, t.name, prefix, module, id(ents)))
                 if facts is None:
@@ -547,7 +552,7 @@ class ColumnProfile:
             table=table_arr, database=database_arr,
             type_class=np.array(tclass, dtype=np.int32), from_samples=np.array(from_s, dtype=bool),
             keyless=np.array(keyless, dtype=bool), decimal=np.array(decimal, dtype=bool),
-            integer=np.array(integer, dtype=bool), other_class=classes["other"], key_word=key_word, flag=np.array(flags, dtype=bool),
+            integer=np.array(integer, dtype=bool), uuid=np.array(uuid, dtype=bool), other_class=classes["other"], key_word=key_word, flag=np.array(flags, dtype=bool),
             name_flag=np.array(name_flags, dtype=bool), stems=stems, own_key=own_arr, adopted=adopted,
             names_table=np.array(names_table, dtype=np.int8),
             unique=np.array(uniq, dtype=np.float64), pk_declared=np.array(pk_decl, dtype=bool),
@@ -572,7 +577,7 @@ class ColumnProfile:
         lst = rows.tolist()
         return ColumnProfile(
             table=self.table[rows], database=self.database[rows], type_class=self.type_class[rows],
-            keyless=self.keyless[rows], decimal=self.decimal[rows], integer=self.integer[rows],
+            keyless=self.keyless[rows], decimal=self.decimal[rows], integer=self.integer[rows], uuid=self.uuid[rows],
             from_samples=self.from_samples[rows], other_class=self.other_class,
             key_word=[self.key_word[i] for i in lst], flag=self.flag[rows], name_flag=self.name_flag[rows], stems=[self.stems[i] for i in lst],
             own_key=self.own_key[rows], adopted=self.adopted[rows], names_table=self.names_table[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
