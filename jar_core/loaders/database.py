@@ -6,7 +6,7 @@ identifier is quoted by the dialect) for the optional column statistics, read as
 cut off at a byte budget. DuckDB (``duckdb:///file.duckdb`` with duckdb-engine, whose
 reflection goes through an emulated ``pg_catalog`` that lacks what SQLAlchemy asks for) is read
 from DuckDB's own catalog instead: ``duckdb_tables()``, ``duckdb_columns()`` and
-``duckdb_constraints()``. Keys that cannot be read are a warning, not an error: the load goes on
+``duckdb_constraints()`` (unique indexes from ``duckdb_indexes()``). Keys that cannot be read are a warning, not an error: the load goes on
 without them (joins are then inferred from names and values). Nothing is written and no query scans a whole table; connections are
 read-only where the driver allows it (SQLite ``mode=ro``, PostgreSQL
 ``default_transaction_read_only``, MySQL read-only transactions). URLs are shown with their
@@ -902,9 +902,48 @@ def _duckdb_catalog(
                 "(joins are inferred from names and values)",
                 stacklevel=2,
             )
+    for table, column in _duckdb_unique_indexes(conn, params, where, secrets):
+        if table in wanted:
+            unique.setdefault(table, set()).add(column)
     if not pks and not fks:
         logger.info("%s declares no primary or foreign keys: joins are inferred from names and values", where)
     return columns, pks, fks, comments, own, unique
+
+
+#: The unique indexes (not primary keys) of one schema of the current DuckDB database.
+_DUCKDB_UNIQUE_INDEXES = (
+    "SELECT sql FROM duckdb_indexes() WHERE database_name = current_database() "
+    "AND schema_name = :schema AND is_unique AND NOT is_primary"
+)
+
+
+def _duckdb_unique_indexes(
+    conn: Connection, params: dict[str, Any], where: str, secrets: Sequence[str]
+) -> list[tuple[str, str]]:
+    """``(table, column)`` of each unique index on one column of DuckDB (``duckdb_indexes()``, its
+    ``CREATE UNIQUE INDEX`` statement read as the DDL loader reads it; an index on several columns,
+    on an expression or partial declares none). None where the catalog cannot be read."""
+    import sqlglot
+    from sqlglot.errors import SqlglotError
+
+    from jar_core.loaders.ddl import unique_index_column
+
+    try:
+        statements = [row[0] for row in conn.execute(text(_DUCKDB_UNIQUE_INDEXES), params)]
+    except SQLAlchemyError as err:
+        if conn.in_transaction():
+            conn.rollback()
+        logger.info("no unique indexes for %s: %s", where, _one_line(err, secrets))
+        return []
+    found = []
+    for sql in statements:
+        try:
+            hit = unique_index_column(sqlglot.parse_one(sql or "", read="duckdb"))
+        except SqlglotError:
+            continue
+        if hit is not None:
+            found.append((hit[0].name, hit[1]))
+    return found
 
 
 def _select_tables(names: Sequence[str], wanted: Sequence[str], where: str) -> list[str]:

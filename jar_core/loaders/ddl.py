@@ -450,6 +450,21 @@ def _without_table_options(chunk: list[Token]) -> list[Token] | None:
 # -- building the tables ----------------------------------------------------------------
 
 
+def unique_index_column(tree: exp.Expr | None) -> tuple[exp.Table, str] | None:
+    """``(table, column)`` of a parsed ``CREATE UNIQUE INDEX name ON table (column)``; ``None`` for
+    any other statement, an index on several columns or on an expression, or a partial one
+    (``WHERE``): none of them declares one column unique."""
+    index = tree.this if isinstance(tree, exp.Create) else None
+    if not (isinstance(index, exp.Index) and tree.args.get("unique") and isinstance(index.args.get("table"), exp.Table)):
+        return None
+    params = index.args.get("params")
+    columns = (params.args.get("columns") or []) if params is not None else []
+    if len(columns) != 1 or params.args.get("where") is not None:
+        return None
+    column = columns[0].this if isinstance(columns[0], exp.Ordered) else columns[0]
+    return (index.args["table"], column.name) if isinstance(column, exp.Column) else None
+
+
 def _name(node: exp.Expr | None) -> str:
     """The name of a column/identifier node (``Ordered`` and prefix-length wrappers unwrapped)."""
     if node is None:
@@ -715,18 +730,13 @@ class _Builder:
             tree = _parse_tokens(self.dialect, _without_key_names(chunk), text)
         except SqlglotError:
             return
-        index = tree.this if isinstance(tree, exp.Create) else None
-        if not (isinstance(index, exp.Index) and tree.args.get("unique") and isinstance(index.args.get("table"), exp.Table)):
+        found = unique_index_column(tree)
+        if found is None:
             return
-        params = index.args.get("params")
-        columns = (params.args.get("columns") or []) if params is not None else []
-        if len(columns) != 1 or params.args.get("where") is not None:
-            return
-        column = columns[0].this if isinstance(columns[0], exp.Ordered) else columns[0]
-        table = index.args["table"]
+        table, column = found
         tdef = self.find(*self._qualified(table)) or self._unqualified(table.name)
-        if isinstance(column, exp.Column) and tdef is not None and tdef.column(column.name) is not None:
-            tdef.unique.append(column.name)
+        if tdef is not None and tdef.column(column) is not None:
+            tdef.unique.append(column)
 
     def domain(self, chunk: Sequence[Token], text: str) -> None:
         """``CREATE DOMAIN name [AS] type ...``: columns of type ``name`` get ``type`` (as a
