@@ -151,6 +151,32 @@ GO
     assert s["dbo.Customers"].column("Company Name").type == "NVARCHAR(40)"
 
 
+def test_tsql_script_of_ssdt_each_statement_ended_and_batched() -> None:
+    # WideWorldImporters' SSDT table files: statements end with ';' and a GO line follows each;
+    # before, sqlglot read GO as a command that swallowed the next CREATE TABLE (1 table of 48)
+    ddl = (
+        "CREATE TABLE [Sales].[BuyingGroups] (\r\n [BuyingGroupID] INT NOT NULL,\r\n"
+        " [Name] NVARCHAR(50) MASKED WITH (FUNCTION = 'default()') NOT NULL,\r\n"
+        " CONSTRAINT [PK_BG] PRIMARY KEY CLUSTERED ([BuyingGroupID] ASC),\r\n"
+        " CONSTRAINT [UQ_BG_Name] UNIQUE NONCLUSTERED ([Name] ASC)\r\n);\r\nGO\r\n\r\n"
+        "CREATE TABLE [Sales].[Customers] (\r\n [CustomerID] INT NOT NULL,\r\n [CustomerName] NVARCHAR(100) NOT NULL,\r\n"
+        " [BuyingGroupID] INT NULL,\r\n CONSTRAINT [PK_C] PRIMARY KEY CLUSTERED ([CustomerID] ASC),\r\n"
+        " CONSTRAINT [FK_C_BG] FOREIGN KEY ([BuyingGroupID]) REFERENCES [Sales].[BuyingGroups] ([BuyingGroupID]),\r\n"
+        " CONSTRAINT [UQ_C_Name] UNIQUE ([CustomerName] ASC),\r\n INDEX [IX_C_BG] NONCLUSTERED ([BuyingGroupID])\r\n"
+        ");\r\ngo 2 -- twice\r\nCREATE TABLE [Sales].[Orders] ([OrderID] INT NOT NULL PRIMARY KEY, [CustomerID] INT);\nGO\n"
+    )
+    s = load_ddl(ddl, dialect="tsql")
+    assert [t.id for t in s] == ["Sales.BuyingGroups", "Sales.Customers", "Sales.Orders"]
+    customers = s["Sales.Customers"]
+    # the inline INDEX is no column; MASKED WITH (...) is read past; UNIQUE [NONCLUSTERED] ([a] ASC) is a key
+    assert [c.name for c in customers.columns] == ["CustomerID", "CustomerName", "BuyingGroupID"]
+    assert customers.column("CustomerName").unique and s["Sales.BuyingGroups"].column("Name").unique
+    assert s["Sales.BuyingGroups"].column("Name").type == "NVARCHAR(50)"
+    assert customers.foreign_keys == [ForeignKey(("BuyingGroupID",), "Sales.BuyingGroups", ("BuyingGroupID",))]
+    # a quoted column named INDEX is a column
+    assert [c.name for c in load_ddl("CREATE TABLE t ([INDEX] INT, a INT)", dialect="tsql").tables[0].columns] == ["INDEX", "a"]
+
+
 def test_oracle_types() -> None:
     ddl = """
 CREATE TABLE dept (id NUMBER(10) PRIMARY KEY, name VARCHAR2(50 CHAR));

@@ -1,7 +1,8 @@
 """Load a :class:`~jar_core.schema.Schema` from DDL text (``CREATE TABLE`` statements) with sqlglot.
 
 The text is tokenized once with the dialect's tokenizer and split into statements at ``;``
-(and at T-SQL ``GO``). The MySQL client's ``DELIMITER`` blocks (triggers, procedures and
+(and at the ``GO`` lines of SQL Server's tools, read as ``;``: SSMS and SSDT scripts end each
+statement with both). The MySQL client's ``DELIMITER`` blocks (triggers, procedures and
 functions in ``mysqldump`` output) are read at their own delimiter, and only the table
 definitions among them are kept: a ``CREATE TEMPORARY TABLE`` in a procedure's body is no
 table of the schema. ``pg_dump``'s ``COPY ... FROM stdin`` data rows and psql's meta-command
@@ -12,7 +13,9 @@ TABLE ...``, in schema ``s``), ``ALTER TABLE`` (added columns, primary and forei
 ``COMMENT ON TABLE/COLUMN``, and ``CREATE UNIQUE INDEX`` on one column (no ``WHERE``: a key
 declared as an index, :attr:`Column.unique`, like a ``UNIQUE`` constraint); every other statement
 (``INSERT``, other indexes, ``SET``...) is skipped unread. A table definition that sqlglot cannot
-parse raises :class:`DDLParseError` naming the statement; an index it cannot parse is skipped. No
+parse raises :class:`DDLParseError` naming the statement, after a retry without what keys do not
+need (table options; T-SQL's ``MASKED WITH (...)``; the ``ASC`` of a key's columns); an index it
+cannot parse is skipped, and so is an index in a column list (T-SQL ``INDEX ix NONCLUSTERED (a)``). No
 statistics are computed (samples and uniqueness ratios stay empty).
 """
 
@@ -45,6 +48,9 @@ _CREATE, _ALTER, _COMMENT, _DOMAIN, _INDEX = "create", "alter", "comment", "doma
 _DOMAIN_END = frozenset({"NULL", "NOT", "DEFAULT", "CHECK", "CONSTRAINT", "COLLATE"})
 _CREATE_WORD = re.compile(r"\bcreate\s", re.IGNORECASE)
 _DELIMITER_LINE = re.compile(r"^[ \t]*DELIMITER[ \t]+(\S+)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+#: A batch separator line of SQL Server's tools (``GO``, ``GO 5``), which scripts of SSMS and SSDT
+#: put after each statement: no SQL, it ends the statement before it.
+_BATCH_LINE = re.compile(r"^([ \t]*)GO([ \t]+\d+)?[ \t\r]*(--[^\n]*)?$", re.IGNORECASE | re.MULTILINE)
 _ATTACH_PARTITION = re.compile(
     r"\AALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:ONLY\s+)?(?P<parent>[^\s(]+)\s+ATTACH\s+PARTITION\s+(?P<child>[^\s(]+)",
     re.IGNORECASE,
@@ -98,7 +104,7 @@ def load_ddl(
         reader = Dialect.get_or_raise(dialect)
     except (ValueError, SqlglotError) as err:
         raise InvalidArgumentError(f"unknown SQL dialect {dialect!r}: {_first_line(err)}") from err
-    tokens = _tokenize(reader, _client_delimiters(_without_psql(text)), origin)
+    tokens = _tokenize(reader, _batches(_client_delimiters(_without_psql(text))), origin)
     builder = _Builder(database=database, dialect=reader, origin=origin, partitions=partitions)
     number, chunk = 0, list(tokens[:1])
     try:
@@ -208,6 +214,13 @@ def _client_delimiters(text: str) -> str:
             out.append(_blank(m.group(0)))
             delim, pos = m.group(1), m.end()
     return "".join(out)
+
+
+def _batches(text: str) -> str:
+    """``text`` with each ``GO`` line of SQL Server's tools read as the end of a statement (``;``,
+    offsets kept): sqlglot reads ``GO`` as a command that swallows the text after it, which left
+    every table after the first ``GO`` of a script unread."""
+    return _BATCH_LINE.sub(lambda m: m.group(1) + ";" + " " * (len(m.group(0)) - len(m.group(1)) - 1), text)
 
 
 #: ``COPY ... FROM stdin;`` and its data rows up to the ``\\.`` line (``pg_dump`` output with data).
@@ -363,6 +376,8 @@ def _parse_statement(
     except (SqlglotError, _UnsupportedSyntax) as err:  # ParseError mostly
         if kind == _CREATE:
             tree = _with_keyword_types(reader, chunk, text, err)
+            if tree is None:
+                tree = _without_column_options(reader, chunk, text)
             if tree is not None:
                 return tree
         short = _without_table_options(chunk) if kind == _CREATE else None
@@ -408,6 +423,47 @@ def _with_keyword_types(reader: Dialect, chunk: list[Token], text: str, err: Exc
             continue
         return tree if isinstance(tree, exp.Create) else None
     return None
+
+
+#: Words that start an index defined in a table's column list (T-SQL ``INDEX ix NONCLUSTERED (a)``),
+#: never a column's name unless quoted.
+_INLINE_INDEX = frozenset({"INDEX"})
+#: Column options of T-SQL that sqlglot does not read and that say nothing of keys:
+#: ``MASKED WITH (FUNCTION = 'default()')`` (dynamic data masking).
+_MASKED = "MASKED"
+
+
+def _without_column_options(reader: Dialect, chunk: list[Token], text: str) -> exp.Create | None:
+    """A ``CREATE TABLE`` parsed again without what sqlglot cannot read and keys do not need, or
+    ``None``: T-SQL's ``MASKED WITH (...)`` column option, and the ``ASC`` / ``DESC`` of a key's
+    columns (``UNIQUE ([CustomerName] ASC)``, which sqlglot reads only after ``[NON]CLUSTERED``)."""
+    out: list[Token] = []
+    i, changed = 0, False
+    while i < len(chunk):
+        t = chunk[i]
+        if (t.text.upper() == _MASKED and i + 2 < len(chunk) and chunk[i + 1].token_type == TokenType.WITH
+                and chunk[i + 2].token_type == TokenType.L_PAREN):
+            depth, j = 0, i + 2
+            while j < len(chunk):
+                depth += (chunk[j].token_type == TokenType.L_PAREN) - (chunk[j].token_type == TokenType.R_PAREN)
+                if depth == 0:
+                    break
+                j += 1
+            i, changed = j + 1, True
+            continue
+        if (t.token_type in (TokenType.ASC, TokenType.DESC) and i + 1 < len(chunk)
+                and chunk[i + 1].token_type in (TokenType.COMMA, TokenType.R_PAREN)):
+            i, changed = i + 1, True
+            continue
+        out.append(t)
+        i += 1
+    if not changed:
+        return None
+    try:
+        tree = _parse_tokens(reader, out, text)
+    except SqlglotError:
+        return None
+    return tree if isinstance(tree, exp.Create) else None
 
 
 def _without_key_names(chunk: list[Token]) -> list[Token]:
@@ -709,7 +765,9 @@ class _Builder:
         elif isinstance(item, exp.ForeignKey):
             self._add_reference(tdef, _names(item.expressions), item.args.get("reference"))
         elif isinstance(item, exp.UniqueColumnConstraint):  # UNIQUE (a): a key of one column
-            cols = _names(item.this.expressions) if isinstance(item.this, exp.Schema) else ()
+            clustered = (exp.ClusteredColumnConstraint, exp.NonClusteredColumnConstraint)
+            cols = (_names(item.this.expressions) if isinstance(item.this, exp.Schema)
+                    else _names(item.this.this) if isinstance(item.this, clustered) else ())
             if len(cols) == 1:
                 tdef.unique.append(cols[0])
         elif isinstance(item, exp.Constraint):  # CONSTRAINT name <PRIMARY KEY | FOREIGN KEY ...>
@@ -770,6 +828,8 @@ class _Builder:
         name = _name(node.this)
         if not name or tdef.column(name) is not None:  # ALTER ... MODIFY of a known column
             return
+        if isinstance(node.this, exp.Identifier) and not node.this.quoted and name.upper() in _INLINE_INDEX:
+            return  # T-SQL's INDEX ix [NON]CLUSTERED (a) in the column list, which sqlglot reads as a column
         kind = node.args.get("kind")
         column = Column(name=name, type=self._domain_type(kind.sql(dialect=self.dialect)) if kind is not None else "")
         for constraint in node.args.get("constraints") or ():
