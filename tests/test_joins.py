@@ -1227,3 +1227,17 @@ def test_a_bare_name_is_read_in_its_own_table_and_generated_ids_do_not_join():
     assert not any(g in e.split(" = ") for e in gids for g in own), gids
     # a gid that is no table's own identifier still references a key named so (here two: a tie)
     assert "deleted_entity.gid = editor_subscribe_artist_deleted.gid" in gids, gids
+
+
+def test_a_table_of_people_is_keyed_by_a_person_s_id_and_its_archive_is_no_other():
+    # WideWorldImporters without keys: People.PersonID (people is the plural of person), a temporal
+    # history table People_Archive beside it; before, no LastEditedBy or *PersonID found its key
+    s = Schema([T("People", "PersonID", "FullName"), T("People_Archive", "PersonID", "FullName"),
+                T("Cities", "CityID", "CityName", "LastEditedBy"),
+                T("Customers", "CustomerID", "PrimaryContactPersonID", "LastEditedBy")])
+    got = edges(s)
+    for pair, evidence in (("Cities.LastEditedBy = People.PersonID", "person"),
+                           ("Customers.LastEditedBy = People.PersonID", "person"),
+                           ("Customers.PrimaryContactPersonID = People.PersonID", "role")):
+        assert got.get(pair, (0, ""))[1] == evidence, (pair, got)
+    assert not any("LastEditedBy" in e and "People_Archive" in e for e in got), got

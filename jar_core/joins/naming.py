@@ -481,7 +481,9 @@ def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     scopes = set(p.database[found].tolist())
     keys: dict[int, dict[int, list[int]]] = {}  # scope -> table of people -> its own keys
     for i in np.flatnonzero(p.own_key & np.isin(p.database, list(scopes))).tolist():
-        if _of_people(p.table_words[i]):
+        tw = p.table_words[i]
+        # an archive of people (``People_Archive``: past versions of ``People``'s rows) is no other table of them
+        if _of_people(tw) and not (tw and tw[0] and tw[0][-1] in ARCHIVE_WORDS):
             keys.setdefault(int(p.database[i]), {}).setdefault(int(p.table[i]), []).append(i)
     for fi in found:
         people = keys.get(int(p.database[fi]), {})

@@ -37,6 +37,10 @@ _SAME_IN_SINGULAR = frozenset({"series", "species"})
 _CONSONANT_USES = re.compile(r"[^aeiou]uses$")
 
 
+#: Plurals no suffix rule reads (``People.PersonID``: a table of people keyed by a person's id).
+_IRREGULAR_PLURALS = {"people": "person", "persons": "person", "children": "child", "men": "man", "women": "woman"}
+
+
 def singular(w: str) -> str:
     """English singular of one lower-case word (``categories`` -> ``category``, ``boxes`` -> ``box``,
     ``courses`` -> ``course``, ``statuses`` -> ``status``, ``ids`` -> ``id``)."""
@@ -52,13 +56,14 @@ def singular(w: str) -> str:
 
 
 def words(name: str) -> list[str]:
-    """``"SupportRepId"`` -> ``["support", "rep", "id"]``; ``"FCLT_ROOMS"`` -> ``["fclt", "room"]``."""
+    """``"SupportRepId"`` -> ``["support", "rep", "id"]``; ``"FCLT_ROOMS"`` -> ``["fclt", "room"]``;
+    ``"People"`` -> ``["person"]`` (:data:`_IRREGULAR_PLURALS`: a name's entity, which its keys name)."""
     return list(_words(name))
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def _words(name: str) -> tuple[str, ...]:
-    return tuple(singular(w) for w in _written_words(name))
+    return tuple(_IRREGULAR_PLURALS.get(w) or singular(w) for w in _written_words(name))
 
 
 def _written_words(name: str) -> list[str]:
