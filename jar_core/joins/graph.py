@@ -59,7 +59,7 @@ from jar_core.joins import blocking
 from jar_core.joins.declared import declared as declared_rule
 from jar_core.joins.inclusion import inclusion, inclusion_ratio, MIN_INCLUSION, MIN_VALUES
 from jar_core.joins.naming import RULES, context_aliases, ref_aliases, naming, person_roles, self_references
-from jar_core.joins.profile import ColumnProfile, incidence, words
+from jar_core.joins.profile import UUID_TYPE, ColumnProfile, incidence, words
 from jar_core.schema import Schema, TypeFamily
 
 __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALUE_SUPPORT", "TIE_MARGIN",
@@ -537,8 +537,14 @@ def candidate_join_matrices(
     return w, cols, evidence == 0, evidence, refs
 
 
-#: Raw types of a column that records a row's identity or version, not something it describes.
-_BOOKKEEPING_TYPE = re.compile(r"^\s*(uuid|uniqueidentifier|rowversion)\b", re.I)
+#: Raw type of a row's version (SQL Server's ``rowversion``); with a UUID (:data:`UUID_TYPE`), a
+#: column that records a row's identity or version, not something it describes.
+_ROW_VERSION_TYPE = re.compile(r"^\s*rowversion\b", re.I)
+
+
+def _bookkeeping(type_: str | None) -> bool:
+    """Whether a column of raw type ``type_`` records its row's identity or version (``rowguid uuid``)."""
+    return bool(UUID_TYPE.match(type_ or "") or _ROW_VERSION_TYPE.match(type_ or ""))
 
 
 def link_tables(schema: Schema, graph: JoinGraph, col_offsets: np.ndarray, *, min_confidence: float = 0.5) -> np.ndarray:
@@ -563,7 +569,7 @@ def link_tables(schema: Schema, graph: JoinGraph, col_offsets: np.ndarray, *, mi
     for t in np.flatnonzero(np.bincount(pairs[:, 0], minlength=len(tables)) >= 2):  # refers to two or more
         name = set(words(tables[t].name))
         link[t] = all(
-            keys[at] or c.primary_key or c.family is TypeFamily.DATETIME or _BOOKKEEPING_TYPE.match(c.type or "")
+            keys[at] or c.primary_key or c.family is TypeFamily.DATETIME or _bookkeeping(c.type)
             for at, c in enumerate(tables[t].columns, start=int(col_offsets[t]))
         ) and any(set(words(tables[b].name)) <= name for b in pairs[pairs[:, 0] == t, 1])
     return link

@@ -245,6 +245,12 @@ def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return _rule_edges(p, pairs, "self")
 
 
+def _is_archive(table_words: list[list[str]]) -> bool:
+    """Whether a table whose names are ``table_words`` is an archive: its whole name ends with an
+    :data:`ARCHIVE_WORDS` word (``TransactionHistoryArchive``, ``People_Archive``)."""
+    return bool(table_words) and bool(table_words[0]) and table_words[0][-1] in ARCHIVE_WORDS
+
+
 def _archived(p: ColumnProfile, f: np.ndarray, k: np.ndarray, same_name: np.ndarray) -> np.ndarray:
     """bool per pair: the own keys of a table and of its archive (``TransactionHistory``,
     ``TransactionHistoryArchive``: the table's name and an :data:`ARCHIVE_WORDS` word), one name
@@ -255,8 +261,7 @@ def _archived(p: ColumnProfile, f: np.ndarray, k: np.ndarray, same_name: np.ndar
         return out
     # once per table: its whole name ends with an archive word
     _, first, inverse = np.unique(p.table, return_index=True, return_inverse=True)
-    arch = np.array([bool(tw) and bool(tw[0]) and tw[0][-1] in ARCHIVE_WORDS
-                     for tw in (p.table_words[i] for i in first.tolist())], dtype=bool)[inverse.ravel()]
+    arch = np.array([_is_archive(p.table_words[i]) for i in first.tolist()], dtype=bool)[inverse.ravel()]
     for e in np.flatnonzero(same_name & p.own_key[f] & p.own_key[k] & (arch[f] | arch[k])).tolist():
         a, b = p.table_words[f[e]], p.table_words[k[e]]
         if not (a and b):  # a table named by no word
@@ -481,9 +486,8 @@ def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     scopes = set(p.database[found].tolist())
     keys: dict[int, dict[int, list[int]]] = {}  # scope -> table of people -> its own keys
     for i in np.flatnonzero(p.own_key & np.isin(p.database, list(scopes))).tolist():
-        tw = p.table_words[i]
         # an archive of people (``People_Archive``: past versions of ``People``'s rows) is no other table of them
-        if _of_people(tw) and not (tw and tw[0] and tw[0][-1] in ARCHIVE_WORDS):
+        if _of_people(p.table_words[i]) and not _is_archive(p.table_words[i]):
             keys.setdefault(int(p.database[i]), {}).setdefault(int(p.table[i]), []).append(i)
     for fi in found:
         people = keys.get(int(p.database[fi]), {})

@@ -175,6 +175,7 @@ def _split(tokens: list[str], glued: bool) -> tuple[list[str], str | None]:
 ROW_WORDS = frozenset({"row"})
 _ROW_GLUED = {"rowid": "id", "rownum": "num"}
 
+
 def _row_number(stem: list[str], kw: str | None) -> tuple[list[str], str | None, bool]:
     """``(stem, key word, numbers rows)`` of a name's stem and key word: a row number (``row_id``,
     ``ROWID``, :data:`ROW_WORDS`) has no entity, a bare key word."""

@@ -28,7 +28,7 @@ import re
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import accumulate, groupby
+from itertools import groupby
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -443,13 +443,8 @@ def _without_column_options(reader: Dialect, chunk: list[Token], text: str) -> e
         t = chunk[i]
         if (t.text.upper() == _MASKED and i + 2 < len(chunk) and chunk[i + 1].token_type == TokenType.WITH
                 and chunk[i + 2].token_type == TokenType.L_PAREN):
-            depth, j = 0, i + 2
-            while j < len(chunk):
-                depth += (chunk[j].token_type == TokenType.L_PAREN) - (chunk[j].token_type == TokenType.R_PAREN)
-                if depth == 0:
-                    break
-                j += 1
-            i, changed = j + 1, True
+            close = _closing([x.token_type for x in chunk], i + 2)
+            i, changed = (len(chunk) if close is None else close + 1), True
             continue
         if (t.token_type in (TokenType.ASC, TokenType.DESC) and i + 1 < len(chunk)
                 and chunk[i + 1].token_type in (TokenType.COMMA, TokenType.R_PAREN)):
@@ -490,20 +485,32 @@ def _parse_error_message(err: Exception, chunk: Sequence[Token], text: str, numb
     return f"{origin}: cannot parse statement {number} ({where}): {detail}: {_snippet(text, chunk)!r}"
 
 
+def _closing(types: Sequence[TokenType], opening: int) -> int | None:
+    """The position of the parenthesis that closes the one at ``opening`` in ``types``, or ``None``."""
+    depth = 0
+    for i in range(opening, len(types)):
+        depth += (types[i] == TokenType.L_PAREN) - (types[i] == TokenType.R_PAREN)
+        if depth == 0:
+            return i
+    return None
+
+
 def _without_table_options(chunk: list[Token]) -> list[Token] | None:
     """``chunk`` cut after the parenthesis closing its column list, if anything follows it."""
     types = [t.token_type for t in chunk]
     if TokenType.L_PAREN not in types:
         return None
-    opening = types.index(TokenType.L_PAREN)
-    depth = list(accumulate((t == TokenType.L_PAREN) - (t == TokenType.R_PAREN) for t in types))
-    closing = next((i for i in range(opening, len(types)) if depth[i] == 0), None)
+    closing = _closing(types, types.index(TokenType.L_PAREN))
     if closing is None or closing == len(types) - 1 or TokenType.CREATE in types[closing + 1 :]:
         return None
     return chunk[: closing + 1]
 
 
 # -- building the tables ----------------------------------------------------------------
+
+#: T-SQL's ``[NON]CLUSTERED (a, b)`` after ``PRIMARY KEY`` / ``UNIQUE``: sqlglot keeps the key's
+#: columns in it.
+_CLUSTERED = (exp.ClusteredColumnConstraint, exp.NonClusteredColumnConstraint)
 
 
 def unique_index_column(tree: exp.Expr | None) -> tuple[exp.Table, str] | None:
@@ -765,17 +772,15 @@ class _Builder:
         elif isinstance(item, exp.ForeignKey):
             self._add_reference(tdef, _names(item.expressions), item.args.get("reference"))
         elif isinstance(item, exp.UniqueColumnConstraint):  # UNIQUE (a): a key of one column
-            clustered = (exp.ClusteredColumnConstraint, exp.NonClusteredColumnConstraint)
             cols = (_names(item.this.expressions) if isinstance(item.this, exp.Schema)
-                    else _names(item.this.this) if isinstance(item.this, clustered) else ())
+                    else _names(item.this.this) if isinstance(item.this, _CLUSTERED) else ())
             if len(cols) == 1:
                 tdef.unique.append(cols[0])
         elif isinstance(item, exp.Constraint):  # CONSTRAINT name <PRIMARY KEY | FOREIGN KEY ...>
             parts = item.expressions
             if any(isinstance(p, exp.PrimaryKeyColumnConstraint) for p in parts):
                 # T-SQL: CONSTRAINT pk PRIMARY KEY [NON]CLUSTERED (a, b)
-                clustered = (exp.ClusteredColumnConstraint, exp.NonClusteredColumnConstraint)
-                indexed = [p for p in parts if isinstance(p, clustered)]
+                indexed = [p for p in parts if isinstance(p, _CLUSTERED)]
                 tdef.primary_key.extend(name for p in indexed for name in _names(p.this))
             for part in parts:
                 self._add_item(tdef, part)
