@@ -1241,3 +1241,44 @@ def test_a_table_of_people_is_keyed_by_a_person_s_id_and_its_archive_is_no_other
                            ("Customers.PrimaryContactPersonID = People.PersonID", "role")):
         assert got.get(pair, (0, ""))[1] == evidence, (pair, got)
     assert not any("LastEditedBy" in e and "People_Archive" in e for e in got), got
+
+
+def test_a_compound_name_is_no_module_and_a_role_of_its_own_table_is_another_row():
+    # WideWorldImporters: PurchaseOrders and PurchaseOrderLines share "purchase order", a compound
+    # name, not a module "purchase" whose PurchaseOrderID would be an OrderID; BackorderOrderID and
+    # BillToCustomerID are other rows of their own tables, not of PurchaseOrders or an archive.
+    # Before, PurchaseOrders.PurchaseOrderID joined Orders.OrderID at 0.97 and BackorderOrderID
+    # PurchaseOrders at 0.87.
+    s = Schema([T("PurchaseOrders", "PurchaseOrderID", "SupplierID"),
+                T("PurchaseOrderLines", "PurchaseOrderLineID", "PurchaseOrderID"),
+                T("Orders", "OrderID", "CustomerID", "BackorderOrderID", "CustomerPurchaseOrderNumber"),
+                T("OrderLines", "OrderLineID", "OrderID"),
+                T("Customers", "CustomerID", "BillToCustomerID"),
+                T("Customers_Archive", "CustomerID", "BillToCustomerID")])
+    got = edges(s)
+    for e in got:  # nothing of a purchase order joins a sales order
+        ends = e.split(" = ")
+        assert not (any(x.startswith("Purchase") for x in ends) and any(x.startswith(("Orders.", "OrderLines.")) for x in ends)), e
+    assert "PurchaseOrderLines.PurchaseOrderID = PurchaseOrders.PurchaseOrderID" in got, got
+    assert got.get("Orders.BackorderOrderID = Orders.OrderID", (0, ""))[1] == "self", got
+    assert got.get("Customers.BillToCustomerID = Customers.CustomerID", (0, ""))[1] == "self", got
+    assert not any(e.startswith("Orders.CustomerPurchaseOrderNumber = Orders.") for e in got), got
+    assert not any(e.startswith("Customers.BillToCustomerID = Customers_Archive.CustomerID") for e in got), got
+
+
+def test_a_key_named_by_its_table_s_first_and_last_words_keys_it():
+    # Spider's student_transcripts_tracking: Student_Enrolment_Courses.student_course_id is the
+    # table's key (its name without the middle word), which Transcript_Contents refers to; it is
+    # no Courses.course_id by a role "student"
+    def C(name: str, unique: float) -> Column:
+        return Column(name, "int", unique_ratio=unique)
+
+    s = Schema([T("Courses", C("course_id", 1.0), "course_name"), T("Students", C("student_id", 1.0), "name"),
+                T("Student_Enrolment", C("student_enrolment_id", 1.0), C("student_id", 0.6)),
+                T("Student_Enrolment_Courses", C("student_course_id", 1.0), C("course_id", 0.6),
+                  C("student_enrolment_id", 0.6)),
+                T("Transcript_Contents", C("student_course_id", 0.6), C("transcript_id", 0.6))])
+    got = edges(s)
+    pair = "Student_Enrolment_Courses.student_course_id = Transcript_Contents.student_course_id"
+    assert got.get(pair, (0, ""))[1] == "same name", got
+    assert not any("student_course_id" in e and "Courses.course_id" in e for e in got), got

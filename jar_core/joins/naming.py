@@ -153,9 +153,10 @@ def _key_aliases(
 ) -> tuple[list[str], list[str], list[str]]:
     """``(strong entity, other entity, abbreviation)`` aliases of its table's key."""
     whole = table_words[0] if table_words else []
-    if any(s and len(s) < len(whole) and whole[: len(s)] == s for s in own_stems):
+    if any(s and len(s) < len(whole) and whole[: len(s)] == s and s not in table_words for s in own_stems):
         # a key named by its table's leading words (``ProductVendor.ProductID``) is a reference to
-        # that entity: the table is no kind of what the rest of its name says (``vendor``)
+        # that entity: the table is no kind of what the rest of its name says (``vendor``); unless
+        # those words are a name of the table itself (``SalesOrderHeader.SalesOrderID``)
         table_words = [tw for tw in table_words if tw[:1] == whole[:1]]
     stems = [s for s in own_stems if s] + table_words
     e = list(dict.fromkeys("".join(s) for s in stems))
@@ -212,6 +213,16 @@ def _hierarchical(stem: list[str], table_names: list[str], table_words: list[lis
     return not rest or any(name.startswith(rest) for name in table_names if len(rest) >= 3 or name == rest)
 
 
+def _own_by_role(stem: list[str], table_names: list[str]) -> bool:
+    """Whether a name's entity words ``stem`` are a role and its own table's whole name
+    (``BillToCustomerID`` in ``Customers``, ``BackorderOrderID`` in ``Orders``): another row of
+    its own table, never a row of a table it merely shares a word with (``PurchaseOrders``)."""
+    if len(stem) < 2 or not table_names:
+        return False
+    whole = table_names[0]
+    return any("".join(stem[j:]) == whole for j in range(1, len(stem)))
+
+
 def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The ``self`` rule, ``(f, k, confidence, rule index)`` as :func:`naming`'s: a column named as
     its row's parent, manager or superior (:func:`_hierarchical`; a flag by its name references
@@ -223,22 +234,32 @@ def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarra
     # a hierarchy word first (once per name: the profile shares a name's stems), then its table
     any_word = HIERARCHY_WORDS | PERSON_HIERARCHY_WORDS | {"report"}
     named: dict[int, bool] = {}
+    roles: dict[tuple[int, int], bool] = {}
     found = []
+    role_named: set[int] = set()  # found by a role: the key must have the column's key word
     for i in range(p.n):
         hit = named.get(id(p.stems[i]))
         if hit is None:
             hit = named[id(p.stems[i])] = any(any_word.intersection(s) for s in p.stems[i])
-        if hit and not p.own_key[i] and not p.name_flag[i] and any(
-            _hierarchical(s, p.table_names[i], p.table_words[i]) for s in p.stems[i] if s
-        ):
+        if p.own_key[i] or p.name_flag[i]:
+            continue
+        if hit and any(_hierarchical(s, p.table_names[i], p.table_words[i]) for s in p.stems[i] if s):
             found.append(i)
+        elif p.key_word[i] is not None:
+            rkey = (id(p.stems[i]), id(p.table_names[i]))
+            by_role = roles.get(rkey)
+            if by_role is None:
+                by_role = roles[rkey] = any(_own_by_role(s, p.table_names[i]) for s in p.stems[i] if s)
+            if by_role:
+                found.append(i)
+                role_named.add(i)
     keys: dict[int, list[int]] = {}
     for i in np.flatnonzero(p.own_key & np.isin(p.table, p.table[found])).tolist():
         keys.setdefault(int(p.table[i]), []).append(i)
     pairs = []
     for fi in found:
         own = keys.get(int(p.table[fi]), [])
-        if len(own) > 1:
+        if len(own) > 1 or fi in role_named:
             own = [ki for ki in own if p.key_word[ki] == p.key_word[fi]]
         if len(own) == 1:
             pairs.append((fi, own[0]))
@@ -384,6 +405,17 @@ def naming(
     k = np.concatenate([x[1] for x in parts]).astype(np.int64)
     rule = np.concatenate([x[2] for x in parts])
     ok = p.table[f] != p.table[k]
+    # a role and its own table's whole name (``Orders.BackorderOrderID``) is another row of its own
+    # table (:func:`self_references`), not one of a table that shares a name with it (``PurchaseOrders``)
+    by_role = np.flatnonzero(ok & (rule == list(RULES).index("role")))
+    if len(by_role):
+        own_memo: dict[tuple[int, int], bool] = {}
+        for x, fi in zip(by_role.tolist(), f[by_role].tolist()):
+            okey = (id(p.stems[fi]), id(p.table_names[fi]))
+            own = own_memo.get(okey)
+            if own is None:
+                own = own_memo[okey] = any(_own_by_role(s, p.table_names[fi]) for s in p.stems[fi] if s)
+            ok[x] = not own
     # a column without a key word named after its own table, by any of its names (``city.city``,
     # ``FAC_FLOOR.FLOOR``), is that table's own attribute: it references another table only by
     # that table's whole name, never by a name both tables go by once their module prefixes are

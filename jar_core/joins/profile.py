@@ -229,13 +229,17 @@ def counts(name: str) -> bool:
 def table_words(t: Table) -> list[list[str]]:
     """The entity names a table goes by, as word lists: its words, without its first word (the
     head noun comes last), and without a trailing qualifier (``car_makers`` -> ``car maker``,
-    ``maker``; ``date_dim`` -> ``date dim``, ``dim``, ``date``)."""
+    ``maker``; ``date_dim`` -> ``date dim``, ``dim``, ``date``); a table that is its entity's
+    record (``PurchaseOrderHeader``, :data:`ENTITY_QUALIFIERS`) goes by that entity's head noun
+    too (``order``), as ``WorkOrder`` does."""
     tw = words(t.name)
     out = [tw]
     if len(tw) > 1:
         out.append(tw[1:])  # the head noun comes last: ``car_makers`` is a kind of ``maker``
         if tw[-1] in TABLE_QUALIFIERS:
             out.append(tw[:-1])
+            if len(tw) > 2 and tw[-1] in ENTITY_QUALIFIERS:  # a purchase order, a kind of ``order``
+                out.append(tw[1:-1])
     elif tw:  # one word as written: ``salesorderheader`` (PostgreSQL folds unquoted SalesOrderHeader)
         q = next((q for q in GLUED_QUALIFIERS if tw[0].endswith(q) and len(tw[0]) - len(q) >= 3), None)
         if q is not None:
@@ -262,6 +266,21 @@ def _names_table(stem: str, tnames: list[str], twords: list[str]) -> bool:
         if stem == n or (len(stem) >= 3 and n.startswith(stem)):
             return True
     return len(stem) >= 3 and any(w.startswith(stem) for w in twords)
+
+
+def _ends_of(stem: list[str], twords: list[str]) -> bool:
+    """Whether ``stem`` is the table's name without words from its middle: its first and last
+    words and others in order (``student_course`` of ``Student_Enrolment_Courses``)."""
+    if not 2 <= len(stem) < len(twords) or stem[0] != twords[0] or stem[-1] != twords[-1]:
+        return False
+    rest = iter(twords[1:-1])
+    return all(w in rest for w in stem[1:-1])
+
+
+#: Qualifiers of a table that is the record of its entity, not a copy or a part of it: a sales
+#: order's header is the sales order, a customer dimension the customer (``hist``, ``all`` and
+#: ``detail`` tables are copies or parts).
+ENTITY_QUALIFIERS = frozenset({"header", "master", "dim", "dimension"})
 
 
 #: Head nouns that name no entity alone: what is left of ``AddressTypeID`` without ``Address``.
@@ -334,7 +353,7 @@ def _name_facts(
     elif bare or (kw is not None and any("".join(s) in tnames for s in v_stems if s)):
         named_own = 2
     else:
-        named_own = 1 if any(_names_table("".join(s), tnames, twords) for s in v_stems if s) else 0
+        named_own = 1 if any(_names_table("".join(s), tnames, twords) or _ends_of(s, twords) for s in v_stems if s) else 0
     return kw, flag, v_stems, list(dict.fromkeys(v_full)), named_own, dropped
 
 
@@ -346,13 +365,17 @@ MODULE_TABLES = 2
 
 def _module_words(schema: Schema) -> set[tuple[str, str]]:
     """``(database, word)`` of the module prefixes: leading words of ``MODULE_TABLES`` or more
-    multi-word table names of the database."""
+    multi-word table names of the database that go on with different words. Tables that share
+    their first two words share a compound name, not a module: ``PurchaseOrders`` and
+    ``PurchaseOrderLines`` are a purchase order's, whose ``PurchaseOrderID`` is no ``OrderID``."""
+    nexts: dict[tuple[str, str], set[str]] = {}
     count: dict[tuple[str, str], int] = {}
     for t in schema.tables:
         tw = words(t.name)
         if len(tw) > 1:
             count[(t.join_scope, tw[0])] = count.get((t.join_scope, tw[0]), 0) + 1
-    return {k for k, v in count.items() if v >= MODULE_TABLES}
+            nexts.setdefault((t.join_scope, tw[0]), set()).add(tw[1])
+    return {k for k, v in count.items() if v >= MODULE_TABLES and len(nexts[k]) > 1}
 
 
 def _adopted_keys(
