@@ -43,8 +43,11 @@ leading word when that word leads two or more tables of the database (a module p
 ``email`` module's ``Address``) unless what is left is a generic head noun
 (``AddressType.AddressTypeID`` is no ``TypeID``, which ``ContactType.ContactTypeID`` would share).
 Two names that meet only once each has lost a *different* module word name two modules' entities
-and do not join (``PurchaseOrderID``, ``WorkOrderID``: both ``OrderID``; ``TIP_MATERIAL_STATUS_KEY``,
-``LIBRARY_MATERIAL_STATUS_KEY``). A role is no word that makes the rest another kind of thing
+and do not join (``TIP_MATERIAL_STATUS_KEY``, ``LIBRARY_MATERIAL_STATUS_KEY``: both
+``MATERIAL_STATUS_KEY``); tables that share their first two words share a compound name, no
+module (``PurchaseOrders``, ``PurchaseOrderLines``: ``PurchaseOrderID`` is no ``OrderID``). A role
+and its own table's whole name (``Orders.BackorderOrderID``) is another row of that table, no
+other table's. A role is no word that makes the rest another kind of thing
 (``c_email_address`` is no address). A referencing name without a key word
 (``flights.Airline``, ``ship.lost_in_battle``) counts 0.85 times and is never an abbreviation
 (``page_count`` is not ``country``), a natural key word
@@ -425,7 +428,7 @@ def naming(
         ok[attr] = [any("".join(s) == p.table_names[ki][0] for s in p.stems[fi] if s)
                     for fi, ki in zip(f[attr], k[attr])]
     # two names that meet only once each has lost its table's module word, and the two words
-    # differ (``PurchaseOrderHeader.PurchaseOrderID``, ``WorkOrder.WorkOrderID``: ``OrderID``
+    # differ (``TIP_MATERIAL_STATUS_KEY``, ``LIBRARY_MATERIAL_STATUS_KEY``: ``MATERIAL_STATUS_KEY``
     # both), name two modules' entities: no join
     two = np.flatnonzero(ok & (p.module_word[f] != "") & (p.module_word[k] != "") & (p.module_word[f] != p.module_word[k]))
     if len(two):  # unless one whole name is a name of the other (FAC_BUILDING_KEY, a BUILDING_ table's BUILDING_KEY)
