@@ -226,6 +226,15 @@ def _own_by_role(stem: list[str], table_names: list[str]) -> bool:
     return any("".join(stem[j:]) == whole for j in range(1, len(stem)))
 
 
+def _role_of_own(p: ColumnProfile, i: int, memo: dict[tuple[int, int], bool]) -> bool:
+    """:func:`_own_by_role` for column ``i`` by any of its names, once per (name, table name)."""
+    key = (id(p.stems[i]), id(p.table_names[i]))
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = any(_own_by_role(s, p.table_names[i]) for s in p.stems[i] if s)
+    return hit
+
+
 def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The ``self`` rule, ``(f, k, confidence, rule index)`` as :func:`naming`'s: a column named as
     its row's parent, manager or superior (:func:`_hierarchical`; a flag by its name references
@@ -248,14 +257,9 @@ def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarra
             continue
         if hit and any(_hierarchical(s, p.table_names[i], p.table_words[i]) for s in p.stems[i] if s):
             found.append(i)
-        elif p.key_word[i] is not None:
-            rkey = (id(p.stems[i]), id(p.table_names[i]))
-            by_role = roles.get(rkey)
-            if by_role is None:
-                by_role = roles[rkey] = any(_own_by_role(s, p.table_names[i]) for s in p.stems[i] if s)
-            if by_role:
-                found.append(i)
-                role_named.add(i)
+        elif p.key_word[i] is not None and _role_of_own(p, i, roles):
+            found.append(i)
+            role_named.add(i)
     keys: dict[int, list[int]] = {}
     for i in np.flatnonzero(p.own_key & np.isin(p.table, p.table[found])).tolist():
         keys.setdefault(int(p.table[i]), []).append(i)
@@ -413,12 +417,7 @@ def naming(
     by_role = np.flatnonzero(ok & (rule == list(RULES).index("role")))
     if len(by_role):
         own_memo: dict[tuple[int, int], bool] = {}
-        for x, fi in zip(by_role.tolist(), f[by_role].tolist()):
-            okey = (id(p.stems[fi]), id(p.table_names[fi]))
-            own = own_memo.get(okey)
-            if own is None:
-                own = own_memo[okey] = any(_own_by_role(s, p.table_names[fi]) for s in p.stems[fi] if s)
-            ok[x] = not own
+        ok[by_role] = [not _role_of_own(p, fi, own_memo) for fi in f[by_role].tolist()]
     # a column without a key word named after its own table, by any of its names (``city.city``,
     # ``FAC_FLOOR.FLOOR``), is that table's own attribute: it references another table only by
     # that table's whole name, never by a name both tables go by once their module prefixes are
