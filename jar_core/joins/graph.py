@@ -563,13 +563,14 @@ def link_tables(schema: Schema, graph: JoinGraph, col_offsets: np.ndarray, *, mi
     keys[graph.a[strong]] = True
     keys[graph.b[strong]] = True
     own = strong & (graph.table_a != graph.table_b)
-    pairs = np.unique(np.stack([graph.table_a[own], graph.table_b[own]], axis=1), axis=0)
+    pairs = np.unique(np.stack([graph.table_a[own], graph.table_b[own]], axis=1), axis=0)  # sorted by table
     tables = schema.tables
+    start = np.searchsorted(pairs[:, 0], np.arange(len(tables) + 1))  # each table's rows of ``pairs``
     link = np.zeros(len(tables), dtype=bool)
-    for t in np.flatnonzero(np.bincount(pairs[:, 0], minlength=len(tables)) >= 2):  # refers to two or more
+    for t in np.flatnonzero(np.diff(start) >= 2):  # refers to two or more
         name = set(words(tables[t].name))
         link[t] = all(
             keys[at] or c.primary_key or c.family is TypeFamily.DATETIME or _bookkeeping(c.type)
             for at, c in enumerate(tables[t].columns, start=int(col_offsets[t]))
-        ) and any(set(words(tables[b].name)) <= name for b in pairs[pairs[:, 0] == t, 1])
+        ) and any(set(words(tables[b].name)) <= name for b in pairs[start[t]:start[t + 1], 1].tolist())
     return link
