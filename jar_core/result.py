@@ -78,7 +78,8 @@ class JoinEdge:
 
     ``score`` is the join's confidence in [0, 1] (1 for a declared foreign key); ``declared``
     whether the source declares it; ``evidence`` the rule that found it (``declared``,
-    ``same name``, ``entity``, ``role``, ``abbreviation``, ``sibling``, ``inclusion``, ``composite key``; ``score``
+    ``same name``, ``entity``, ``role``, ``abbreviation``, ``sibling``, ``self``, ``person``, ``inclusion``,
+    ``composite key``, ``copy``; ``score``
     under the paper's pair score). A key of several columns (declared, or inferred by the
     ``composite key`` rule) joins on all of them: ``more_columns`` holds its other ``(left, right)``
     column pairs (``lineitem`` to ``partsupp`` on part *and* supplier), and :attr:`column_pairs`

@@ -1282,3 +1282,41 @@ def test_a_key_named_by_its_table_s_first_and_last_words_keys_it():
     pair = "Student_Enrolment_Courses.student_course_id = Transcript_Contents.student_course_id"
     assert got.get(pair, (0, ""))[1] == "same name", got
     assert not any("student_course_id" in e and "Courses.course_id" in e for e in got), got
+
+
+def test_a_table_named_by_one_word_heads_its_family():
+    # CustomerTransactions.CustomerID references Customers, whose one-word name leads the family
+    # of CustomerTransactions as much as Customer_Details' does (a detail table is named after
+    # its entity too). Before, only names of several words had a family, and the reference went
+    # to Customer_Details alone (WideWorldImporters: to Customers_Archive).
+    s = Schema([T("Customers", "CustomerID", Column("CustomerName", "text")),
+                T("Customer_Details", "CustomerID", Column("Notes", "text")),
+                T("CustomerTransactions", "CustomerTransactionID", "CustomerID")])
+    got = edges(s)
+    assert got.get("CustomerTransactions.CustomerID = Customers.CustomerID", (0, ""))[1] == "same name", got
+    assert not any(e.startswith("CustomerTransactions.CustomerID = Customer_Details") or
+                   e.startswith("Customer_Details.CustomerID = CustomerTransactions") for e in got
+                   if got[e][1] != "sibling"), got
+
+
+def test_a_copy_joins_as_the_table_it_copies():
+    # WideWorldImporters' temporal history tables and a warehouse's *_HIST copies hold all the
+    # columns of the table they copy: a reference to the entity goes to the copied table, never to
+    # the copy (CustomerTransactions.CustomerID joined Customers_Archive at 0.97: now two references
+    # to one customer at most, siblings); the copy's
+    # columns reference what the copied table's reference (a self-reference: the copied table's
+    # rows), a history copy's key references the copied key, an archive's does not (its rows were
+    # moved out); two copies of one attribute (a postal code) are no join.
+    cust = ("CustomerID", "BillToCustomerID", "BuyingGroupID", "DeliveryPostalCode")
+    s = Schema([T("Customers", *cust), T("Customers_Archive", *cust, "ValidTo"),
+                T("BuyingGroups", "BuyingGroupID", Column("BuyingGroupName", "text")),
+                T("CustomerTransactions", "CustomerTransactionID", "CustomerID"),
+                T("Buildings", "BuildingID", "BuyingGroupID"), T("Buildings_Hist", "BuildingID", "BuyingGroupID")])
+    got = edges(s)
+    assert got.get("CustomerTransactions.CustomerID = Customers.CustomerID", (0, ""))[1] == "same name", got
+    assert all(v[1] == "sibling" for e, v in got.items() if "CustomerTransactions." in e and "Customers_Archive." in e), got
+    assert got.get("BuyingGroups.BuyingGroupID = Customers_Archive.BuyingGroupID", (0, ""))[1] == "copy", got
+    assert got.get("Customers.CustomerID = Customers_Archive.BillToCustomerID", (0, ""))[1] == "copy", got
+    assert got.get("Buildings.BuildingID = Buildings_Hist.BuildingID", (0, ""))[1] == "copy", got
+    assert "Customers.CustomerID = Customers_Archive.CustomerID" not in got, got
+    assert not any(e.count("DeliveryPostalCode") == 2 for e in got), got

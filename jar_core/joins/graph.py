@@ -28,7 +28,8 @@ Composed from the rules, in order of trust (each a module of :mod:`jar_core.join
    tie), so ``Track.GenreId`` joins ``Genre`` and not ``MediaType``; between keys of equal
    evidence, one named after its own table (its name or head noun) is preferred to one naming
    only the start of its table (``film_actor.film_id`` -> ``film``, not the 1:1 ``film_text``), then one in a table of the referencing table's family
-   (same leading name word: ``FAC_ROOMS.BUILDING_KEY`` -> ``FAC_BUILDING``, not ``BUILDINGS``), then
+   (same leading name word, a one-word name heading its family: ``FAC_ROOMS.BUILDING_KEY`` ->
+   ``FAC_BUILDING``, not ``BUILDINGS``; ``CustomerTransactions.CustomerID`` -> ``Customers``), then
    one whose table the column names whole, alone or after its own table's name (``artist.type`` ->
    ``artist_type``, not the other ``*_type`` tables);
 7. what stays uncertain says so (:func:`_uncertain`): a reference kept to several keys on a tie
@@ -40,7 +41,9 @@ Composed from the rules, in order of trust (each a module of :mod:`jar_core.join
    (small integers lie inside every surrogate key);
 8. a table whose columns match a declared primary key of several columns, one column for each,
    references it on all of them (:func:`_composite`, evidence ``composite key``): ``lineitem
-   (l_partkey, l_suppkey) -> partsupp`` where only primary keys are declared.
+   (l_partkey, l_suppkey) -> partsupp`` where only primary keys are declared;
+9. a copy of a table (``Customers_Archive``, ``FCLT_BUILDING_HIST``) joins as the table it
+   copies (:func:`_copy_joins`, evidence ``copy``); no column references a copy's.
 
 The graph is sparse (one row per joining column pair, never all pairs) and computed once per
 index; :func:`candidate_joins` reads the join matrix of a candidate set from it.
@@ -58,7 +61,7 @@ from jar_core._gc import gc_paused
 from jar_core.joins import blocking
 from jar_core.joins.declared import declared as declared_rule
 from jar_core.joins.inclusion import inclusion, inclusion_ratio, MIN_INCLUSION, MIN_VALUES
-from jar_core.joins.naming import RULES, context_aliases, ref_aliases, naming, person_roles, self_references
+from jar_core.joins.naming import RULES, context_aliases, is_archive, ref_aliases, naming, person_roles, self_references
 from jar_core.joins.profile import UUID_TYPE, ColumnProfile, incidence, words
 from jar_core.schema import Schema, TypeFamily
 
@@ -68,10 +71,10 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALU
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 26
+JOIN_RULES_VERSION = 27
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
-EVIDENCE = ("declared", *RULES, "inclusion", "composite key")
+EVIDENCE = ("declared", *RULES, "inclusion", "composite key", "copy")
 VALUE_SUPPORT = 0.04
 MIN_DISJOINT = 5
 TIE_MARGIN = 1e-6
@@ -105,6 +108,9 @@ MAX_VALUE_TIES = 2
 #: Confidence of a reference to a declared primary key of several columns that the referencing
 #: table matches column for column (rule 8).
 COMPOSITE = 0.85
+#: Confidence cap of a join that a copy's column takes from the copied table's column, and of a
+#: copy's key column to the copied table's key (rule 9).
+COPY = 0.95
 
 
 @dataclass
@@ -178,6 +184,7 @@ def _build_join_graph(
     conf = np.concatenate([np.ones(len(df)), conf])
     ev = np.concatenate([np.zeros(len(df), dtype=np.int64), ev])
     f, k, conf, ev = _best_per_pair(f, k, conf, ev)
+    f, k, conf, ev = _copy_joins(p, f, k, conf, ev)
     conf = _uncertain(p.n, f, k, conf, ev, p.database[f] == p.database[k])
     kept = conf > 0
     f, k, conf, ev = f[kept], k[kept], conf[kept], ev[kept]
@@ -287,6 +294,69 @@ def _composite(
     group_conf = np.where(ties[g_a] > 1, min(COMPOSITE, AMBIGUOUS), COMPOSITE)
     keep = chosen[inverse]
     return x[keep], y[keep], group_conf[inverse][keep]
+
+
+def _copy_joins(
+    p: ColumnProfile, f: np.ndarray, k: np.ndarray, conf: np.ndarray, ev: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rule 9: a copy joins as the table it copies (:attr:`ColumnProfile.copy_source`:
+    ``Customers_Archive``, ``FCLT_BUILDING_HIST``).
+
+    The inferred joins of a copy's copied columns are replaced by those of the copied table's
+    columns: each reference ``b -> k`` of a copied column ``b`` gives its copy's column ``b'`` the
+    reference ``b' -> k`` (a self-reference still points at the copied table's rows: a version's
+    parent is a current row), each sibling gives both copies' columns the sibling, and no column
+    references a copy's column (the copied table holds the entity). A copy's column of the copied
+    table's key references that key only (a version of the row), except in an archive
+    (:func:`~.naming.is_archive`: its rows were moved out of the table, and the two share none).
+    Confidences are capped at :data:`COPY`, evidence ``copy``; declared references are left
+    alone."""
+    src = p.copy_source
+    copied = src >= 0
+    if not copied.any():
+        return f, k, conf, ev
+    sib = ev == EVIDENCE.index("sibling")
+    key = p.own_key | p.pk_declared
+    # a copy's key column is one more reference to the copied key: its siblings outside the copied
+    # table and its copies stay (rule 7 makes them joins through the key)
+    key_copy = copied & key[np.maximum(src, 0)]
+    base_f, base_k = np.where(copied[f], p.table[np.maximum(src[f], 0)], p.table[f]), \
+        np.where(copied[k], p.table[np.maximum(src[k], 0)], p.table[k])
+    kept_sib = sib & (key_copy[f] ^ key_copy[k]) & ~(copied[f] & copied[k]) & (base_f != base_k)
+    keep = ~((copied[f] | copied[k]) & (ev != 0)) | kept_sib
+    f, k, conf, ev = f[keep], k[keep], conf[keep], ev[keep]
+    cj = np.flatnonzero(copied)
+    order = np.argsort(src[cj], kind="stable")
+    cj, cb = cj[order], src[cj][order]  # copy columns, sorted by the column they copy
+
+    def copies_of(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(edge, copy column)`` for each copy of each of ``cols``."""
+        lo, hi = np.searchsorted(cb, cols, "left"), np.searchsorted(cb, cols, "right")
+        n = hi - lo
+        edge = np.repeat(np.arange(len(cols)), n)
+        at = np.repeat(lo - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
+        return edge, cj[at]
+
+    sib = ev == EVIDENCE.index("sibling")
+    # the copied table's key references nothing for its copy: the copy's key references it
+    ef, cf = copies_of(f)
+    keep = ~key[f[ef]] | sib[ef]
+    ef, cf = ef[keep], cf[keep]
+    ek, ck = copies_of(k[sib])
+    ek = np.flatnonzero(sib)[ek]
+    # the copy's key column references the copied table's key, but in an archive
+    keys = cj[key[cb]]
+    archive = np.array([is_archive(p.table_words[i]) for i in keys.tolist()], dtype=bool)
+    keys = keys[~archive] if len(keys) else keys
+    new_f = np.concatenate([cf, f[ek], keys])
+    new_k = np.concatenate([k[ef], ck, src[keys]])
+    new_conf = np.minimum(np.concatenate([conf[ef], conf[ek], np.full(len(keys), COPY)]), COPY)
+    new_ev = np.concatenate([np.where(sib[ef], ev[ef], EVIDENCE.index("copy")), ev[ek],
+                             np.full(len(keys), EVIDENCE.index("copy"))]).astype(np.int64)
+    ok = p.table[new_f] != p.table[new_k]
+    f, k = np.concatenate([f, new_f[ok]]), np.concatenate([k, new_k[ok]])
+    conf, ev = np.concatenate([conf, new_conf[ok]]), np.concatenate([ev, new_ev[ok]])
+    return _best_per_pair(f, k, conf, ev)
 
 
 def _first_of(values: np.ndarray) -> np.ndarray:

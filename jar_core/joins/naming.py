@@ -66,7 +66,7 @@ from typing import Callable, Sequence
 
 from jar_core.joins.profile import ColumnProfile, _names_table, incidence
 
-__all__ = ["naming", "self_references", "person_roles", "ref_aliases", "context_aliases", "RULES"]
+__all__ = ["naming", "self_references", "person_roles", "ref_aliases", "context_aliases", "is_archive", "RULES"]
 
 #: Confidence of each naming rule.
 RULES = {
@@ -273,7 +273,7 @@ def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return _rule_edges(p, pairs, "self")
 
 
-def _is_archive(table_words: list[list[str]]) -> bool:
+def is_archive(table_words: list[list[str]]) -> bool:
     """Whether a table whose names are ``table_words`` is an archive: its whole name ends with an
     :data:`ARCHIVE_WORDS` word (``TransactionHistoryArchive``, ``People_Archive``)."""
     return bool(table_words) and bool(table_words[0]) and table_words[0][-1] in ARCHIVE_WORDS
@@ -289,7 +289,7 @@ def _archived(p: ColumnProfile, f: np.ndarray, k: np.ndarray, same_name: np.ndar
         return out
     # once per table: its whole name ends with an archive word
     _, first, inverse = np.unique(p.table, return_index=True, return_inverse=True)
-    arch = np.array([_is_archive(p.table_words[i]) for i in first.tolist()], dtype=bool)[inverse.ravel()]
+    arch = np.array([is_archive(p.table_words[i]) for i in first.tolist()], dtype=bool)[inverse.ravel()]
     for e in np.flatnonzero(same_name & p.own_key[f] & p.own_key[k] & (arch[f] | arch[k])).tolist():
         a, b = p.table_words[f[e]], p.table_words[k[e]]
         if not (a and b):  # a table named by no word
@@ -438,7 +438,7 @@ def naming(
     same_idx = list(RULES).index("same name")
     is_same = rule == same_idx
     uniq_f = np.nan_to_num(p.unique[f], nan=0.0) >= 0.95
-    key_k = p.own_key[k] | p.pk_declared[k] | p.unique_declared[k]
+    key_k = (p.own_key[k] | p.pk_declared[k] | p.unique_declared[k]) & ~p.copied[k]  # a copy's key is its table's
     sib = is_same & ~key_k & ~uniq_f
     # two attributes of tables whose keys are declared (customers.postal_code, employees.postal_code;
     # both out of their keys) are no two references to one entity unless a table of the database is it
@@ -521,7 +521,7 @@ def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     keys: dict[int, dict[int, list[int]]] = {}  # scope -> table of people -> its own keys
     for i in np.flatnonzero(p.own_key & np.isin(p.database, list(scopes))).tolist():
         # an archive of people (``People_Archive``: past versions of ``People``'s rows) is no other table of them
-        if _of_people(p.table_words[i]) and not _is_archive(p.table_words[i]):
+        if _of_people(p.table_words[i]) and not is_archive(p.table_words[i]):
             keys.setdefault(int(p.database[i]), {}).setdefault(int(p.table[i]), []).append(i)
     for fi in found:
         people = keys.get(int(p.database[fi]), {})

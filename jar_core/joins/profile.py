@@ -378,6 +378,40 @@ def _module_words(schema: Schema) -> set[tuple[str, str]]:
     return {k for k, v in count.items() if v >= MODULE_TABLES and len(nexts[k]) > 1}
 
 
+#: Trailing words that make a table a copy of the table it is named after, when it holds all of
+#: that table's columns (``Customers_Archive``, ``FCLT_BUILDING_HIST_1``, ``orders_bak``).
+COPY_WORDS = TABLE_QUALIFIERS | {"archived", "audit", "backup", "bak", "copy", "log", "prev", "previous", "staging"}
+
+
+def _copy_bases(schema: Schema) -> list[int]:
+    """Per table, the position of the table it copies, else ``-1``: a table of the same database
+    named as it and :data:`COPY_WORDS` words or numbers after (``Customers_Archive``,
+    ``FCLT_BUILDING_HIST_1``; ``transactionhistoryarchive`` written as one word) that holds every
+    column of it (case-folded names). A history, an archive, a backup or a staging copy: its rows
+    are versions or copies of the base table's rows, so a reference to the entity is to the base
+    table (the copy's key repeats per version, or is the base table's key again)."""
+    by_name: dict[tuple[str, str], int] = {}
+    for ti, t in enumerate(schema.tables):
+        by_name.setdefault((t.join_scope, "".join(_written_words(t.name))), ti)
+    out = [-1] * len(schema.tables)
+    for ti, t in enumerate(schema.tables):
+        tw = _written_words(t.name)
+        bases, end = [], len(tw)  # the name without one trailing copy word or more, shortest cut first
+        while end > 1 and (tw[end - 1] in COPY_WORDS or tw[end - 1].isdigit()):
+            end -= 1
+            bases.append("".join(tw[:end]))
+        if len(tw) == 1:  # ``transactionhistoryarchive``
+            bases = [tw[0][: -len(q)] for q in GLUED_QUALIFIERS if tw[0].endswith(q) and len(tw[0]) - len(q) >= 3]
+        for name in bases:
+            b = by_name.get((t.join_scope, name), -1)
+            if b < 0 or b == ti or len(schema.tables[b].columns) < 2:
+                continue
+            if {c.name.casefold() for c in schema.tables[b].columns} <= {c.name.casefold() for c in t.columns}:
+                out[ti] = b
+                break
+    return out
+
+
 def _adopted_keys(
     schema: Schema, col_offsets: np.ndarray, own: np.ndarray, table: np.ndarray, database: np.ndarray,
     names_table: np.ndarray, full: list[list[str]], key_word: list[str | None], flags: list[bool],
@@ -444,6 +478,7 @@ class ColumnProfile:
     in_pk: np.ndarray  # bool: the column is in its table's declared primary key (one of several too)
     unique_declared: np.ndarray  # bool: declared unique on its own (:attr:`Column.unique`), not the primary key
     fk_from: np.ndarray  # bool: the referencing column of a declared foreign key
+    copy_source: np.ndarray  # int: the copied table's column of the same name, for a column of a copy (:func:`_copy_bases`); else -1
     values: sparse.csr_matrix  # column x distinct sample value incidence
     n_values: np.ndarray
     full_names: list[list[str]]  # flat names with their key word, per variant
@@ -576,6 +611,15 @@ class ColumnProfile:
                                 np.array(names_table, dtype=np.int8), full, key_word, flags, uniq, keyless,
                                 stems, tnames_l)
         own_arr |= adopted
+        copy_source = np.full(n, -1, dtype=np.int64)
+        bases = _copy_bases(schema)
+        for ti, b in enumerate(bases):
+            while b >= 0 and bases[b] >= 0:  # a copy of a copy (``FCLT_BUILDING_HIST_1``) copies the first table
+                b = bases[b]
+            if b >= 0:  # every column of the copied table is in its copy
+                names = {c.name.casefold(): j for j, c in enumerate(schema.tables[b].columns, start=int(col_offsets[b]))}
+                for j, c in enumerate(schema.tables[ti].columns, start=int(col_offsets[ti])):
+                    copy_source[j] = names.get(c.name.casefold(), -1)
         vm, n_values = incidence(value_rows)
         return cls(
             table=table_arr, database=database_arr,
@@ -586,7 +630,7 @@ class ColumnProfile:
             names_table=np.array(names_table, dtype=np.int8),
             unique=np.array(uniq, dtype=np.float64), pk_declared=np.array(pk_decl, dtype=bool),
             table_has_pk=np.array(has_pk, dtype=bool), in_pk=np.array(in_pk, dtype=bool),
-            unique_declared=np.array(unique_decl, dtype=bool), fk_from=fk_from, values=vm,
+            unique_declared=np.array(unique_decl, dtype=bool), fk_from=fk_from, copy_source=copy_source, values=vm,
             n_values=n_values, full_names=full, module_word=np.array(module_words, dtype=object), table_names=tnames_l, table_words=twords_l, declared=declared,
             class_codes=dict(classes),
         )
@@ -611,12 +655,18 @@ class ColumnProfile:
             key_word=[self.key_word[i] for i in lst], flag=self.flag[rows], name_flag=self.name_flag[rows], stems=[self.stems[i] for i in lst],
             own_key=self.own_key[rows], adopted=self.adopted[rows], names_table=self.names_table[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
             table_has_pk=self.table_has_pk[rows], in_pk=self.in_pk[rows], unique_declared=self.unique_declared[rows],
-            fk_from=self.fk_from[rows], values=self.values[rows],
+            fk_from=self.fk_from[rows], copy_source=np.array([pos.get(int(g), -1) for g in self.copy_source[rows].tolist()], dtype=np.int64),
+            values=self.values[rows],
             n_values=self.n_values[rows], full_names=[self.full_names[i] for i in lst], module_word=self.module_word[rows],
             table_names=[self.table_names[i] for i in lst], table_words=[self.table_words[i] for i in lst],
             declared=[(pos[a], pos[b]) for a, b in self.declared if a in pos and b in pos],
             class_codes=self.class_codes,
         )
+
+    @functools.cached_property
+    def copied(self) -> np.ndarray:
+        """bool: a column of a copy that the copied table has too (:attr:`copy_source`)."""
+        return self.copy_source >= 0
 
     @functools.cached_property
     def has_key_word(self) -> np.ndarray:
@@ -625,9 +675,10 @@ class ColumnProfile:
 
     @functools.cached_property
     def lead_word(self) -> np.ndarray:
-        """object: the leading word of the column's table name when the name has several words
-        (its family: ``fac`` of ``FAC_ROOMS``), else ``""``."""
-        return np.array([tw[0][0] if tw and tw[0] and len(tw[0]) > 1 else "" for tw in self.table_words], dtype=object)
+        """object: the leading word of the column's table name (its family: ``fac`` of
+        ``FAC_ROOMS``); a table named by one word heads its family (``Customers`` of
+        ``CustomerTransactions`` and ``Customers_Archive``)."""
+        return np.array([tw[0][0] if tw and tw[0] else "" for tw in self.table_words], dtype=object)
 
     def keyish(self) -> np.ndarray:
         """Columns that can be the referenced side of a join: a key, as far as anything tells.
@@ -635,8 +686,10 @@ class ColumnProfile:
         The table's key (declared or named after the table), a column with a key word in its name
         declared unique (an alternate key: MIMIC's ``admissions.hadm_id`` beside ``row_id``), or
         one that is not known to repeat values, in a table that declares no primary key.
-        Uniqueness alone does not make a key: in a small table every column is unique.
+        Uniqueness alone does not make a key: in a small table every column is unique. A copy's
+        column that its copied table has (:attr:`copied`) is none: references go to the copied
+        table (``CustomerTransactions.CustomerID`` -> ``Customers``, not ``Customers_Archive``).
         """
         not_unique = np.nan_to_num(self.unique, nan=1.0) < 0.95
         return (self.own_key | self.pk_declared | (self.has_key_word & self.unique_declared)
-                | (self.has_key_word & ~not_unique & ~self.table_has_pk))
+                | (self.has_key_word & ~not_unique & ~self.table_has_pk)) & ~self.copied
