@@ -275,8 +275,13 @@ def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 def is_archive(table_words: list[list[str]]) -> bool:
     """Whether a table whose names are ``table_words`` is an archive: its whole name ends with an
-    :data:`ARCHIVE_WORDS` word (``TransactionHistoryArchive``, ``People_Archive``)."""
-    return bool(table_words) and bool(table_words[0]) and table_words[0][-1] in ARCHIVE_WORDS
+    :data:`ARCHIVE_WORDS` word (``TransactionHistoryArchive``, ``People_Archive``;
+    ``transactionhistoryarchive`` written as one word)."""
+    if not table_words or not table_words[0]:
+        return False
+    last = table_words[0][-1]
+    return last in ARCHIVE_WORDS or (len(table_words[0]) == 1 and any(
+        last.endswith(a) and len(last) - len(a) >= 3 for a in ARCHIVE_WORDS))
 
 
 def _archived(p: ColumnProfile, f: np.ndarray, k: np.ndarray, same_name: np.ndarray) -> np.ndarray:

@@ -648,6 +648,9 @@ class ColumnProfile:
         rows = np.asarray(rows, dtype=np.int64)
         pos = {int(g): i for i, g in enumerate(rows)}
         lst = rows.tolist()
+        local = np.full(self.n, -1, dtype=np.int64)  # a copied column's position among ``rows``
+        local[rows] = np.arange(len(rows))
+        source = self.copy_source[rows]
         return ColumnProfile(
             table=self.table[rows], database=self.database[rows], type_class=self.type_class[rows],
             keyless=self.keyless[rows], decimal=self.decimal[rows], integer=self.integer[rows], uuid=self.uuid[rows],
@@ -655,7 +658,7 @@ class ColumnProfile:
             key_word=[self.key_word[i] for i in lst], flag=self.flag[rows], name_flag=self.name_flag[rows], stems=[self.stems[i] for i in lst],
             own_key=self.own_key[rows], adopted=self.adopted[rows], names_table=self.names_table[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
             table_has_pk=self.table_has_pk[rows], in_pk=self.in_pk[rows], unique_declared=self.unique_declared[rows],
-            fk_from=self.fk_from[rows], copy_source=np.array([pos.get(int(g), -1) for g in self.copy_source[rows].tolist()], dtype=np.int64),
+            fk_from=self.fk_from[rows], copy_source=np.where(source >= 0, local[np.maximum(source, 0)], -1),
             values=self.values[rows],
             n_values=self.n_values[rows], full_names=[self.full_names[i] for i in lst], module_word=self.module_word[rows],
             table_names=[self.table_names[i] for i in lst], table_words=[self.table_words[i] for i in lst],
