@@ -185,6 +185,8 @@ class Column:
     :data:`MAX_SAMPLE_VALUES` distinct values (empty when unknown). ``unique``: the column alone is
     declared unique (a ``UNIQUE`` constraint or a unique index on it alone, no ``WHERE``): an
     alternate key beside the primary key (MIMIC's ``admissions.hadm_id`` beside ``row_id``).
+    ``computed``: the column is computed from others (``AS (expr)``, ``GENERATED ALWAYS AS``):
+    it holds what its expression makes, so no join is inferred on it (a declared one stands).
     """
 
     name: str
@@ -195,6 +197,7 @@ class Column:
     unique_ratio: float | None = None
     sample: tuple[Any, ...] = ()
     unique: bool = False
+    computed: bool = False
 
     def __post_init__(self) -> None:
         name, typ, nl, cm = self.name, self.type, self.nl_name, self.comment
@@ -244,6 +247,8 @@ class Column:
             d["sample"] = [_jsonable(v) for v in self.sample]
         if self.unique:
             d["unique"] = True
+        if self.computed:
+            d["computed"] = True
         return d
 
     @classmethod
@@ -251,7 +256,7 @@ class Column:
         get = d.get
         return cls(  # positional: the fields in order (half a million of them in an index of 50,000 tables)
             d["name"], get("type", ""), get("nl_name"), get("comment"), bool(get("primary_key", False)),
-            get("unique_ratio"), tuple(get("sample", ())), bool(get("unique", False)),
+            get("unique_ratio"), tuple(get("sample", ())), bool(get("unique", False)), bool(get("computed", False)),
         )
 
 
@@ -551,6 +556,9 @@ class Schema:
             unique = [c.name for c in t.columns if c.unique]
             if unique:  # absent before declared unique columns were read: old fingerprints stand
                 entry.append(["unique", unique])
+            computed = [c.name for c in t.columns if c.computed]
+            if computed:  # absent before computed columns were read: old fingerprints stand
+                entry.append(["computed", computed])
             payload.append(entry)
         blob = json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8")
         return hashlib.sha256(blob).hexdigest()

@@ -467,3 +467,13 @@ def test_unique_columns_are_read_from_sqlite_and_duckdb(tmp_path):
         schema = load_database(url)
         got = {c.name for t in schema.tables for c in t.columns if c.unique}
         assert got == want, (url, got)  # one column alone; not (x, y), not a partial index
+
+
+def test_computed_columns_are_read_from_sqlite(tmp_path):
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "g.db") as c:
+        c.execute("CREATE TABLE t (a INT, b INT GENERATED ALWAYS AS (a * 2) STORED, "
+                  "c TEXT GENERATED ALWAYS AS (a || 'x') VIRTUAL)")
+    schema = load_database(f"sqlite:///{tmp_path / 'g.db'}")
+    assert {c.name: c.computed for c in schema["t"].columns} == {"a": False, "b": True, "c": True}

@@ -558,3 +558,26 @@ def test_a_column_type_sqlglot_reads_as_a_keyword_is_read_as_a_type():
     # a statement that is no table definition still fails, naming it
     with pytest.raises(DDLParseError, match="statement 1"):
         load_ddl("CREATE TABLE t (a INT, CUBE CUBE CUBE);", dialect="postgres")
+
+
+def test_a_computed_column_is_read_as_one_and_joins_nothing():
+    # WideWorldImporters' Invoices.ConfirmedReceivedBy is computed from a JSON document (AS (...),
+    # no type): it held no key, yet its name ("received by", a person's role) joined People.PersonID
+    # at 0.68; PostgreSQL's GENERATED ALWAYS AS ... STORED reads the same
+    ddl = """
+    CREATE TABLE People (PersonID int PRIMARY KEY, FullName nvarchar(50));
+    CREATE TABLE Invoices (InvoiceID int PRIMARY KEY, ReturnedDeliveryData nvarchar(max),
+                           ConfirmedReceivedBy AS (json_value(ReturnedDeliveryData, N'$.ReceivedBy')),
+                           LastEditedBy int);
+    """
+    schema = load_ddl(ddl, dialect="tsql")
+    assert [c.name for c in schema["Invoices"].columns if c.computed] == ["ConfirmedReceivedBy"]
+    from jar_core.joins import build_join_graph
+
+    cols = [f"{t.name}.{c.name}" for t in schema.tables for c in t.columns]
+    g = build_join_graph(schema)
+    got = sorted(f"{cols[a]} -> {cols[b]}" for a, b in zip(g.a, g.b))
+    assert got == ["Invoices.LastEditedBy -> People.PersonID"], got
+    pg = load_ddl("CREATE TABLE t (a int, b int GENERATED ALWAYS AS (a * 2) STORED);", dialect="postgres")
+    assert [c.computed for c in pg["t"].columns] == [False, True]
+    assert type(pg["t"].columns[1]).from_dict(pg["t"].columns[1].to_dict()).computed  # kept in an index

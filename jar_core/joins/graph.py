@@ -13,8 +13,8 @@ Composed from the rules, in order of trust (each a module of :mod:`jar_core.join
    where a declared type alone disagrees, a strong name match (>= 0.9) keeps 0.6 of its
    confidence (declared types are often wrong) and anything weaker is dropped. A column that
    holds no key joins nothing (:func:`~jar_core.schema.keyless_type`: binary data, a document, a
-   geometry, an array, money, a decimal with a fractional scale; or sample values with
-   fractions), and a column declared a real number (``numeric``, ``float``) whose name has no key
+   geometry, an array, money, a decimal with a fractional scale; sample values with fractions;
+   or a computed column, :attr:`~jar_core.schema.Column.computed`), and a column declared a real number (``numeric``, ``float``) whose name has no key
    word and whose samples show no integers references no key declared integer: it is a measure
    (``EmployeePayHistory.Rate`` is no ``CurrencyRate``);
 5. no join between two databases unless ``cross_database`` (a lake whose sources do join); then
@@ -71,7 +71,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALU
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 27
+JOIN_RULES_VERSION = 28
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion", "composite key", "copy")

@@ -459,7 +459,7 @@ class ColumnProfile:
     table: np.ndarray  # int: position of the column's table
     database: np.ndarray  # int: code of the column's database (join scope: a catalog's schemas are one)
     type_class: np.ndarray  # int code; ``other`` (unknown) is compatible with every class
-    keyless: np.ndarray  # bool: holds no key (its declared type, :func:`keyless_type`, fractional sample values, or a count by its name: :func:`counts`)
+    keyless: np.ndarray  # bool: holds no key (its declared type, :func:`keyless_type`, fractional sample values, a count by its name: :func:`counts`, or computed: :attr:`Column.computed`)
     decimal: np.ndarray  # bool: declared a real number (``numeric``, ``float``) and no sample values say integers
     integer: np.ndarray  # bool: declared an integer
     uuid: np.ndarray  # bool: declared a UUID (:data:`UUID_TYPE`): an identifier generated for its row
@@ -552,7 +552,7 @@ class ColumnProfile:
                 tclass.append(classes.setdefault(seen if seen is not None else declared_class, len(classes)))
                 from_s.append(seen is not None)
                 frac = seen == "numeric" and fractional(c.sample)
-                keyless.append(no_key or frac or counts(c.name))
+                keyless.append(no_key or frac or counts(c.name) or c.computed)
                 decimal.append(real and (seen != "numeric" or frac))
                 integer.append(whole)
                 uuid.append(generated)

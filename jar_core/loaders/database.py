@@ -736,6 +736,7 @@ def _read_tables(
                     comment=c.get("comment") or None,
                     primary_key=c["name"] in pk,
                     unique=c["name"] in alone,
+                    computed=bool(c.get("computed")),
                 )
                 for c in cols
             ],

@@ -847,6 +847,8 @@ class _Builder:
                 self._add_reference(tdef, (name,), spec)
             elif isinstance(spec, exp.CommentColumnConstraint):
                 column.comment = _text(spec.this)
+            elif isinstance(spec, exp.ComputedColumnConstraint):  # AS (expr), GENERATED ALWAYS AS (expr)
+                column.computed = True
         tdef.columns.append(column)
 
     def _add_reference(self, tdef: _TableDef, columns: tuple[str, ...], reference: exp.Expr | None) -> None:
