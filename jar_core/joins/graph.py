@@ -320,11 +320,10 @@ def _copy_joins(
     # a copy's key column is one more reference to the copied key: its siblings outside the copied
     # table and its copies stay (rule 7 makes them joins through the key)
     key_copy = copied & key[np.maximum(src, 0)]
-    base_f, base_k = np.where(copied[f], p.table[np.maximum(src[f], 0)], p.table[f]), \
-        np.where(copied[k], p.table[np.maximum(src[k], 0)], p.table[k])
-    kept_sib = sib & (key_copy[f] ^ key_copy[k]) & ~(copied[f] & copied[k]) & (base_f != base_k)
+    home = np.where(copied, p.table[np.maximum(src, 0)], p.table)  # the copied table of a copy's column
+    kept_sib = sib & (key_copy[f] ^ key_copy[k]) & ~(copied[f] & copied[k]) & (home[f] != home[k])
     keep = ~((copied[f] | copied[k]) & (ev != 0)) | kept_sib
-    f, k, conf, ev = f[keep], k[keep], conf[keep], ev[keep]
+    f, k, conf, ev, sib = f[keep], k[keep], conf[keep], ev[keep], sib[keep]
     cj = np.flatnonzero(copied)
     order = np.argsort(src[cj], kind="stable")
     cj, cb = cj[order], src[cj][order]  # copy columns, sorted by the column they copy
@@ -337,7 +336,6 @@ def _copy_joins(
         at = np.repeat(lo - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
         return edge, cj[at]
 
-    sib = ev == EVIDENCE.index("sibling")
     # the copied table's key references nothing for its copy: the copy's key references it
     ef, cf = copies_of(f)
     keep = ~key[f[ef]] | sib[ef]

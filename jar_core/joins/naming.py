@@ -64,7 +64,7 @@ from scipy import sparse
 
 from typing import Callable, Sequence
 
-from jar_core.joins.profile import ColumnProfile, _names_table, incidence
+from jar_core.joins.profile import ColumnProfile, _names_table, glued_stems, incidence
 
 __all__ = ["naming", "self_references", "person_roles", "ref_aliases", "context_aliases", "is_archive", "RULES"]
 
@@ -280,8 +280,7 @@ def is_archive(table_words: list[list[str]]) -> bool:
     if not table_words or not table_words[0]:
         return False
     last = table_words[0][-1]
-    return last in ARCHIVE_WORDS or (len(table_words[0]) == 1 and any(
-        last.endswith(a) and len(last) - len(a) >= 3 for a in ARCHIVE_WORDS))
+    return last in ARCHIVE_WORDS or (len(table_words[0]) == 1 and bool(glued_stems(last, ARCHIVE_WORDS)))
 
 
 def _archived(p: ColumnProfile, f: np.ndarray, k: np.ndarray, same_name: np.ndarray) -> np.ndarray:

@@ -202,6 +202,12 @@ TABLE_QUALIFIERS = frozenset({
 #: ``salesorder``): the long ones only, which end no other word a table is named by (``playlist``
 #: is no ``play`` list).
 GLUED_QUALIFIERS = ("history", "header", "detail", "archive", "snapshot", "mapping", "lookup")
+
+
+def glued_stems(word: str, suffixes: Sequence[str] | frozenset[str]) -> list[str]:
+    """What is left of ``word``, a name written as one word, without each of ``suffixes`` it ends
+    with, three letters or more (``transactionhistoryarchive`` -> ``transactionhistory``)."""
+    return [word[: -len(q)] for q in suffixes if word.endswith(q) and len(word) - len(q) >= 3]
 #: Key words read off the end of a column name written as one word (``customerid``,
 #: ``billtoaddressid``), longest first, when what is left names a table of the database.
 GLUED_KEY_WORDS = ("number", "guid", "uuid", "code", "key", "num", "uid", "id", "sk", "no", "nr")
@@ -241,9 +247,9 @@ def table_words(t: Table) -> list[list[str]]:
             if len(tw) > 2 and tw[-1] in ENTITY_QUALIFIERS:  # a purchase order, a kind of ``order``
                 out.append(tw[1:-1])
     elif tw:  # one word as written: ``salesorderheader`` (PostgreSQL folds unquoted SalesOrderHeader)
-        q = next((q for q in GLUED_QUALIFIERS if tw[0].endswith(q) and len(tw[0]) - len(q) >= 3), None)
-        if q is not None:
-            out.append([tw[0][: -len(q)]])
+        stems = glued_stems(tw[0], GLUED_QUALIFIERS)
+        if stems:
+            out.append([stems[0]])
     keep, seen = [], set()
     for ws in out:
         flat = "".join(ws)
@@ -387,9 +393,10 @@ def _copy_bases(schema: Schema) -> list[int]:
     """Per table, the position of the table it copies, else ``-1``: a table of the same database
     named as it and :data:`COPY_WORDS` words or numbers after (``Customers_Archive``,
     ``FCLT_BUILDING_HIST_1``; ``transactionhistoryarchive`` written as one word) that holds every
-    column of it (case-folded names). A history, an archive, a backup or a staging copy: its rows
-    are versions or copies of the base table's rows, so a reference to the entity is to the base
-    table (the copy's key repeats per version, or is the base table's key again)."""
+    column of it (case-folded names); a copy of a copy (``FCLT_BUILDING_HIST_1`` of
+    ``FCLT_BUILDING_HIST``) copies the first table. A history, an archive, a backup or a staging
+    copy: its rows are versions or copies of the base table's rows, so a reference to the entity
+    is to the base table (the copy's key repeats per version, or is the base table's key again)."""
     by_name: dict[tuple[str, str], int] = {}
     for ti, t in enumerate(schema.tables):
         by_name.setdefault((t.join_scope, "".join(_written_words(t.name))), ti)
@@ -401,7 +408,7 @@ def _copy_bases(schema: Schema) -> list[int]:
             end -= 1
             bases.append("".join(tw[:end]))
         if len(tw) == 1:  # ``transactionhistoryarchive``
-            bases = [tw[0][: -len(q)] for q in GLUED_QUALIFIERS if tw[0].endswith(q) and len(tw[0]) - len(q) >= 3]
+            bases = glued_stems(tw[0], GLUED_QUALIFIERS)
         for name in bases:
             b = by_name.get((t.join_scope, name), -1)
             if b < 0 or b == ti or len(schema.tables[b].columns) < 2:
@@ -409,6 +416,9 @@ def _copy_bases(schema: Schema) -> list[int]:
             if {c.name.casefold() for c in schema.tables[b].columns} <= {c.name.casefold() for c in t.columns}:
                 out[ti] = b
                 break
+    for ti in range(len(out)):  # a base's name is shorter than its copy's: no cycle
+        while out[ti] >= 0 and out[out[ti]] >= 0:
+            out[ti] = out[out[ti]]
     return out
 
 
@@ -612,10 +622,7 @@ class ColumnProfile:
                                 stems, tnames_l)
         own_arr |= adopted
         copy_source = np.full(n, -1, dtype=np.int64)
-        bases = _copy_bases(schema)
-        for ti, b in enumerate(bases):
-            while b >= 0 and bases[b] >= 0:  # a copy of a copy (``FCLT_BUILDING_HIST_1``) copies the first table
-                b = bases[b]
+        for ti, b in enumerate(_copy_bases(schema)):
             if b >= 0:  # every column of the copied table is in its copy
                 names = {c.name.casefold(): j for j, c in enumerate(schema.tables[b].columns, start=int(col_offsets[b]))}
                 for j, c in enumerate(schema.tables[ti].columns, start=int(col_offsets[ti])):
