@@ -9,7 +9,7 @@ from helpers import load_script
 
 from jar_core.joins import build_join_graph
 from jar_core.joins.graph import AMBIGUOUS, EVIDENCE, MAX_VALUE_TIES, THROUGH_KEY
-from jar_core.joins.profile import sample_class, words
+from jar_core.joins.profile import abbreviates, sample_class, words
 from jar_core.schema import Column, ForeignKey, Schema, Table
 
 
@@ -1320,3 +1320,53 @@ def test_a_copy_joins_as_the_table_it_copies():
     assert got.get("Buildings.BuildingID = Buildings_Hist.BuildingID", (0, ""))[1] == "copy", got
     assert "Customers.CustomerID = Customers_Archive.CustomerID" not in got, got
     assert not any(e.count("DeliveryPostalCode") == 2 for e in got), got
+
+
+def directed(schema: Schema) -> dict[str, tuple[float, str]]:
+    """``{"referencing.x -> referenced.y": (confidence, evidence)}``."""
+    g = build_join_graph(schema)
+    names = [f"{t.name}.{c.name}" for t in schema.tables for c in t.columns]
+    return {f"{names[a]} -> {names[b]}": (round(float(conf), 3), EVIDENCE[ev])
+            for a, b, conf, ev in zip(g.a, g.b, g.confidence, g.evidence)}
+
+
+def test_abbreviations_drop_letters_inside_one_short_word():
+    assert abbreviates("dept", "department") and abbreviates("emp", "employee") and abbreviates("acct", "account")
+    assert abbreviates("cust", "customer")  # the start of the word, as before
+    assert not abbreviates("cat", "contact")  # not the same first two letters
+    assert not abbreviates("dept", "dept") and not abbreviates("de", "department")
+    # a longer name is written out: only a cut end abbreviates it
+    assert not abbreviates("productdescription", "productmodelproductdescriptionculture")
+
+
+def test_a_key_named_by_a_part_of_its_table_references_the_table_of_that_part():
+    # MySQL's employees database without its keys: dept_emp and dept_manager are named after the
+    # departments and employees they link; their emp_no and dept_no are references to
+    # employees and departments (an abbreviation of one word), not the link tables' keys.
+    # Before, salaries.emp_no and titles.emp_no joined dept_emp (its head noun) at 0.88 and
+    # dept_emp.dept_no joined dept_manager.
+    s = Schema([T("employees", "emp_no", Column("first_name", "text"), Column("hire_date", "date")),
+                T("departments", Column("dept_no", "char(4)"), Column("dept_name", "text")),
+                T("dept_emp", "emp_no", Column("dept_no", "char(4)"), Column("from_date", "date")),
+                T("dept_manager", "emp_no", Column("dept_no", "char(4)"), Column("from_date", "date")),
+                T("salaries", "emp_no", "salary", Column("from_date", "date"))])
+    got = directed(s)
+    for f, k in [("dept_emp.emp_no", "employees.emp_no"), ("dept_emp.dept_no", "departments.dept_no"),
+                 ("dept_manager.emp_no", "employees.emp_no"), ("dept_manager.dept_no", "departments.dept_no"),
+                 ("salaries.emp_no", "employees.emp_no")]:
+        assert got.get(f"{f} -> {k}", (0, ""))[0] >= 0.75, (f, k, got)
+    assert not [e for e, (c, _) in got.items() if c >= 0.75 and e.split(" -> ")[1].startswith("dept_")], got
+    # a part that is no other table stays the key: customer_orders is the orders' table
+    s = Schema([T("customers", "customer_id", Column("name", "text")),
+                T("customer_orders", "order_id", "customer_id", Column("placed", "date")),
+                T("deliveries", "delivery_id", "order_id")])
+    got = directed(s)
+    assert got.get("deliveries.order_id -> customer_orders.order_id", (0, ""))[1] == "same name", got
+    assert got.get("customer_orders.customer_id -> customers.customer_id", (0, ""))[1] == "same name", got
+    # a module's table (FAC_, two tables, no FAC table) is the module's entity: FAC_BUILDING's
+    # BUILDING_NUMBER stays its key beside BUILDINGS', and its parent building is one of its rows
+    s = Schema([T("FAC_BUILDING", "FAC_BUILDING_KEY", "BUILDING_NUMBER", "PARENT_BUILDING_NUMBER"),
+                T("FAC_ROOMS", "FAC_ROOMS_KEY", "FAC_BUILDING_KEY", Column("ROOM", "text")),
+                T("BUILDINGS", "BUILDING_KEY", "BUILDING_NUMBER", Column("NAME", "text"))])
+    got = directed(s)
+    assert got.get("FAC_BUILDING.PARENT_BUILDING_NUMBER -> FAC_BUILDING.BUILDING_NUMBER", (0, ""))[1] == "self", got

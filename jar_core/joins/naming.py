@@ -19,7 +19,9 @@ person         0.80  ``Customer.SupportRepId`` -> ``Employee.EmployeeId``, ``cre
 MIMIC's ``admissions.hadm_id`` beside ``row_id``, or named after its table: ``id``, ``<table>_id``,
 ``c_custkey`` in ``customer``; a name of the storage row, ``row_id``, is a bare ``id``; a key
 word glued to a table's name is read as written apart, ``customerid`` as ``customer_id``; in a table with no other, its first column when that carries its
-supertype's key and a column names the table: ``Customer.PersonID`` -> ``Person.BusinessEntityID``),
+supertype's key and a column names the table: ``Customer.PersonID`` -> ``Person.BusinessEntityID``;
+never, undeclared, a column named after a part of its table's name that another table goes by:
+``dept_emp.emp_no`` references ``employees``, :func:`jar_core.joins.profile._part_references`),
 except for *sibling*, where both columns carry the same
 key-like name and neither is known to be unique (and, when both tables declare their keys and
 neither column is in one, a table of the database is named by it: ``customers.postal_code`` and

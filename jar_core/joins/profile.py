@@ -264,14 +264,34 @@ def table_names(t: Table) -> list[str]:
     return ["".join(ws) for ws in table_words(t)]
 
 
+#: Letters of the longest abbreviation with letters dropped inside the word (``dept``, ``acct``,
+#: ``mgmt``); a longer one only cuts the word's end (``product`` of ``productdescription``).
+ABBREVIATION_LETTERS = 5
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def abbreviates(short: str, name: str) -> bool:
+    """Whether ``short`` abbreviates the word ``name``: three letters or more, shorter, the same first two
+    letters and the rest in order (``cust`` of ``customer``, ``emp`` of ``employee``, ``dept`` of
+    ``department``, ``acct`` of ``account``; not ``cat`` of ``contact``)."""
+    if not 3 <= len(short) < len(name) or short[:2] != name[:2]:
+        return False
+    if len(short) > ABBREVIATION_LETTERS:  # a longer name is written out: only its start is cut
+        return name.startswith(short)
+    rest = iter(name[2:])
+    return all(ch in rest for ch in short[2:])
+
+
 def _names_table(stem: str, tnames: list[str], twords: list[str]) -> bool:
-    """Whether ``stem`` (flat entity words) names the table: equal, or an abbreviation of it."""
+    """Whether ``stem`` (flat entity words) names the table: equal, the start of one of its names
+    ``tnames``, or one of its words ``twords`` or an abbreviation of one (``dept`` of
+    ``departments``: letters dropped inside a word, never across words)."""
     if not stem:
         return False
     for n in tnames:
         if stem == n or (len(stem) >= 3 and n.startswith(stem)):
             return True
-    return len(stem) >= 3 and any(w.startswith(stem) for w in twords)
+    return len(stem) >= 3 and any(stem == w or abbreviates(stem, w) for w in twords)
 
 
 def _ends_of(stem: list[str], twords: list[str]) -> bool:
@@ -462,6 +482,55 @@ def _adopted_keys(
     return out
 
 
+def _part_references(
+    schema: Schema, table: np.ndarray, own: np.ndarray, key_word: list[str | None],
+    stems: list[list[list[str]]], pk_declared: list[bool], unique_declared: list[bool],
+) -> np.ndarray:
+    """bool per column: a key by its name (:attr:`ColumnProfile.own_key`, not declared) that names
+    a part of its table's name, never the whole, and that part is another table of its database:
+    the whole name of that table (``ProductVendor.ProductID``: ``Product``) or an abbreviation of
+    a table named by one word (``dept_emp.emp_no``: ``employees``; ``dept_manager.dept_no``:
+    ``departments``). A table named after two entities links them, or is one entity's part; its
+    column named after the other table is a reference to that table, not the link's key
+    (``episode_event.episode_id``). A table whose part is no other table keeps it
+    (``customer_orders.order_id``)."""
+    out = np.zeros(len(own), dtype=bool)
+    whole: list[list[str]] = []
+    by_scope: dict[str, dict[str, int]] = {}
+    singles: dict[str, list[tuple[str, int]]] = {}
+    for ti, t in enumerate(schema.tables):
+        tw = words(t.name)
+        w = ["".join(tw)] if tw else []
+        if len(tw) > 1 and tw[-1] in TABLE_QUALIFIERS:
+            w.append("".join(tw[:-1]))
+        whole.append(w)
+        names = by_scope.setdefault(t.join_scope, {})
+        for x in w:
+            names.setdefault(x, ti)
+        if len(tw) == 1:
+            singles.setdefault(t.join_scope, []).append((tw[0], ti))
+
+    def is_table(scope: str, name: str, ti: int) -> bool:  # a table other than ``ti`` goes by ``name``
+        return by_scope[scope].get(name, ti) != ti or any(
+            o != ti and abbreviates(name, w) for w, o in singles.get(scope, []))
+
+    # a module prefix names no table (``FCLT_BUILDING`` is the module's building); a leading word
+    # that does is an entity (``dept_emp``: ``departments``)
+    leads = _module_words(schema)
+    for ti, t in enumerate(schema.tables):
+        tw = words(t.name)
+        if len(tw) > 1 and (t.join_scope, tw[0]) in leads and not is_table(t.join_scope, tw[0], ti):
+            whole[ti] = whole[ti] + ["".join(tw[1:])]
+    with_kw = np.fromiter((k is not None for k in key_word), dtype=bool, count=len(key_word))
+    for i in np.flatnonzero(own & with_kw & ~np.asarray(pk_declared, dtype=bool)
+                            & ~np.asarray(unique_declared, dtype=bool)).tolist():
+        ti = int(table[i])
+        flat = ["".join(st) for st in stems[i] if st]
+        if len(words(schema.tables[ti].name)) > 1 and flat and not any(f in whole[ti] for f in flat):
+            out[i] = any(is_table(schema.tables[ti].join_scope, f, ti) for f in flat)
+    return out
+
+
 @dataclass
 class ColumnProfile:
     """Per-column join facts over the whole schema (see the module docstring)."""
@@ -479,7 +548,7 @@ class ColumnProfile:
     flag: np.ndarray  # bool: a flag (``is_current``, ``*_flag``, or one or two distinct values and no key word)
     name_flag: np.ndarray  # bool: a flag by its name alone (``is_current``, ``*_flag``)
     stems: list[list[str]]  # entity words before the key word, per name variant (with/without prefix)
-    own_key: np.ndarray  # bool: the column is its table's key (declared, or named after its table)
+    own_key: np.ndarray  # bool: the column is its table's key (declared, or named after its table and not a :attr:`part_reference`)
     adopted: np.ndarray  # bool: an own key taken from a keyless table's first column (:func:`_adopted_keys`)
     names_table: np.ndarray  # int8: 2 the column's name is its table's name with a key word, 1 names it otherwise, 0 not
     unique: np.ndarray  # float: distinct/rows, NaN when unknown
@@ -488,6 +557,7 @@ class ColumnProfile:
     in_pk: np.ndarray  # bool: the column is in its table's declared primary key (one of several too)
     unique_declared: np.ndarray  # bool: declared unique on its own (:attr:`Column.unique`), not the primary key
     fk_from: np.ndarray  # bool: the referencing column of a declared foreign key
+    part_reference: np.ndarray  # bool: named after a part of its table's name that is another table (:func:`_part_references`): a reference, no key
     copy_source: np.ndarray  # int: the copied table's column of the same name, for a column of a copy (:func:`_copy_bases`); else -1
     values: sparse.csr_matrix  # column x distinct sample value incidence
     n_values: np.ndarray
@@ -617,6 +687,8 @@ class ColumnProfile:
                 fk_from[ga] = True
                 own_arr[gb] = True  # a referenced column is a key
         database_arr = np.array(database, dtype=np.int64)
+        part_ref = _part_references(schema, table_arr, own_arr, key_word, stems, pk_decl, unique_decl)
+        own_arr &= ~part_ref
         adopted = _adopted_keys(schema, col_offsets, own_arr, table_arr, database_arr,
                                 np.array(names_table, dtype=np.int8), full, key_word, flags, uniq, keyless,
                                 stems, tnames_l)
@@ -637,7 +709,8 @@ class ColumnProfile:
             names_table=np.array(names_table, dtype=np.int8),
             unique=np.array(uniq, dtype=np.float64), pk_declared=np.array(pk_decl, dtype=bool),
             table_has_pk=np.array(has_pk, dtype=bool), in_pk=np.array(in_pk, dtype=bool),
-            unique_declared=np.array(unique_decl, dtype=bool), fk_from=fk_from, copy_source=copy_source, values=vm,
+            unique_declared=np.array(unique_decl, dtype=bool), fk_from=fk_from, part_reference=part_ref,
+            copy_source=copy_source, values=vm,
             n_values=n_values, full_names=full, module_word=np.array(module_words, dtype=object), table_names=tnames_l, table_words=twords_l, declared=declared,
             class_codes=dict(classes),
         )
@@ -665,7 +738,7 @@ class ColumnProfile:
             key_word=[self.key_word[i] for i in lst], flag=self.flag[rows], name_flag=self.name_flag[rows], stems=[self.stems[i] for i in lst],
             own_key=self.own_key[rows], adopted=self.adopted[rows], names_table=self.names_table[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
             table_has_pk=self.table_has_pk[rows], in_pk=self.in_pk[rows], unique_declared=self.unique_declared[rows],
-            fk_from=self.fk_from[rows], copy_source=np.where(source >= 0, local[np.maximum(source, 0)], -1),
+            fk_from=self.fk_from[rows], part_reference=self.part_reference[rows], copy_source=np.where(source >= 0, local[np.maximum(source, 0)], -1),
             values=self.values[rows],
             n_values=self.n_values[rows], full_names=[self.full_names[i] for i in lst], module_word=self.module_word[rows],
             table_names=[self.table_names[i] for i in lst], table_words=[self.table_words[i] for i in lst],
@@ -702,4 +775,4 @@ class ColumnProfile:
         """
         not_unique = np.nan_to_num(self.unique, nan=1.0) < 0.95
         return (self.own_key | self.pk_declared | (self.has_key_word & self.unique_declared)
-                | (self.has_key_word & ~not_unique & ~self.table_has_pk)) & ~self.copied
+                | (self.has_key_word & ~not_unique & ~self.table_has_pk & ~self.part_reference)) & ~self.copied
