@@ -841,11 +841,13 @@ def test_a_persons_role_references_the_one_table_of_people():
     from jar_core.loaders import load_ddl
 
     got = edges(load_ddl("""
-    CREATE TABLE Employee (EmployeeId INT PRIMARY KEY, Name TEXT);
+    CREATE TABLE Employee (EmployeeId INT PRIMARY KEY, Name TEXT, LastEditedBy INT);
     CREATE TABLE Customer (CustomerId INT PRIMARY KEY, SupportRepId INT, created_by INT, AUTHOR TEXT);
     CREATE TABLE owners (owner_id INT PRIMARY KEY, name TEXT);
     CREATE TABLE dogs (dog_id INT PRIMARY KEY, owner_id INT, account_manager_id INT);
     """))
+    # in the table of people itself too: whoever last edited an employee's row is an employee
+    assert got["Employee.EmployeeId = Employee.LastEditedBy"] == (0.68, "person")
     assert got["Customer.SupportRepId = Employee.EmployeeId"] == (0.8, "person")
     assert got["Customer.created_by = Employee.EmployeeId"] == (0.68, "person")  # no key word: uncertain
     assert got["Employee.EmployeeId = dogs.account_manager_id"] == (0.8, "person")

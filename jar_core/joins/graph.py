@@ -71,7 +71,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALU
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 29
+JOIN_RULES_VERSION = 30
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion", "composite key", "copy")
@@ -481,8 +481,9 @@ def _checked(
     measure = p.keyless[f] | p.keyless[k] | (p.decimal[f] & ~p.has_key_word[f] & p.integer[k])
     conf = np.where(measure, 0.0, conf)
 
-    # declared references; nothing inside one table but a self-reference (``ReportsTo``)
-    inside = (p.table[f] == p.table[k]) & (ev != EVIDENCE.index("self"))
+    # declared references; nothing inside one table but a self-reference (``ReportsTo``) and a
+    # person's role in the table of people (``People.LastEditedBy``)
+    inside = (p.table[f] == p.table[k]) & (ev != EVIDENCE.index("self")) & (ev != EVIDENCE.index("person"))
     ok = (conf > 0) & ~inside & ~p.fk_from[f] & ~p.fk_from[k]
     return f[ok], k[ok], conf[ok], ev[ok]
 

@@ -507,7 +507,8 @@ def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     names a person by a role (:func:`_names_a_person`: ``SupportRepId``, ``created_by``) references
     the key of the table of people of its database (a name with a word of :data:`PERSON_WORDS`:
     ``Employee``, ``staff``, ``users``) when there is exactly one such table, keyed by one column,
-    and it is another table (a row's manager in the table of people itself is the ``self`` rule).
+    the table of people itself too (``People.LastEditedBy``: whoever last edited a person's row is
+    one of the people; a row's manager there is also the ``self`` rule's).
     With several tables of people (``Person``, ``Employee``, ``SalesPerson``) nothing tells which
     one is meant, so there is no join. Weaker than a name that names its table: rule 6 prefers
     ``dogs.owner_id`` -> ``owners`` to the table of people."""
@@ -533,6 +534,6 @@ def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
         people = keys.get(int(p.database[fi]), {})
         if len(people) == 1:
             (table, own), = people.items()
-            if len(own) == 1 and table != p.table[fi]:
+            if len(own) == 1 and own[0] != fi:
                 pairs.append((fi, own[0]))
     return _rule_edges(p, pairs, "person")
