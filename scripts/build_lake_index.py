@@ -49,17 +49,17 @@ class HashingEmbedder:
 def changed(lake):
     """``lake`` with a table dropped (the first that no foreign key references), the last column
     of its 500th table renamed and a table added to its last database."""
+    import dataclasses
+
     from jar_core.schema import Column, Schema, Table
 
     tables = list(lake.tables)
     referenced = {fk.ref_table for t in tables for fk in t.foreign_keys}
     tables.pop(next(i for i, t in enumerate(tables) if t.id not in referenced))
     t = tables[500]
-    cols = [Column(c.name, c.type, c.nl_name, c.comment, c.primary_key, c.unique_ratio, c.sample) for c in t.columns]
-    last = cols[-1]
-    cols[-1] = Column(f"{last.name}_renamed", last.type, None, last.comment, last.primary_key, last.unique_ratio,
-                      last.sample)
-    tables[500] = Table(t.database, t.name, cols, t.foreign_keys, t.nl_name, t.comment, t.row_count, t.sql_schema)
+    cols = list(t.columns)  # every other fact of the columns kept (unique, computed, ...)
+    cols[-1] = dataclasses.replace(cols[-1], name=f"{cols[-1].name}_renamed", nl_name=None)
+    tables[500] = dataclasses.replace(t, columns=cols)
     tables.append(Table(tables[-1].database, "brand_new_table", [Column("id", "int", primary_key=True),
                                                                   Column("label", "text")]))
     return Schema(tables)

@@ -578,6 +578,8 @@ def test_a_computed_column_is_read_as_one_and_joins_nothing():
     g = build_join_graph(schema)
     got = sorted(f"{cols[a]} -> {cols[b]}" for a, b in zip(g.a, g.b))
     assert got == ["Invoices.LastEditedBy -> People.PersonID"], got
-    pg = load_ddl("CREATE TABLE t (a int, b int GENERATED ALWAYS AS (a * 2) STORED);", dialect="postgres")
+    pg = load_ddl("CREATE TABLE t (a int, b int GENERATED ALWAYS AS (a * 2) STORED);"
+                  "CREATE TABLE u (c int) INHERITS (t);", dialect="postgres")
     assert [c.computed for c in pg["t"].columns] == [False, True]
+    assert [(c.name, c.computed) for c in pg["u"].columns] == [("a", False), ("b", True), ("c", False)]  # inherited
     assert type(pg["t"].columns[1]).from_dict(pg["t"].columns[1].to_dict()).computed  # kept in an index

@@ -896,7 +896,9 @@ class _Builder:
                     continue
                 for col in columns(parent, (*path, id(tdef))):
                     if not any(c.name.lower() == col.name.lower() for c in inherited):
-                        inherited.append(Column(name=col.name, type=col.type, comment=col.comment))
+                        # what a column is, not its table's constraints (keys are not inherited)
+                        inherited.append(Column(name=col.name, type=col.type, nl_name=col.nl_name,
+                                                comment=col.comment, computed=col.computed))
             own = [c for c in tdef.columns if not any(c.name.lower() == i.name.lower() for i in inherited)]
             if tdef.parents and not own and tdef.partition_of is None:
                 tdef.partition_of = tdef.parents[0]  # a copy of its parent, like a partition
