@@ -1358,6 +1358,14 @@ def test_a_key_named_by_a_part_of_its_table_references_the_table_of_that_part():
                  ("salaries.emp_no", "employees.emp_no")]:
         assert got.get(f"{f} -> {k}", (0, ""))[0] >= 0.75, (f, k, got)
     assert not [e for e, (c, _) in got.items() if c >= 0.75 and e.split(" -> ")[1].startswith("dept_")], got
+    from jar_core.joins.profile import ColumnProfile
+
+    part = ColumnProfile.from_schema(s).part_reference
+    assert part[[c.name for t in s.tables for c in t.columns].index("emp_no", 3)]  # dept_emp's
+    # an abbreviation names a one-word table that holds a column named by it, not any table whose
+    # name starts alike: ``ordersummary`` is no ``order`` table
+    glued = Schema([T("ordersummary", "summary_id", "total"), T("order_notes", "order_id", Column("note", "text"))])
+    assert not ColumnProfile.from_schema(glued).part_reference.any()
     # a part that is no other table stays the key: customer_orders is the orders' table
     s = Schema([T("customers", "customer_id", Column("name", "text")),
                 T("customer_orders", "order_id", "customer_id", Column("placed", "date")),

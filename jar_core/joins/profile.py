@@ -489,8 +489,8 @@ def _part_references(
     """bool per column: a key by its name (:attr:`ColumnProfile.own_key`, not declared) that names
     a part of its table's name, never the whole, and that part is another table of its database:
     the whole name of that table (``ProductVendor.ProductID``: ``Product``) or an abbreviation of
-    a table named by one word (``dept_emp.emp_no``: ``employees``; ``dept_manager.dept_no``:
-    ``departments``). A table named after two entities links them, or is one entity's part; its
+    a table named by one word that holds a column named by it (``dept_emp.emp_no``: ``employees``,
+    with its ``emp_no``; ``dept_manager.dept_no``: ``departments``). A table named after two entities links them, or is one entity's part; its
     column named after the other table is a reference to that table, not the link's key
     (``episode_event.episode_id``). A table whose part is no other table keeps it
     (``customer_orders.order_id``)."""
@@ -510,9 +510,15 @@ def _part_references(
         if len(tw) == 1:
             singles.setdefault(t.join_scope, []).append((tw[0], ti))
 
+    # an abbreviation names a one-word table that holds a column named by it (``employees.emp_no``),
+    # not any table whose name starts alike (``ordersummary`` for ``order``)
+    held: dict[int, set[str]] = {}
+    for i, st in enumerate(stems):
+        held.setdefault(int(table[i]), set()).update("".join(x) for x in st if x)
+
     def is_table(scope: str, name: str, ti: int) -> bool:  # a table other than ``ti`` goes by ``name``
         return by_scope[scope].get(name, ti) != ti or any(
-            o != ti and abbreviates(name, w) for w, o in singles.get(scope, []))
+            o != ti and abbreviates(name, w) and name in held.get(o, ()) for w, o in singles.get(scope, []))
 
     # a module prefix names no table (``FCLT_BUILDING`` is the module's building); a leading word
     # that does is an entity (``dept_emp``: ``departments``)
