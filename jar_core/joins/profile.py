@@ -208,6 +208,8 @@ def glued_stems(word: str, suffixes: Sequence[str] | frozenset[str]) -> list[str
     """What is left of ``word``, a name written as one word, without each of ``suffixes`` it ends
     with, three letters or more (``transactionhistoryarchive`` -> ``transactionhistory``)."""
     return [word[: -len(q)] for q in suffixes if word.endswith(q) and len(word) - len(q) >= 3]
+
+
 #: Key words read off the end of a column name written as one word (``customerid``,
 #: ``billtoaddressid``), longest first, when what is left names a table of the database.
 GLUED_KEY_WORDS = ("number", "guid", "uuid", "code", "key", "num", "uid", "id", "sk", "no", "nr")
@@ -485,15 +487,17 @@ def _adopted_keys(
 def _part_references(
     schema: Schema, table: np.ndarray, own: np.ndarray, key_word: list[str | None],
     stems: list[list[list[str]]], pk_declared: list[bool], unique_declared: list[bool],
+    leads: set[tuple[str, str]],
 ) -> np.ndarray:
     """bool per column: a key by its name (:attr:`ColumnProfile.own_key`, not declared) that names
     a part of its table's name, never the whole, and that part is another table of its database:
     the whole name of that table (``ProductVendor.ProductID``: ``Product``) or an abbreviation of
     a table named by one word that holds a column named by it (``dept_emp.emp_no``: ``employees``,
-    with its ``emp_no``; ``dept_manager.dept_no``: ``departments``). A table named after two entities links them, or is one entity's part; its
-    column named after the other table is a reference to that table, not the link's key
-    (``episode_event.episode_id``). A table whose part is no other table keeps it
-    (``customer_orders.order_id``)."""
+    with its ``emp_no``; ``dept_manager.dept_no``: ``departments``). A table named after two
+    entities links them, or is one entity's part; its column named after the other table is a
+    reference to that table, not the link's key (``episode_event.episode_id``). A table whose part
+    is no other table keeps it (``customer_orders.order_id``). ``leads``: the module prefixes
+    (:func:`_module_words`)."""
     out = np.zeros(len(own), dtype=bool)
     whole: list[list[str]] = []
     by_scope: dict[str, dict[str, int]] = {}
@@ -522,7 +526,6 @@ def _part_references(
 
     # a module prefix names no table (``FCLT_BUILDING`` is the module's building); a leading word
     # that does is an entity (``dept_emp``: ``departments``)
-    leads = _module_words(schema)
     for ti, t in enumerate(schema.tables):
         tw = words(t.name)
         if len(tw) > 1 and (t.join_scope, tw[0]) in leads and not is_table(t.join_scope, tw[0], ti):
@@ -693,7 +696,7 @@ class ColumnProfile:
                 fk_from[ga] = True
                 own_arr[gb] = True  # a referenced column is a key
         database_arr = np.array(database, dtype=np.int64)
-        part_ref = _part_references(schema, table_arr, own_arr, key_word, stems, pk_decl, unique_decl)
+        part_ref = _part_references(schema, table_arr, own_arr, key_word, stems, pk_decl, unique_decl, leads)
         own_arr &= ~part_ref
         adopted = _adopted_keys(schema, col_offsets, own_arr, table_arr, database_arr,
                                 np.array(names_table, dtype=np.int8), full, key_word, flags, uniq, keyless,
