@@ -862,6 +862,18 @@ def test_a_persons_role_references_the_one_table_of_people():
     CREATE TABLE Customer (CustomerId INT PRIMARY KEY, SupportRepId INT);
     """))
     assert not any(v[1] == "person" for v in several.values())
+    # an application's users (OpenStreetMap, Danbooru): tables named after users by a word before
+    # their head noun hold blocks and roles, not people, and roles name what a user did to a row
+    app = edges(load_ddl("""
+    CREATE TABLE users (id BIGINT PRIMARY KEY, display_name TEXT);
+    CREATE TABLE user_blocks (id BIGINT PRIMARY KEY, user_id BIGINT, creator_id BIGINT, revoker_id BIGINT);
+    CREATE TABLE user_roles (id BIGINT PRIMARY KEY, user_id BIGINT, granter_id BIGINT);
+    CREATE TABLE note_comments (id BIGINT PRIMARY KEY, author_id BIGINT, updater_id BIGINT, body TEXT);
+    """, dialect="postgres"))
+    for col in ("user_blocks.creator_id", "user_blocks.revoker_id", "user_roles.granter_id",
+                "note_comments.author_id", "note_comments.updater_id"):
+        assert app.get(f"{col} = users.id", (0, ""))[1] == "person", (col, app)
+    assert not any(v[1] == "person" and ("user_blocks.id" in e or "user_roles.id" in e) for e, v in app.items()), app
     # no table of people (TPC-DS's item.i_manager_id)
     none = edges(load_ddl("CREATE TABLE item (i_item_sk INT PRIMARY KEY, i_manager_id INT);"
                           "CREATE TABLE store (s_store_sk INT PRIMARY KEY, s_manager TEXT);"))

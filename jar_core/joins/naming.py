@@ -89,6 +89,10 @@ PERSON_WORDS = frozenset({"employee", "emp", "staff", "person", "people", "user"
 PERSON_ROLE_WORDS = frozenset({
     "rep", "representative", "manager", "mgr", "supervisor", "salesperson", "salesman", "agent", "assignee",
     "reviewer", "approver", "author", "creator", "owner", "clerk", "cashier", "operator", "handler",
+    # an application's users by what they did to a row (``creator_id``, ``updater_id``, ``inviter_id``)
+    "updater", "modifier", "editor", "uploader", "submitter", "poster", "commenter", "reporter", "requester",
+    "requestor", "moderator", "verifier", "voter", "follower", "subscriber", "inviter", "invitee", "sender",
+    "recipient", "receiver", "granter", "grantor", "revoker",
 })
 #: Last words of a table name that make it another table's archive (``TransactionHistoryArchive``).
 ARCHIVE_WORDS = frozenset({"archive", "archived"})
@@ -193,8 +197,11 @@ def _contact_parts(p: ColumnProfile, i: int, l: int) -> bool:
 
 
 def _of_people(table_words: list[list[str]]) -> bool:
-    """Whether a table whose names are ``table_words`` holds people (a word of :data:`PERSON_WORDS`)."""
-    return any(PERSON_WORDS.intersection(tw) for tw in table_words)
+    """Whether a table whose names are ``table_words`` holds people: one of its names ends with a
+    word of :data:`PERSON_WORDS` (``users``, ``SalesPerson``, ``team_members``). A table named
+    after people by a word before its head noun holds other things (``user_blocks``,
+    ``employee_territories``), so it is no second table of people."""
+    return any(tw and tw[-1] in PERSON_WORDS for tw in table_words)
 
 
 def _rule_edges(p: ColumnProfile, pairs: list[tuple[int, int]], rule: str) -> tuple[np.ndarray, ...]:
