@@ -583,3 +583,91 @@ def test_a_computed_column_is_read_as_one_and_joins_nothing():
     assert [c.computed for c in pg["t"].columns] == [False, True]
     assert [(c.name, c.computed) for c in pg["u"].columns] == [("a", False), ("b", True), ("c", False)]  # inherited
     assert type(pg["t"].columns[1]).from_dict(pg["t"].columns[1].to_dict()).computed  # kept in an index
+
+
+# An Oracle SQL*Plus script (Oracle's sample schemas: REM and PROMPT lines, SET, a lone "/" that
+# runs the statement before it, an @script) and the parenthesised ADD of its ALTER TABLE.
+SQLPLUS_SCRIPT = """
+rem Creates the HR schema
+SET ECHO OFF
+SET FEEDBACK 1
+Prompt ******  Creating REGIONS table ....
+
+CREATE TABLE regions
+    ( region_id      NUMBER CONSTRAINT region_id_nn NOT NULL
+    , region_name    VARCHAR2(25)
+    );
+ALTER TABLE regions ADD ( CONSTRAINT reg_id_pk PRIMARY KEY (region_id) ) ;
+
+REM countries hang off regions
+@@hr_comments.sql
+CREATE TABLE countries
+    ( country_id      CHAR(2)
+    , region_id       NUMBER
+    )
+/
+ALTER TABLE countries
+ADD ( CONSTRAINT countr_reg_fk FOREIGN KEY (region_id) REFERENCES regions(region_id) ENABLE NOVALIDATE ) ;
+"""
+
+# What Oracle's own exports write (SQL Developer, DBMS_METADATA.GET_DDL): a state after every
+# constraint and a key's index with its physical attributes.
+ORACLE_EXPORT = """
+  CREATE TABLE "HR"."DEPARTMENTS"
+   (	"DEPARTMENT_ID" NUMBER(4,0),
+	"DEPARTMENT_NAME" VARCHAR2(30 BYTE) CONSTRAINT "DEPT_NAME_NN" NOT NULL ENABLE,
+	"MANAGER_ID" NUMBER(6,0),
+	 CONSTRAINT "DEPT_ID_PK" PRIMARY KEY ("DEPARTMENT_ID")
+  USING INDEX PCTFREE 10 INITRANS 2 MAXTRANS 255 COMPUTE STATISTICS
+  STORAGE(INITIAL 65536 NEXT 1048576 MINEXTENTS 1 BUFFER_POOL DEFAULT)
+  TABLESPACE "USERS"  ENABLE
+   ) SEGMENT CREATION IMMEDIATE
+  PCTFREE 10 PCTUSED 40 INITRANS 1 MAXTRANS 255 NOCOMPRESS LOGGING
+  TABLESPACE "USERS" ;
+  CREATE TABLE "HR"."EMPLOYEES"
+   (	"EMPLOYEE_ID" NUMBER(6,0),
+	"EMAIL" VARCHAR2(25 BYTE) CONSTRAINT "EMP_EMAIL_NN" NOT NULL ENABLE,
+	"ENABLE" NUMBER(1,0),
+	"DEPARTMENT_ID" NUMBER(4,0),
+	 CONSTRAINT "EMP_EMAIL_UK" UNIQUE ("EMAIL")
+  USING INDEX PCTFREE 10 TABLESPACE "USERS"  ENABLE,
+	 CONSTRAINT "EMP_EMP_ID_PK" PRIMARY KEY ("EMPLOYEE_ID")
+  USING INDEX TABLESPACE "USERS"  ENABLE,
+	 CONSTRAINT "EMP_DEPT_FK" FOREIGN KEY ("DEPARTMENT_ID")
+	  REFERENCES "HR"."DEPARTMENTS" ("DEPARTMENT_ID") RELY DISABLE NOVALIDATE
+   ) TABLESPACE "USERS" ;
+  ALTER TABLE "HR"."DEPARTMENTS" ADD CONSTRAINT "DEPT_MGR_FK" FOREIGN KEY ("MANAGER_ID")
+	  REFERENCES "HR"."EMPLOYEES" ("EMPLOYEE_ID") ENABLE;
+"""
+
+
+def test_an_oracle_sqlplus_script_is_read_without_its_client_commands() -> None:
+    s = load_ddl(SQLPLUS_SCRIPT, dialect="oracle")
+    assert [t.name for t in s.tables] == ["regions", "countries"]
+    assert s["main.regions"].primary_key == ("region_id",)
+    assert s["main.countries"].foreign_keys == [ForeignKey(("region_id",), "main.regions", ("region_id",))]
+    # read in another dialect, the REM line swallows the table after it: said, not a silent empty schema
+    with pytest.raises(SchemaError, match=r"CREATE TABLE at line 4 .* ';' missing .* dialect='oracle'"):
+        load_ddl("rem Creates the HR schema\n" + SQLPLUS_SCRIPT.split("SET FEEDBACK 1\n", 1)[1].split("ALTER", 1)[0])
+
+
+def test_an_oracle_export_with_constraint_states_and_index_attributes() -> None:
+    s = load_ddl(ORACLE_EXPORT, dialect="oracle")
+    dept, emp = s["HR.DEPARTMENTS"], s["HR.EMPLOYEES"]
+    assert dept.primary_key == ("DEPARTMENT_ID",) and emp.primary_key == ("EMPLOYEE_ID",)
+    assert [c.name for c in emp.columns] == ["EMPLOYEE_ID", "EMAIL", "ENABLE", "DEPARTMENT_ID"]  # a column named ENABLE stays
+    assert emp.column("EMAIL").unique
+    assert emp.foreign_keys == [ForeignKey(("DEPARTMENT_ID",), "HR.DEPARTMENTS", ("DEPARTMENT_ID",))]
+    assert dept.foreign_keys == [ForeignKey(("MANAGER_ID",), "HR.EMPLOYEES", ("EMPLOYEE_ID",))]
+
+
+def test_a_table_after_a_statement_without_its_semicolon_is_not_lost_silently() -> None:
+    with pytest.warns(UserWarning, match=r"CREATE TABLE at line 3 is read as part of statement 2 .* ';' missing"):
+        s = load_ddl("CREATE TABLE a (id INT PRIMARY KEY);\nCREATE INDEX ix ON a (id)\n"
+                     "CREATE TABLE b (id INT);\nCREATE TABLE c (x INT);")
+    assert [t.name for t in s.tables] == ["a", "c"]
+    # a routine's own temporary table is no table of the schema, and no warning
+    import warnings as w
+    with w.catch_warnings():
+        w.simplefilter("error")
+        load_ddl("CREATE TABLE a (id INT);\nCREATE PROCEDURE p() BEGIN\n  CREATE TEMPORARY TABLE t (x INT)\nEND;")

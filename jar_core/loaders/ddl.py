@@ -6,7 +6,11 @@ statement with both). The MySQL client's ``DELIMITER`` blocks (triggers, procedu
 functions in ``mysqldump`` output) are read at their own delimiter, and only the table
 definitions among them are kept: a ``CREATE TEMPORARY TABLE`` in a procedure's body is no
 table of the schema. ``pg_dump``'s ``COPY ... FROM stdin`` data rows and psql's meta-command
-lines (``\\connect``, ``\\copy``) are blanked before tokenizing: they are no SQL. Only table
+lines (``\\connect``, ``\\copy``) are blanked before tokenizing: they are no SQL; so are, for
+Oracle, SQL*Plus command lines (``REM``, ``PROMPT``, ``SET``, ``@script``; a lone ``/`` ends a
+statement), and Oracle's constraint states (``ENABLE NOVALIDATE``) and key index attributes
+(``USING INDEX ... TABLESPACE``) are dropped before parsing. A ``CREATE TABLE`` swallowed by a
+skipped statement that lacks its ``;`` is warned of (or named by the error when no table is read). Only table
 definitions are parsed: ``CREATE ... TABLE`` (also as an element of ``CREATE SCHEMA s CREATE
 TABLE ...``, in schema ``s``), ``ALTER TABLE`` (added columns, primary and foreign keys, as in
 ``pg_dump`` output; dropped and renamed columns, renamed tables; ``ATTACH PARTITION``) and
@@ -34,6 +38,7 @@ from typing import Iterator, Sequence
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
+from sqlglot.dialects.oracle import Oracle
 from sqlglot.errors import ErrorLevel, SqlglotError, TokenError
 from sqlglot.tokens import Token, TokenType
 
@@ -95,8 +100,9 @@ def load_ddl(
         DDLParseError: a table definition cannot be parsed (the message names the statement).
         SchemaError: no ``CREATE TABLE`` at all, or a table without column definitions.
 
-    Warns (``UserWarning``) on a table or column defined twice, and on an ``ALTER TABLE`` that
-    names no table created before it.
+    Warns (``UserWarning``) on a table or column defined twice, on an ``ALTER TABLE`` that
+    names no table created before it, and on a ``CREATE TABLE`` read as part of a skipped
+    statement (a ``;`` missing before it).
         InvalidArgumentError: sqlglot does not know ``dialect``.
     """
     text, origin = _read_source(source)
@@ -104,15 +110,23 @@ def load_ddl(
         reader = Dialect.get_or_raise(dialect)
     except (ValueError, SqlglotError) as err:
         raise InvalidArgumentError(f"unknown SQL dialect {dialect!r}: {_first_line(err)}") from err
+    if isinstance(reader, Oracle):
+        text = _without_sqlplus(text)
     tokens = _tokenize(reader, _batches(_client_delimiters(_without_psql(text))), origin)
     builder = _Builder(database=database, dialect=reader, origin=origin, partitions=partitions)
     number, chunk = 0, list(tokens[:1])
+    swallowed: list[str] = []  # CREATE TABLEs inside a skipped statement: a ';' missing before them
     try:
-        with _quiet_sqlglot():
+        # warnings wait for the outcome: an ALTER of a table never read is no news when none was
+        with _quiet_sqlglot(), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             for number, statement in enumerate(_split_statements(tokens), start=1):
                 for schema, chunk in _schema_elements(statement):
                     kind = _statement_kind(chunk)
                     if kind is None:
+                        inner = _inner_create_table(chunk)
+                        if inner is not None:
+                            swallowed.append(_swallowed(origin, number, chunk, inner, text, reader))
                         continue
                     if kind == _DOMAIN:
                         builder.domain(chunk, text)
@@ -129,7 +143,7 @@ def load_ddl(
                         builder.attach_partition(tree)
                     elif isinstance(tree, exp.Comment):
                         builder.comment(tree)
-        tables = builder.build()
+            tables = builder.build()
     except JarError:
         raise
     except RecursionError as err:
@@ -142,7 +156,13 @@ def load_ddl(
             f"{_snippet(text, chunk)!r}"
         ) from err
     if not tables:
+        if swallowed:
+            raise SchemaError(f"no table was read: {swallowed[0]}")
         raise SchemaError(f"{origin} has no tables: it contains no CREATE TABLE statement")
+    for w in caught:
+        warnings.warn(w.message, w.category, stacklevel=2)
+    for message in swallowed:
+        warnings.warn(message, stacklevel=2)
     return Schema(tables, dialect=dialect)
 
 
@@ -239,6 +259,41 @@ def _without_psql(text: str) -> str:
     return _PSQL_LINE.sub(lambda m: _blank(m.group(0)), text)
 
 
+#: First words of SQL*Plus / SQLcl command lines (Oracle's client: ``REM``, ``PROMPT``, ``SET``,
+#: ``SPOOL``, ``@script``): no SQL, and not ended by ``;``.
+_SQLPLUS_WORDS = frozenset({
+    "rem", "remark", "pro", "prompt", "set", "spo", "spool", "whenever", "def", "define", "undef", "undefine",
+    "conn", "connect", "disc", "disconnect", "exec", "execute", "col", "column", "ttitle", "btitle", "pause",
+    "accept", "clear", "sho", "show", "desc", "describe", "var", "variable", "print", "break", "compute", "host",
+    "start", "exit", "quit", "timing", "store",
+})
+_SQLPLUS_LINE = re.compile(r"[ \t]*(@@?\S|(?P<word>[A-Za-z]+)\b)")
+
+
+def _without_sqlplus(text: str) -> str:
+    """``text`` with Oracle's SQL*Plus command lines between statements (``REM``, ``PROMPT``,
+    ``SET ECHO OFF``, ``@other.sql``) blanked and a line of a lone ``/``, which runs the
+    statement before it, read as ``;`` (offsets kept): sqlglot would read a command line and the
+    statement after it, up to the next ``;``, as one command, and so skip that table."""
+    lines = text.split("\n")
+    between = True  # at the start of a statement: a client command may come
+    for i, line in enumerate(lines):
+        bare = line.strip()
+        if not bare or bare.startswith("--"):
+            continue
+        if bare == "/":
+            lines[i] = line.replace("/", ";", 1)
+            between = True
+            continue
+        if between:
+            m = _SQLPLUS_LINE.match(line)
+            if m and (m.group("word") is None or m.group("word").lower() in _SQLPLUS_WORDS):
+                lines[i] = _blank(line)
+                continue
+        between = bare.split("--", 1)[0].rstrip().endswith(";")
+    return "\n".join(lines)
+
+
 def _schema_elements(chunk: list[Token]) -> list[tuple[str | None, list[Token]]]:
     """The statements of ``chunk`` with the schema they belong to: PostgreSQL's (and standard
     SQL's) ``CREATE SCHEMA s [AUTHORIZATION r] CREATE TABLE t (...) CREATE VIEW ...`` is one
@@ -323,6 +378,35 @@ def _statement_kind(chunk: Sequence[Token]) -> str | None:
     return None
 
 
+#: Words of a statement whose body may create tables of its own (a procedure's temporary table).
+_ROUTINE_WORDS = frozenset({"PROCEDURE", "FUNCTION", "TRIGGER", "PACKAGE", "BEGIN", "DO", "EXECUTE"})
+
+
+def _inner_create_table(chunk: Sequence[Token]) -> int | None:
+    """Where a ``CREATE TABLE`` starts a line inside ``chunk``, a statement that is no table
+    definition and no routine, or ``None``: the statement before it was not ended by ``;``, and
+    the table would be skipped with it."""
+    lines = {chunk[0].line}
+    for i in range(1, len(chunk) - 1):
+        t = chunk[i]
+        if t.text.upper() in _ROUTINE_WORDS:
+            return None
+        if (t.token_type == TokenType.CREATE and t.line not in lines
+                and TokenType.TABLE in [x.token_type for x in chunk[i + 1 : i + 5]]):
+            return i
+        lines.add(t.line)
+    return None
+
+
+def _swallowed(origin: str, number: int, chunk: Sequence[Token], inner: int, text: str, reader: Dialect) -> str:
+    """What to say of the ``CREATE TABLE`` at ``chunk[inner]``, read as part of skipped statement ``number``."""
+    hint = ""
+    if not isinstance(reader, Oracle) and chunk[0].text.lower() in _SQLPLUS_WORDS:
+        hint = " (an Oracle SQL*Plus script? pass dialect='oracle' / --dialect oracle)"
+    return (f"{origin}: the CREATE TABLE at line {chunk[inner].line} is read as part of statement {number} "
+            f"(line {chunk[0].line}: {_snippet(text, chunk)!r}), which is skipped: is a ';' missing before it?{hint}")
+
+
 def _snippet(text: str, chunk: Sequence[Token]) -> str:
     """The first characters of the statement, on one line."""
     if not chunk:
@@ -368,6 +452,8 @@ def _parse_statement(
     options sqlglot does not know, such as SQLite's ``WITHOUT ROWID``).
     """
     chunk = _without_key_names(chunk)
+    if isinstance(reader, Oracle):
+        chunk = _without_constraint_states(chunk)
     try:
         tree = _parse_tokens(reader, chunk, text)
         if kind == _CREATE and not isinstance(tree, exp.Create):
@@ -390,7 +476,7 @@ def _parse_statement(
                 return tree
         message = _parse_error_message(err, chunk, text, number, origin)
         if type(reader) is Dialect:  # no dialect given: the likeliest cause
-            message += " (written for another SQL dialect? pass it: dialect= / --dialect mysql, postgres, tsql...)"
+            message += " (written for another SQL dialect? pass it: dialect= / --dialect mysql, postgres, tsql, oracle...)"
         raise DDLParseError(message) from err
 
 
@@ -470,6 +556,45 @@ def _without_key_names(chunk: list[Token]) -> list[Token]:
         and chunk[i + 2].token_type == TokenType.L_PAREN
     }
     return [t for i, t in enumerate(chunk) if i not in drop] if drop else chunk
+
+
+#: Oracle's constraint states (``NOT NULL ENABLE``, ``REFERENCES d (id) ENABLE NOVALIDATE``, ``RELY``),
+#: written after every constraint by its own exports (SQL Developer, ``DBMS_METADATA``); sqlglot
+#: reads none of them, and they say nothing of which columns are keys.
+_CONSTRAINT_STATES = frozenset({"ENABLE", "DISABLE", "VALIDATE", "NOVALIDATE", "RELY", "NORELY"})
+
+
+def _without_constraint_states(chunk: list[Token]) -> list[Token]:
+    """``chunk`` without Oracle's constraint states (:data:`_CONSTRAINT_STATES`) and the physical
+    attributes of a key's index (``USING INDEX PCTFREE 10 ... TABLESPACE "USERS"``, up to the
+    ``,`` or ``)`` that ends the constraint). A word in a column's place (after ``(`` or ``,``)
+    or quoted is a name and stays."""
+    out: list[Token] = []
+    i, n = 0, len(chunk)
+    while i < n:
+        t = chunk[i]
+        word = t.text.upper() if t.token_type != TokenType.IDENTIFIER else ""
+        prev = out[-1].token_type if out else None
+        if word in _CONSTRAINT_STATES and prev not in (None, TokenType.L_PAREN, TokenType.COMMA):
+            i += 1
+            continue
+        if word == "USING" and i + 1 < n and chunk[i + 1].text.upper() == "INDEX" and prev != TokenType.COMMA:
+            depth, i = 0, i + 2
+            while i < n:
+                tt = chunk[i].token_type
+                if tt == TokenType.L_PAREN:
+                    depth += 1
+                elif tt == TokenType.R_PAREN:
+                    if depth == 0:
+                        break
+                    depth -= 1
+                elif tt == TokenType.COMMA and depth == 0:
+                    break
+                i += 1
+            continue
+        out.append(t)
+        i += 1
+    return out
 
 
 def _parse_error_message(err: Exception, chunk: Sequence[Token], text: str, number: int, origin: str) -> str:
@@ -698,7 +823,9 @@ class _Builder:
             elif isinstance(action, exp.AlterRename) and isinstance(action.this, exp.Table):
                 self._rename_table(tdef, _table_name(action.this))
             else:
-                for item in action.expressions if isinstance(action, exp.AddConstraint) else [action]:
+                # Oracle's ADD (CONSTRAINT ..., col type) comes as a Schema of the added items
+                added = isinstance(action, (exp.AddConstraint, exp.Schema)) and not isinstance(action.this, exp.Table)
+                for item in action.expressions if added else [action]:
                     self._add_item(tdef, item)
 
     @staticmethod
