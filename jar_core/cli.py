@@ -33,7 +33,7 @@ def _add_source(p: argparse.ArgumentParser, *, saved_index: bool = True) -> None
     src = p.add_argument_group("source (default: the bundled demo database)")
     ex = src.add_mutually_exclusive_group()
     ex.add_argument("--db", metavar="URL", help="SQLAlchemy database URL (sqlite:///file.db, postgresql://...)")
-    ex.add_argument("--ddl", metavar="FILE", help="a .sql file of CREATE TABLE statements")
+    ex.add_argument("--ddl", metavar="FILE", help="a .sql file of CREATE TABLE statements ('-': standard input)")
     ex.add_argument("--benchmark", metavar="DIR", help="a benchmark folder (dev.json, dev_tables.json, ...)")
     if saved_index:
         ex.add_argument("--index", metavar="DIR", help="an index saved by 'jar-retrieval index'")
@@ -110,7 +110,8 @@ def _retriever(args: argparse.Namespace, **options: Any) -> Any:
     if args.benchmark:
         return TableRetriever.from_benchmark(args.benchmark, db_id=args.db_id, **options)
     if args.ddl:
-        return TableRetriever.from_ddl(Path(args.ddl), dialect=args.dialect, partitions=args.partitions, **options)
+        ddl: str | Path = sys.stdin.read() if args.ddl == "-" else Path(args.ddl)
+        return TableRetriever.from_ddl(ddl, dialect=args.dialect, partitions=args.partitions, **options)
     from jar_core.loaders import load_database
 
     if args.db:
@@ -387,9 +388,9 @@ def _check_same_source(saved: Any, source: Any, out: Path) -> None:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from jar_core.mcp_server import check_mcp, serve_stdio
-    from jar_core.retriever import check_k
+    from jar_core.retriever import check_k, check_k_or_auto
 
-    check_k(args.k)
+    check_k_or_auto(args.k)
     check_k(args.candidates, "--candidates")
     check_mcp()  # before the model and the index, not after
     t0 = time.perf_counter()
@@ -415,7 +416,7 @@ def _source_label(args: argparse.Namespace) -> str:
     if args.db:
         return redact_url(args.db)
     if args.ddl:
-        return f"DDL file {args.ddl}"
+        return "DDL from standard input" if args.ddl == "-" else f"DDL file {args.ddl}"
     if args.index:
         return f"index {args.index}"
     if args.benchmark:
@@ -501,7 +502,8 @@ def build_parser() -> argparse.ArgumentParser:
         "describe_table (name) and list_databases. The model and the index stay loaded between calls. "
         "Needs the mcp package: pip install 'jar-retrieval[mcp]'.",
     )
-    s.add_argument("-k", type=int, default=5, help="tables per question when the client gives no k (default 5)")
+    s.add_argument("-k", type=_k_value, default=5,
+                   help="tables per question when the client gives no k, or 'auto' (default 5)")
     s.add_argument("--candidates", type=int, default=20, metavar="N", help="candidate set size (default 20)")
     s.add_argument("--name", default="jar-retrieval", help="the server's name shown to clients")
     first_stage_argument(s)

@@ -158,6 +158,34 @@ def _quiet_model_loading() -> Iterator[None]:
             tlog.enable_progress_bar()
 
 
+#: Seconds to wait for the model hub before saying it cannot be reached.
+HUB_TIMEOUT = 3.0
+
+
+def _hub_reachable_or_raise(model: str) -> None:
+    """Raise :class:`EmbeddingError` at once when model ``model`` (in no local cache) cannot be
+    downloaded: offline mode, or the hub's host does not answer within :data:`HUB_TIMEOUT`
+    seconds. Without this check the download retries for over a minute before failing. Behind a
+    proxy (``HTTPS_PROXY``...) the download is left to try."""
+    import socket
+    from urllib.parse import urlparse
+
+    from huggingface_hub import constants
+
+    where = "offline mode is on (HF_HUB_OFFLINE)" if constants.HF_HUB_OFFLINE else ""
+    if not where and not any(os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")):
+        url = urlparse(constants.ENDPOINT)
+        try:
+            socket.create_connection((url.hostname or "", url.port or 443), timeout=HUB_TIMEOUT).close()
+        except OSError as e:
+            where = f"{url.hostname} cannot be reached ({e.strerror or e})"
+    if where:
+        raise EmbeddingError(
+            f"cannot load embedding model {model!r}: it is no local path nor in the local model cache, and {where}; "
+            "pass a model's local path"
+        )
+
+
 class SentenceTransformerEmbedder:
     """A sentence-transformers (PyTorch) model, by name or path (default: the bundled
     all-MiniLM-L6-v2, loaded from its files only, never from the network).
@@ -187,7 +215,15 @@ class SentenceTransformerEmbedder:
             from sentence_transformers import SentenceTransformer
 
             with _quiet_model_loading():
-                self._model = SentenceTransformer(path, device=device, local_files_only=model is None)
+                try:  # a path, or a name in the local cache: no network
+                    self._model = SentenceTransformer(path, device=device, local_files_only=True)
+                except Exception:  # noqa: BLE001 - not at hand: download it, where the hub is reachable
+                    if model is None or os.path.exists(path) or os.path.isabs(path) or path.startswith((".", "~")):
+                        raise  # a path: nothing to download
+                    _hub_reachable_or_raise(model)
+                    self._model = SentenceTransformer(path, device=device)
+        except EmbeddingError:
+            raise
         except Exception as e:  # noqa: BLE001 - any load failure is the same user error
             raise EmbeddingError(f"cannot load embedding model {model or path!r}: {e}".splitlines()[0]) from e
 

@@ -80,10 +80,10 @@ def _tool_result(text: str, data: dict[str, Any] | None = None, *, error: bool =
 
 
 def build_server(
-    retriever: "TableRetriever", *, k: int = 5, source: str = "", name: str = "jar-retrieval"
+    retriever: "TableRetriever", *, k: int | str = 5, source: str = "", name: str = "jar-retrieval"
 ) -> Any:
     """An MCP server (``MCPServer`` / ``FastMCP``) with the tools ``find_tables``, ``describe_table``
-    and ``list_databases`` over ``retriever``. ``k``: tables per question when the client gives none;
+    and ``list_databases`` over ``retriever``. ``k``: tables per question when the client gives none (or ``"auto"``);
     ``source``: how ``list_databases`` names what is served (a URL is shown with its password hidden).
     """
     import anyio
@@ -92,9 +92,9 @@ def build_server(
     from typing_extensions import Annotated
 
     from jar_core import render
-    from jar_core.retriever import check_k
+    from jar_core.retriever import check_k_or_auto
 
-    default_k = check_k(k)
+    default_k = check_k_or_auto(k)
     server_cls = _server_class()
     server = server_cls(name, instructions=INSTRUCTIONS)
     annotations = _read_only_annotations()
@@ -159,7 +159,7 @@ def _read_only_annotations() -> Any:
     )
 
 
-def serve_stdio(retriever: "TableRetriever", *, k: int = 5, source: str = "", name: str = "jar-retrieval") -> None:
+def serve_stdio(retriever: "TableRetriever", *, k: int | str = 5, source: str = "", name: str = "jar-retrieval") -> None:
     """Serve :func:`build_server` over stdio until the client closes the connection."""
     check_mcp()
     server = build_server(retriever, k=k, source=source, name=name)

@@ -135,6 +135,19 @@ def test_a_ddl_file_in_utf16_with_its_byte_order_mark_is_read(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["tables"][0]["name"] == "singer"
 
 
+def test_ddl_from_standard_input(monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(
+        "CREATE TABLE singer (singer_id int primary key, name text);\n"
+        "CREATE TABLE concert (concert_id int primary key, singer_id int REFERENCES singer);\n"))
+    assert main(["retrieve", "concerts of each singer", "--ddl", "-", "-k", "2", "--no-cache", "-q", "--json"]) == 0
+    assert {t["name"] for t in json.loads(capsys.readouterr().out)["tables"]} == {"singer", "concert"}
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert main(["retrieve", "x", "--ddl", "-", "--no-cache", "-q"]) == 1
+    assert "no CREATE TABLE" in capsys.readouterr().err
+
+
 def test_eval_without_a_multi_table_question_fails(tmp_path, capsys):
     (tmp_path / "dev.json").write_text(json.dumps(
         [{"question": "q", "db_id": "d", "sql": "SELECT a FROM t", "gold_tables": ["d#sep#t"]}]))

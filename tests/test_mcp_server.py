@@ -115,11 +115,13 @@ def test_serve_a_ddl_file(tmp_path):
         "CREATE TABLE hr.employees (id INT PRIMARY KEY, name VARCHAR(80));\n"
     )
     calls = [("list_databases", {}), ("find_tables", {"question": "total of orders per customer city", "k": 2}),
-             ("describe_table", {"name": "sales.orders"})]
-    _, (listed, found, described) = asyncio.run(asyncio.wait_for(
-        _session(["--ddl", str(ddl), "--dialect", "postgres", "--no-cache"], tmp_path, calls), 240))
+             ("describe_table", {"name": "sales.orders"}),
+             ("find_tables", {"question": "total of orders per customer city"})]  # the server's -k auto
+    _, (listed, found, described, auto) = asyncio.run(asyncio.wait_for(
+        _session(["--ddl", str(ddl), "--dialect", "postgres", "--no-cache", "-k", "auto"], tmp_path, calls), 240))
     assert [d["name"] for d in _structured(listed)["databases"]] == ["sales", "hr"]
     assert {t["id"] for t in _structured(found)["tables"]} == {"sales.customers", "sales.orders"}
+    assert not _is_error(auto) and {t["id"] for t in _structured(auto)["tables"]} == {"sales.customers", "sales.orders"}
     assert 'REFERENCES "sales"."customers"' in described.content[0].text
 
 

@@ -320,3 +320,25 @@ def test_bench_loads_and_times_the_chosen_backend(capsys):
     assert "| start-up: load the embedding model | 1 |" in out and "new question each | 10 |" in out
     assert main(["bench", "--threads", "0"]) == 1
     assert "--threads must be >= 1" in capsys.readouterr().err
+
+
+def test_a_model_name_that_cannot_be_downloaded_fails_at_once(monkeypatch):
+    # no cached model, hub unreachable (a closed port) or offline mode: one clear error in seconds,
+    # not a minute of retries
+    import time
+
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)  # the tests run offline
+    for var in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    start = time.perf_counter()
+    with pytest.raises(EmbeddingError, match=r"'no-such-org/no-such-model'.*in the local model cache.*127\.0\.0\.1 cannot be reached"):
+        SentenceTransformerEmbedder("no-such-org/no-such-model")
+    assert time.perf_counter() - start < emb.HUB_TIMEOUT + 5
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    with pytest.raises(EmbeddingError, match=r"offline mode is on"):
+        SentenceTransformerEmbedder("no-such-org/no-such-model")
+    with pytest.raises(EmbeddingError, match=r"not found"):  # a path: nothing to download
+        SentenceTransformerEmbedder("/no/such/model/dir")

@@ -24,7 +24,7 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
     e = subparsers.add_parser(
         "eval",
         help="evaluate retrieval methods on a benchmark folder (recall, complete recall, time)",
-        description="Run dense, greedy, mip and crush on the same top-N candidates and signals of a "
+        description="Run the default configuration, dense, greedy, mip and crush on the same top-N candidates and signals of a "
         "benchmark folder (dev.json + dev_tables.json, optional decomp.json, ...) and report recall "
         "and complete recall at each K over the multi-table questions.",
     )
