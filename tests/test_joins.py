@@ -1392,3 +1392,31 @@ def test_a_key_named_by_a_part_of_its_table_references_the_table_of_that_part():
                 T("BUILDINGS", "BUILDING_KEY", "BUILDING_NUMBER", Column("NAME", "text"))])
     got = directed(s)
     assert got.get("FAC_BUILDING.PARENT_BUILDING_NUMBER -> FAC_BUILDING.BUILDING_NUMBER", (0, ""))[1] == "self", got
+
+
+def test_a_key_word_before_the_entity_names_the_table():
+    # schemas written in Spanish, Italian, Portuguese or French name keys id_<table> / codigo_<table>,
+    # and MySQL Workbench idcustomer / customer_idcustomer; no keys declared: before, no join at all
+    es = edges(Schema([T("clientes", "id_cliente", "nombre"), T("pedidos", "id_pedido", "id_cliente", "fecha"),
+                       T("productos", "id_producto", "nombre"),
+                       T("detalle_pedido", "id_pedido", "id_producto", "cantidad"),
+                       T("oficina", "codigo_oficina", "ciudad", "codigo_postal"),
+                       T("empleado", "codigo_empleado", "codigo_oficina", "nombre")]))
+    for pair in ("clientes.id_cliente = pedidos.id_cliente", "detalle_pedido.id_pedido = pedidos.id_pedido",
+                 "detalle_pedido.id_producto = productos.id_producto",
+                 "empleado.codigo_oficina = oficina.codigo_oficina"):
+        assert es.get(pair, (0, ""))[0] >= 0.75, (pair, es)
+    assert not any("codigo_postal" in e for e in es), es  # a postcode is no key of a "postal" table
+    wb = edges(Schema([T("customer", "idcustomer", "name"), T("order", "idorder", "customer_idcustomer", "date"),
+                       T("product", "idproduct", "name"),
+                       T("order_has_product", "order_idorder", "product_idproduct", "quantity")]))
+    for pair in ("customer.idcustomer = order.customer_idcustomer", "order.idorder = order_has_product.order_idorder",
+                 "order_has_product.product_idproduct = product.idproduct"):
+        assert wb.get(pair, (0, ""))[0] >= 0.75, (pair, wb)
+    # only as written: a module prefix dropped leaves no key word first (SUBJECT_ID_SORT is no "sort" id),
+    # and a word that starts with "id" names no table unless the rest is one (identity, no entity table)
+    rest = edges(Schema([T("SUBJECT_OFFERED", "SUBJECT_KEY", "SUBJECT_ID_SORT"),
+                         T("SUBJECT_SUMMARY", "SUBJECT_KEY", "SUBJECT_ID_SORT"), T("sort", "sort_id", "name"),
+                         T("users", "user_id", "identity"), T("entities", "entity_id", "label")]))
+    assert "SUBJECT_OFFERED.SUBJECT_ID_SORT = SUBJECT_SUMMARY.SUBJECT_ID_SORT" not in rest, rest
+    assert not any(".identity" in e for e in rest), rest

@@ -156,8 +156,12 @@ def _table_prefix(t: Table) -> str | None:
     return None
 
 
-def _split(tokens: list[str], glued: bool) -> tuple[list[str], str | None]:
-    """``(stem, key word)`` of a name's words; ``glued`` also splits ``custkey`` -> ``cust`` + ``key``."""
+def _split(tokens: list[str], glued: bool, leading: bool = True) -> tuple[list[str], str | None]:
+    """``(stem, key word)`` of a name's words; ``glued`` also splits ``custkey`` -> ``cust`` + ``key``.
+    The key word comes last, or with ``leading`` (a name as written, not what is left of it without
+    a prefix: ``SUBJECT_ID_SORT`` is no ``sort`` id) ``id`` first (:data:`LEADING_KEY_WORD`:
+    ``id_cliente``, the way of schemas written in Spanish, Italian, Portuguese or French, and
+    MySQL Workbench's ``idUser``)."""
     if len(tokens) > 1 and tokens[-1] in KEY_WORDS:
         return tokens[:-1], tokens[-1]
     if tokens and tokens[-1] in KEY_WORDS:
@@ -167,6 +171,8 @@ def _split(tokens: list[str], glued: bool) -> tuple[list[str], str | None]:
         for suf in _GLUED:
             if last.endswith(suf) and len(last) >= len(suf) + 3:
                 return tokens[:-1] + [last[: -len(suf)]], suf
+    if leading and len(tokens) > 1 and tokens[0] in LEADING_KEY_WORDS:  # ``id_cliente``, ``idUsuarios``
+        return tokens[1:], tokens[0]
     return tokens, None
 
 
@@ -324,6 +330,14 @@ def _generic_rest(tokens: list[str]) -> bool:
     return len(stem) == 1 and singular(stem[0]) in GENERIC_HEADS
 
 
+#: The key word MySQL Workbench writes before a table's name (``idcustomer``, and
+#: ``customer_idcustomer`` for a reference to it): read so only before a table's whole name.
+LEADING_KEY_WORD = "id"
+#: Key words written before the entity in a name of words (``id_cliente``, ``codigo_cliente``,
+#: ``cod_prodotto``: schemas written in Spanish, Portuguese, Italian or French).
+LEADING_KEY_WORDS = frozenset({LEADING_KEY_WORD, "cod", "codigo", "codice"})
+
+
 def _glued_key(token: str, entities: frozenset[str]) -> tuple[list[str], str] | None:
     """``(stem, key word)`` of a name written as one word that ends with a key word glued to the
     name of a table of its database (``entities``: the database's table names, flat and singular),
@@ -339,6 +353,16 @@ def _glued_key(token: str, entities: frozenset[str]) -> tuple[list[str], str] | 
         for j in range(1, len(rest) - 2):  # the longest table name it ends with, of 3 letters or more
             if rest[j:] in entities:
                 return [rest[:j], rest[j:]], kw
+    return None
+
+
+def _leading_glued_key(token: str, entities: frozenset[str], own: Sequence[str], before: str | None) -> list[str] | None:
+    """The entity of MySQL Workbench's key names: ``id`` glued before a table's name, in that
+    table itself (``customer.idcustomer``) or after that name (``order.customer_idcustomer``);
+    ``None`` for any other word that starts so (``users.identity`` beside an ``entities`` table)."""
+    rest = token[len(LEADING_KEY_WORD):]
+    if token.startswith(LEADING_KEY_WORD) and rest in entities and (rest in own or rest == before):
+        return [rest]
     return None
 
 
@@ -365,12 +389,15 @@ def _name_facts(
         dropped = toks[0]
     v_stems, v_full, kw, row = [], [], None, False
     for vt, stripped in variants:
-        stem, k, is_row = _row_number(*_split(vt, glued=stripped))  # ``row_id``: a bare ``id``, no entity
+        stem, k, is_row = _row_number(*_split(vt, glued=stripped, leading=vt is toks))  # ``row_id``: a bare ``id``
         row = row or is_row
         if k is None and stem and entities:  # ``customerid``, ``ab_itemid``
             glued = _glued_key(stem[-1], entities)
+            lead = None if glued else _leading_glued_key(stem[-1], entities, tnames, stem[-2] if len(stem) > 1 else None)
             if glued is not None:
                 stem, k = stem[:-1] + glued[0], glued[1]
+            elif lead is not None:  # ``customer_idcustomer``: the table's name, then its key's: one entity
+                stem, k = (stem[:-2] if stem[-2:-1] == lead else stem[:-1]) + lead, LEADING_KEY_WORD
         kw = kw or k
         v_stems.append(stem)
         v_full.append("".join(stem) + (k or ""))
