@@ -11,11 +11,9 @@ No framework is imported here.
 """
 from __future__ import annotations
 
-import difflib
 import re
 from typing import TYPE_CHECKING, Any, Sequence
 
-from jar_core.errors import UnknownDatabaseError
 from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable, join_note
 from jar_core.sql import create_table_ddl
 
@@ -282,22 +280,6 @@ def to_dot(res: RetrievalResult) -> str:
 # -- one table ------------------------------------------------------------------------------
 
 
-def _find_table(retriever: "TableRetriever", name: str) -> Any:
-    schema = retriever.schema
-    t = schema.find(name)  # raises UnknownDatabaseError when ambiguous
-    if t is None:
-        by_key = {x.id: x.id for x in schema.tables}
-        counts: dict[str, int] = {}
-        for x in schema.tables:
-            counts[x.name] = counts.get(x.name, 0) + 1
-        by_key.update({x.name: x.id for x in schema.tables if counts[x.name] == 1})
-        close = difflib.get_close_matches(name, list(by_key), n=8, cutoff=0.6)
-        ids = list(dict.fromkeys(by_key[c] for c in close))[:5]
-        hint = f"; did you mean {', '.join(ids)}?" if ids else ""
-        raise UnknownDatabaseError(f"no table {name!r} in the schema ({len(schema)} tables){hint}")
-    return t
-
-
 def describe_table(retriever: "TableRetriever", name: str, *, dialect: str | None = None) -> dict[str, Any]:
     """One table of ``retriever``'s schema (``name``: ``"db.table"`` or an unambiguous ``"table"``).
 
@@ -308,7 +290,7 @@ def describe_table(retriever: "TableRetriever", name: str, *, dialect: str | Non
     :mod:`jar_core.joins`; ``text`` all of it for a prompt. An unknown name raises
     :class:`~jar_core.errors.UnknownDatabaseError` with the closest names.
     """
-    t = _find_table(retriever, name)
+    t = retriever.schema[str(name)]  # an unknown name: UnknownDatabaseError with the closest names
     schema = retriever.schema
     ddl = create_table_ddl(t, dialect or schema.dialect)  # qualified when the table has a SQL schema
     fks = [

@@ -1,12 +1,13 @@
 """The core entry point: :class:`TableRetriever` answers a question with a joinable table set."""
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import threading
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -22,10 +23,12 @@ from jar_core.join_path import components, join_tree
 from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable, TraceEntry
 from jar_core.schema import Schema
 from jar_core.signals import Signals, compute_signals
-from jar_core.strategies import JoinAwareStrategy, SearchStrategy, get_strategy
+from jar_core.strategies import STRATEGIES, JoinAwareStrategy, SearchStrategy, get_strategy
 from jar_core.values import VALUE_PREFIX
 
-__all__ = ["TableRetriever", "check_question", "check_k", "check_k_or_auto", "check_table_names", "convert_option"]
+__all__ = [
+    "TableRetriever", "check_question", "check_k", "check_k_or_auto", "check_table_names", "check_options", "convert_option",
+]
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +160,28 @@ def check_k_or_auto(k: Any, name: str = "k") -> int | str:
     return check_k(k, name)
 
 
+def check_options(options: Any, func: Callable[..., Any], what: str) -> dict[str, Any]:
+    """``options`` (a mapping of keyword options of ``func``, or ``None``) as a dict, or
+    :class:`InvalidArgumentError` naming the unknown ones and listing those ``func`` accepts."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise InvalidArgumentError(f"{what} must be a dict of options of {func.__name__}, got {type(options).__name__}")
+    accepted = [p.name for p in inspect.signature(func).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    unknown = [key for key in options if key not in accepted]
+    if unknown:
+        raise InvalidArgumentError(
+            f"unknown {what} {', '.join(map(repr, unknown))} (options of {func.__name__}: {', '.join(accepted)})"
+        )
+    return dict(options)
+
+
+def _check_part(value: Any, method: str, what: str, accepted: str) -> None:
+    """:class:`InvalidArgumentError` unless ``value`` has a callable ``method`` (a decomposer, a strategy)."""
+    if not callable(getattr(value, method, None)):
+        raise InvalidArgumentError(f"{what} must be {accepted}, got {value!r:.100}")
+
+
 def convert_option(
     options: dict[str, Any], key: str, core_key: str, convert: Callable[[Any], Any] | None = None
 ) -> None:
@@ -173,16 +198,36 @@ def convert_option(
     options[core_key] = convert(value) if convert is not None else value
 
 
+def _not_a_schema(value: Any) -> str:
+    """Why ``value`` is no :class:`Schema`, and how to build a retriever from what it looks like."""
+    got = f"the string {value!r:.100}" if isinstance(value, str) else type(value).__name__
+    text = f"TableRetriever takes a Schema (jar_core.schema.Schema), got {got}"
+    if isinstance(value, str) and "://" in value:
+        return f"{text}: from a database URL use TableRetriever.from_database(url)"
+    if isinstance(value, (str, os.PathLike)):
+        return (f"{text}: from DDL text or a .sql file use TableRetriever.from_ddl(ddl), from a database URL "
+                "TableRetriever.from_database(url), from a saved index TableRetriever.from_index(path)")
+    if isinstance(value, Mapping):
+        return f"{text}: a schema dictionary (Schema.to_dict) becomes a Schema with Schema.from_dict"
+    return (f"{text}: build one with jar_core.loaders (load_database, load_ddl...) or use "
+            "TableRetriever.from_database / from_ddl / from_benchmark / from_index")
+
+
 class TableRetriever:
     """Join-aware multi-table retrieval over a schema.
 
     Args:
-        schema: the corpus (one database or many).
+        schema: the corpus (one database or many), a :class:`~jar_core.schema.Schema`; from a
+            database URL, DDL, a benchmark folder or a saved index use :meth:`from_database`,
+            :meth:`from_ddl`, :meth:`from_benchmark` or :meth:`from_index`.
         embedder: ``None`` for the bundled all-MiniLM-L6-v2, a sentence-transformers model name,
             or any object with ``embed_documents`` / ``embed_query``.
-        decomposer: splits questions into sub-queries (default :class:`HeuristicDecomposer`).
-        strategy: a :class:`SearchStrategy` or its name (default ``"join-aware"``: the paper's
-            greedy with a connection gain; ``"greedy"`` is the paper's own).
+        decomposer: splits questions into sub-queries: ``None`` (the default,
+            :class:`HeuristicDecomposer`) or any object with a ``decompose(question, schema)``
+            method (:class:`PrecomputedDecomposer`, :class:`~jar_core.llm_decomposition.LLMDecomposer`
+            around a language model...); anything else raises :class:`InvalidArgumentError`.
+        strategy: a :class:`SearchStrategy` (an object with ``select``) or its name (default
+            ``"join-aware"``: the paper's greedy with a connection gain; ``"greedy"`` is the paper's own).
         candidates: size N of the candidate set (top-N by coarse relevance), default 20.
         index: a prebuilt :class:`SchemaIndex` for ``schema`` (built on first use otherwise).
         candidate_generator: the first stage (the top-N by dense similarity): ``None`` /
@@ -242,6 +287,8 @@ class TableRetriever:
     ) -> None:
         from jar_core.join_compat import JOIN_MODES
 
+        if not isinstance(schema, Schema):
+            raise InvalidArgumentError(_not_a_schema(schema))
         if joins not in JOIN_MODES:
             raise InvalidArgumentError(f"joins must be one of {', '.join(JOIN_MODES)}, got {joins!r}")
         if isinstance(min_join_score, bool) or not isinstance(min_join_score, (int, float)) or not (
@@ -263,7 +310,15 @@ class TableRetriever:
         schema.validate()
         self.schema = schema
         self.n_candidates = check_k(candidates, "candidates")
-        self.decomposer: Decomposer = decomposer or HeuristicDecomposer()
+        if decomposer is not None:
+            _check_part(decomposer, "decompose", "decomposer",
+                        "None (the heuristic decomposer) or an object with a decompose(question, schema) method "
+                        "(HeuristicDecomposer, PrecomputedDecomposer, LLMDecomposer(complete) around a language "
+                        "model; the LangChain and LlamaIndex retrievers take a model as llm=)")
+        self.decomposer: Decomposer = decomposer if decomposer is not None else HeuristicDecomposer()
+        if strategy is not None and not isinstance(strategy, str):
+            _check_part(strategy, "select", "strategy",
+                        f"None, a strategy name ({', '.join(STRATEGIES)}) or a SearchStrategy (an object with select)")
         self.strategy: SearchStrategy = (
             get_strategy(strategy) if isinstance(strategy, str) else strategy or JoinAwareStrategy()
         )
@@ -315,10 +370,13 @@ class TableRetriever:
     # -- constructors ---------------------------------------------------------------
     @classmethod
     def from_database(cls, url_or_engine: Any, *, loader_options: dict[str, Any] | None = None, **options: Any) -> "TableRetriever":
-        """From a SQLAlchemy URL or engine (tables, keys, comments, bounded samples)."""
+        """From a SQLAlchemy URL or engine (tables, keys, comments, bounded samples);
+        ``loader_options``: keyword options of :func:`~jar_core.loaders.load_database` (an unknown
+        one raises :class:`InvalidArgumentError` listing them)."""
         from jar_core.loaders import load_database
 
-        return cls(load_database(url_or_engine, **(loader_options or {})), **options)
+        return cls(load_database(url_or_engine, **check_options(loader_options, load_database, "loader_options")),
+                   **options)
 
     @classmethod
     def from_ddl(
@@ -418,9 +476,10 @@ class TableRetriever:
         return self.index
 
     # -- retrieval ------------------------------------------------------------------
-    def prefetch(self, questions: Iterable[str], *, decompose: bool | None = None) -> int:
+    def prefetch(self, questions: str | Iterable[str], *, decompose: bool | None = None) -> int:
         """Embed many questions at once (one batch, all cores) so that the :meth:`retrieve` calls
-        that follow find their vectors cached; returns the number of texts embedded.
+        that follow find their vectors cached; returns the number of texts embedded. One string
+        is one question (``prefetch("Which books?")`` is ``prefetch(["Which books?"])``).
 
         ``decompose`` (default: only for decomposers without a model call, the heuristic and the
         precomputed ones) also embeds each question's sub-queries. Invalid questions are skipped
@@ -432,7 +491,7 @@ class TableRetriever:
 
             decompose = isinstance(self.decomposer, (HeuristicDecomposer, PrecomputedDecomposer))
         texts: list[str] = []
-        for q in questions:
+        for q in [questions] if isinstance(questions, str) else questions:
             try:
                 q = check_question(q)
                 texts.append(q)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import dataclasses
+import difflib
 import hashlib
 import json
 import re
@@ -400,6 +401,14 @@ class Table:
         )
 
 
+def _did_you_mean(name: str, names: Mapping[str, str], n: int = 5) -> str:
+    """``"; did you mean a, b?"`` with what the keys of ``names`` closest to ``name`` stand for
+    (their values, at most ``n``), or ``""`` when none is close."""
+    close = difflib.get_close_matches(name, list(names), n=8, cutoff=0.6)
+    meant = list(dict.fromkeys(names[c] for c in close))[:n]
+    return f"; did you mean {', '.join(meant)}?" if meant else ""
+
+
 class Schema:
     """An ordered collection of tables, possibly from several databases.
 
@@ -409,7 +418,13 @@ class Schema:
     """
 
     def __init__(self, tables: Iterable[Table], *, dialect: str | None = None, validate: bool = True) -> None:
+        if isinstance(tables, (str, bytes, Mapping)) or not isinstance(tables, Iterable):
+            hint = " (a schema dictionary goes through Schema.from_dict)" if isinstance(tables, Mapping) else ""
+            raise SchemaError(f"a Schema takes an iterable of Table objects, got {type(tables).__name__}{hint}")
         self.tables: list[Table] = list(tables)
+        for t in self.tables:
+            if not isinstance(t, Table):
+                raise SchemaError(f"a Schema takes Table objects, got {type(t).__name__} {t!r:.80}")
         self.dialect = dialect
         self._fingerprint: str | None = None
         self._by_id: dict[str, int] = {}
@@ -465,7 +480,12 @@ class Schema:
             return self.tables[key]
         t = self.find(key)
         if t is None:
-            raise UnknownDatabaseError(f"no table {key!r} in the schema")
+            counts: dict[str, int] = {}
+            for x in self.tables:
+                counts[x.name] = counts.get(x.name, 0) + 1
+            names = {x.id: x.id for x in self.tables}  # a name to the id it stands for; bare names if unique
+            names.update({x.name: x.id for x in self.tables if counts[x.name] == 1})
+            raise UnknownDatabaseError(f"no table {key!r} in the schema ({len(self)} tables){_did_you_mean(key, names)}")
         return t
 
     def __contains__(self, key: object) -> bool:
@@ -498,7 +518,8 @@ class Schema:
         return None
 
     def resolve(self, names: Iterable[str]) -> list[int]:
-        """Positions of the named tables; an unknown name raises :class:`UnknownDatabaseError`."""
+        """Positions of the named tables; an unknown name raises :class:`UnknownDatabaseError`
+        with the closest names (``did you mean ...?``)."""
         return [self.position(n) for n in names]
 
     def subset(self, database: str) -> "Schema":
@@ -508,7 +529,8 @@ class Schema:
         ]
         if not picked:
             known = ", ".join(self.databases[:10]) + (" ..." if len(self.databases) > 10 else "")
-            raise UnknownDatabaseError(f"unknown database {database!r} (known: {known})")
+            hint = _did_you_mean(database, {db: db for db in self.databases})
+            raise UnknownDatabaseError(f"unknown database {database!r} (known: {known}){hint}")
         return Schema(picked, dialect=self.dialect, validate=False)
 
     # -- persistence ----------------------------------------------------------------

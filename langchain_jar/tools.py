@@ -16,10 +16,10 @@ from typing import Annotated, Any, Literal, Optional, Sequence, Union
 from langchain_core.callbacks import AsyncCallbackManagerForToolRun, CallbackManagerForToolRun
 from langchain_core.documents import Document
 from langchain_core.tools import BaseTool, BaseToolkit, ToolException
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from jar_core.errors import JarError
-from jar_core.retriever import TableRetriever
+from jar_core.errors import InvalidArgumentError, JarError
+from jar_core.retriever import TableRetriever, check_k
 from langchain_jar.retrievers import JoinAwareRetriever
 from langchain_jar.sql import format_tables
 
@@ -56,6 +56,20 @@ class FindTablesInput(BaseModel):
     )
 
 
+def arguments_error(err: ValidationError) -> str:
+    """The text of a tool call's invalid arguments, for the model (as the tool's other errors):
+    ``invalid argument k: input should be ... or input should be 'auto', got 0``."""
+    fields: dict[str, tuple[list[str], Any]] = {}
+    for e in err.errors():
+        name = str(e["loc"][0]) if e["loc"] else "input"
+        messages, _ = fields.setdefault(name, ([], e["input"] if e["type"] != "missing" else None))
+        messages.append(e["msg"][:1].lower() + e["msg"][1:])
+    return "; ".join(
+        f"invalid argument {name}: {' or '.join(dict.fromkeys(messages))}" + ("" if got is None else f", got {got!r}")
+        for name, (messages, got) in fields.items()
+    )
+
+
 def join_plan(docs: Sequence[Document]) -> dict[str, Any]:
     """The join plan of a retrieval's documents: tables in order, join edges, join path, unjoined tables."""
     joins: list[dict[str, Any]] = []
@@ -81,8 +95,8 @@ class JoinAwareTablesTool(BaseTool):
     path. Called with a tool call (as agents do) it returns a ``ToolMessage`` whose
     ``artifact`` is ``{"documents": [Document, ...], "join_plan": {"tables", "joins",
     "join_path", "unjoined"}}`` (``response_format="content_and_artifact"``). Bad input (an
-    empty question, an unknown ``include`` table) comes back as the tool's error text, so that
-    the model can correct itself.
+    empty question, an unknown ``include`` table, arguments its schema rejects such as ``k=0``)
+    comes back as the tool's error text, so that the model can correct itself.
 
     Build with :meth:`from_database`, :meth:`from_sql_database` or :meth:`from_retriever` (or
     ``JoinAwareRetriever.as_tool()``).
@@ -95,6 +109,7 @@ class JoinAwareTablesTool(BaseTool):
     args_schema: type[BaseModel] = FindTablesInput
     response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
     handle_tool_error: Any = True
+    handle_validation_error: Any = arguments_error
     retriever: JoinAwareRetriever = Field(exclude=True)
     """The retriever that selects the tables."""
 
@@ -212,6 +227,10 @@ class JoinAwareSQLToolkit(BaseToolkit):
         retriever: a :class:`JoinAwareRetriever` (default: ``JoinAwareRetriever.from_sql_database(db, k=k)``).
         k: tables per question for the default retriever.
         retriever_options: more options for the default retriever (``embeddings``, ``sample_rows``...).
+
+    Bad arguments (``db`` that is no ``SQLDatabase``, ``k < 1``, and the errors of building the
+    default retriever) raise the core's errors (:class:`~jar_core.errors.InvalidArgumentError`...),
+    not a pydantic ``ValidationError``.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -221,6 +240,24 @@ class JoinAwareSQLToolkit(BaseToolkit):
     retriever: Optional[JoinAwareRetriever] = Field(default=None, exclude=True)
     k: int = 5
     retriever_options: dict[str, Any] = Field(default_factory=dict, exclude=True)
+
+    def __init__(self, **data: Any) -> None:
+        # checked (and the default retriever built) here rather than in pydantic validators, so bad
+        # input raises the core's errors instead of a ValidationError (as JoinAwareRetriever)
+        db = data.get("db")
+        if db is None or getattr(db, "_engine", None) is None:
+            raise InvalidArgumentError(
+                f"db must be a SQLDatabase (langchain_community.utilities.SQLDatabase), got {type(db).__name__}"
+            )
+        if "k" in data:
+            data["k"] = check_k(data["k"])
+        options = data.get("retriever_options")
+        if options is not None and not isinstance(options, dict):
+            raise InvalidArgumentError(f"retriever_options must be a dict, got {type(options).__name__}")
+        if data.get("retriever") is None:
+            k = data.get("k", type(self).model_fields["k"].default)
+            data["retriever"] = JoinAwareRetriever.from_sql_database(db, k=k, **(options or {}))
+        super().__init__(**data)
 
     @model_validator(mode="after")
     def _default_retriever(self) -> "JoinAwareSQLToolkit":

@@ -4,7 +4,7 @@ import pytest
 
 from jar_core.errors import InvalidArgumentError
 from jar_core.signals import Signals
-from jar_core.strategies import DenseStrategy, GreedyStrategy
+from jar_core.strategies import DenseStrategy, GreedyStrategy, JoinAwareStrategy
 from jar_core.strategies.greedy import coverage_gain, join_gain, seed, update_coverage
 
 R = np.array([0.5, 0.4, 0.1])
@@ -78,3 +78,47 @@ def test_no_subqueries_reduces_to_coarse_plus_join():
     sel = GreedyStrategy().select(s, 2)
     # seed = t0 ; step 2: t1 = 1.6 + 0.2 = 1.8, t2 = 0.4 + 0.9 = 1.3
     assert sel.order == [0, 1]
+
+
+@pytest.mark.parametrize("cls", [GreedyStrategy, JoinAwareStrategy])
+@pytest.mark.parametrize("weights, label", [
+    ((1e308, 1e308, 1e308), "l_cov"),  # overflows the utilities: inf / NaN scores
+    ((2.0, 1e7, 4.0), "l_join"),
+    ((2.0, 1.0, float("inf")), "l_coarse"),
+    ((float("nan"), 1.0, 4.0), "l_cov"),
+    (("a", 1, 1), "l_cov"),
+    ((2.0, None, 4.0), "l_join"),
+    ((2.0, 1.0, True), "l_coarse"),
+])
+def test_weights_must_be_numbers_in_a_sane_range(cls, weights, label):
+    with pytest.raises(InvalidArgumentError, match=label):
+        cls(*weights)
+
+
+@pytest.mark.parametrize("cls", [GreedyStrategy, JoinAwareStrategy])
+def test_all_zero_weights_are_rejected(cls):
+    with pytest.raises(InvalidArgumentError, match="all 0"):
+        cls(0, 0, 0)
+    assert cls(0, 0, 1e6).select(signals(), 3).order == [0, 1, 2]  # the documented bound itself is accepted
+
+
+@pytest.mark.parametrize("l_family", [1e308, float("inf"), -1.0, "x", None])
+def test_family_weight_is_checked_like_the_others(l_family):
+    with pytest.raises(InvalidArgumentError, match="l_family"):
+        JoinAwareStrategy(l_family=l_family)
+
+
+def test_weights_by_name_and_of_the_exact_program_are_checked_too():
+    from jar_core.strategies import get_strategy  # what the command line's --weights goes through
+
+    with pytest.raises(InvalidArgumentError, match="l_cov"):
+        get_strategy("greedy", l_cov=1e308, l_join=1e308, l_coarse=1e308)
+    with pytest.raises(InvalidArgumentError, match="all 0"):
+        get_strategy("join-aware", l_cov=0.0, l_join=0.0, l_coarse=0.0)
+    pytest.importorskip("mip")
+    from jar_core.strategies.mip import MipStrategy
+
+    with pytest.raises(InvalidArgumentError, match="w2"):
+        MipStrategy(weights=(2.0, 1e308, 1.0, 10.0))
+    with pytest.raises(InvalidArgumentError, match="all 0"):
+        MipStrategy(weights=(0, 0, 0, 0))

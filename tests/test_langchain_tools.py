@@ -111,9 +111,12 @@ def test_tool_errors_are_returned_to_the_model() -> None:
                           ({"question": "x", "include": ["nope"]}, "no table 'nope'")):
         msg = _tool().invoke(_tool_call(args))
         assert msg.status == "error" and message in msg.content and msg.artifact is None
-    for bad in (0, "many"):  # schema validation: k >= 1, or "auto"
-        with pytest.raises(Exception):
-            _tool().invoke({"question": "x", "k": bad})
+    for bad in (0, 101, "many"):  # the arguments' schema (k from 1 to 100, or "auto"): also told to the model
+        msg = _tool().invoke(_tool_call({"question": "x", "k": bad}))
+        assert msg.status == "error" and msg.content.startswith("invalid argument k") and repr(bad) in msg.content
+        text = _tool().invoke({"question": "x", "k": bad})
+        assert isinstance(text, str) and "invalid argument k" in text
+    assert "question" in _tool().invoke(_tool_call({"k": 2})).content  # a missing question
 
 
 def test_tool_k_auto_lets_the_retriever_choose_the_size() -> None:
@@ -211,6 +214,26 @@ def test_get_table_schema_is_the_fallback_for_any_table(sql_database) -> None:
 def test_default_toolkit_retriever_follows_the_database(sql_database, demo_retriever) -> None:
     toolkit = JoinAwareSQLToolkit(db=sql_database, k=2, retriever_options={"embedder": demo_retriever.embedder})
     assert toolkit.retriever.k == 2 and len(toolkit.retriever.retriever.schema) == 13
+
+
+def test_toolkit_bad_arguments_raise_the_core_errors(sql_database, demo_retriever) -> None:
+    from jar_core.errors import InvalidArgumentError, JarError
+
+    options = {"embedder": demo_retriever.embedder}
+    for k in (0, -1, "many", True):
+        with pytest.raises(InvalidArgumentError, match="k must be"):
+            JoinAwareSQLToolkit(db=sql_database, k=k, retriever_options=options)
+    with pytest.raises(InvalidArgumentError, match="k must be"):  # also with a retriever given
+        JoinAwareSQLToolkit(db=sql_database, k=0, retriever=_tool().retriever)
+    for db in (None, "sqlite:///shop.db"):
+        with pytest.raises(InvalidArgumentError, match="SQLDatabase"):
+            JoinAwareSQLToolkit(db=db, retriever_options=options)
+    with pytest.raises(InvalidArgumentError, match="SQLDatabase"):
+        JoinAwareSQLToolkit(db=None, retriever=_tool().retriever)
+    with pytest.raises(JarError, match="retriever_options"):
+        JoinAwareSQLToolkit(db=sql_database, retriever_options=["embedder"])
+    with pytest.raises(JarError, match="decomposer"):  # an error of the default retriever is not wrapped either
+        JoinAwareSQLToolkit(db=sql_database, retriever_options={**options, "decomposer": "nope"})
 
 
 def _load_example(name: str) -> Any:

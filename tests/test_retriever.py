@@ -233,3 +233,70 @@ def test_a_question_nothing_in_the_source_matches_is_flagged(demo_retriever):
     assert format_tables_text(res).startswith("-- Warning: no table matches")
     empty = demo_retriever.retrieve("what is the", k=2)
     assert empty.subqueries == [] and "no sub-queries" in empty.warnings[0]
+
+
+_DDL = ("CREATE TABLE books (id INT PRIMARY KEY, title TEXT);"
+        "CREATE TABLE book_authors (id INT PRIMARY KEY, book_id INT REFERENCES books(id), name TEXT);")
+
+
+@pytest.mark.parametrize("source, hint", [
+    ("sqlite:///shop.db", "TableRetriever.from_database"),
+    (_DDL, "TableRetriever.from_ddl"),
+    (None, "Schema"),
+    ({"tables": []}, "Schema.from_dict"),
+])
+def test_a_retriever_needs_a_schema_not_a_url_or_none(source, hint):
+    with pytest.raises(InvalidArgumentError, match="Schema") as err:
+        TableRetriever(source)
+    assert hint in str(err.value)
+
+
+@pytest.mark.parametrize("decomposer", ["nope", "heuristic", 42, object()])
+def test_an_unknown_decomposer_is_rejected_at_construction(decomposer):
+    schema = load_ddl(_DDL)
+    with pytest.raises(InvalidArgumentError, match="decomposer") as err:
+        TableRetriever(schema, decomposer=decomposer, embedder=BagOfWordsEmbedder())
+    assert "decompose(" in str(err.value) and "None" in str(err.value)  # what is accepted
+
+
+def test_decomposers_accepted_at_construction():
+    class Upper:  # any object with decompose(question, schema), no name needed
+        def decompose(self, question, schema=None):
+            from jar_core.decomposition import Decomposition
+
+            return Decomposition(("authors",), "upper")
+
+    schema = load_ddl(_DDL)
+    for dec in (None, HeuristicDecomposer(), PrecomputedDecomposer({}), Upper()):
+        r = TableRetriever(schema, decomposer=dec, embedder=BagOfWordsEmbedder())
+        assert r.retrieve("who wrote books?", k=1).decomposer in ("heuristic", "upper")
+
+
+@pytest.mark.parametrize("strategy", [42, object()])
+def test_an_unknown_strategy_object_is_rejected_at_construction(strategy):
+    with pytest.raises(InvalidArgumentError, match="strategy"):
+        TableRetriever(load_ddl(_DDL), strategy=strategy, embedder=BagOfWordsEmbedder())
+
+
+def test_unknown_loader_options_are_named_with_the_accepted_ones():
+    from jar_core.demo import demo_url
+
+    with pytest.raises(InvalidArgumentError, match="'nope'") as err:
+        TableRetriever.from_database(demo_url(), loader_options={"nope": 1, "sample_rows": 10})
+    assert "sample_rows" in str(err.value) and "include_tables" in str(err.value)  # the accepted ones
+    with pytest.raises(InvalidArgumentError, match="loader_options"):
+        TableRetriever.from_database(demo_url(), loader_options=["sample_rows"])
+
+
+def test_prefetch_counts_one_string_as_one_question():
+    r = TableRetriever.from_ddl(_DDL, embedder=BagOfWordsEmbedder())
+    assert r.prefetch("Which books?", decompose=False) == 1
+    assert r.prefetch(["Which books?", "Who wrote them?"], decompose=False) == 2
+
+
+def test_a_misspelled_include_exclude_or_database_suggests_close_names(demo_retriever):
+    for option in ("include", "exclude"):
+        with pytest.raises(UnknownDatabaseError, match=r"no table 'book_author'.*did you mean demo\.book_authors"):
+            demo_retriever.retrieve(DEMO_QUESTION, **{option: ["book_author"]})
+    with pytest.raises(UnknownDatabaseError, match="unknown database 'dem'.*did you mean demo"):
+        demo_retriever.retrieve(DEMO_QUESTION, database="dem")

@@ -68,3 +68,21 @@ def test_copy_to_another_database_repoints_foreign_keys():
     assert c.id == "shop_2.orders" and c.foreign_keys == [ForeignKey(("customer_id",), "shop_2.customers", ("id",))]
     assert c.columns == t.columns and c.columns[0] is not t.columns[0]
     assert t.id == "shop.orders" and t.foreign_keys[0].ref_table == "shop.customers"
+
+
+@pytest.mark.parametrize("tables", [None, 42, "books", [Table("d", "t", [Column("a")]), "u"]])
+def test_a_schema_of_something_else_than_tables_is_a_schema_error(tables):
+    with pytest.raises(SchemaError, match="Table"):
+        Schema(tables)
+
+
+def test_an_unknown_table_or_database_name_suggests_close_ones():
+    s = Schema([Table("shop", "book_authors", [Column("id")]), Table("shop", "books", [Column("id")]),
+                Table("hr", "staff", [Column("id")])])
+    with pytest.raises(UnknownDatabaseError, match=r"no table 'book_author' in the schema .*did you mean shop\.book_authors"):
+        s.resolve(["book_author"])
+    with pytest.raises(UnknownDatabaseError, match="no table 'zzz'") as err:
+        s["zzz"]
+    assert "did you mean" not in str(err.value)  # nothing close: no suggestion
+    with pytest.raises(UnknownDatabaseError, match="unknown database 'shopp'.*did you mean shop"):
+        s.subset("shopp")

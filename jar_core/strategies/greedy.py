@@ -10,7 +10,8 @@ Each step is a handful of vector operations over the n candidates.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from numbers import Real
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -20,11 +21,36 @@ from jar_core.strategies.base import Selection, StepGain
 
 __all__ = [
     "GreedyStrategy", "JoinAwareStrategy", "seed", "coverage_gain", "join_gain", "connect_gain", "update_coverage",
-    "bridge_pair", "DEFAULT_WEIGHTS", "JOIN_AWARE_WEIGHTS", "FAMILY_WEIGHT",
+    "bridge_pair", "DEFAULT_WEIGHTS", "JOIN_AWARE_WEIGHTS", "FAMILY_WEIGHT", "MAX_WEIGHT", "check_weights",
 ]
 
 #: (l_cov, l_join, l_coarse) of the paper.
 DEFAULT_WEIGHTS = (2.0, 1.0, 4.0)
+
+#: Largest weight a search takes. The gains it weighs (relevance, coverage, join) are of order 1 to 10,
+#: so a larger weight changes no choice a smaller one would not, and near ``1e308`` the utilities
+#: overflow to inf / NaN.
+MAX_WEIGHT = 1e6
+
+
+def check_weights(weights: Sequence[tuple[str, Any]], *, all_zero: bool = False) -> tuple[float, ...]:
+    """The ``(name, value)`` weights as floats, or :class:`InvalidArgumentError` naming the first bad one.
+
+    Each must be a real number (not a bool) in ``[0, MAX_WEIGHT]``; unless ``all_zero``, not all of
+    them 0 (every candidate would score 0 and the choice would be arbitrary).
+    """
+    out = []
+    for label, v in weights:
+        if isinstance(v, bool) or not isinstance(v, Real) or not 0.0 <= float(v) <= MAX_WEIGHT:
+            raise InvalidArgumentError(f"weight {label} must be a number in [0, {MAX_WEIGHT:g}], got {v!r}")
+        out.append(float(v))
+    if not all_zero and out and not any(out):
+        names = ", ".join(label for label, _ in weights)
+        raise InvalidArgumentError(
+            f"the weights {names} are all 0: every table would score 0 and the choice would be arbitrary; "
+            "give at least one of them a positive weight"
+        )
+    return tuple(out)
 
 
 def seed(r: np.ndarray, F: np.ndarray, l_cov: float, l_coarse: float) -> np.ndarray:
@@ -95,6 +121,9 @@ def bridge_pair(
 class GreedyStrategy:
     """Greedy join-aware selection with weights ``(l_cov, l_join, l_coarse)`` (paper: 2, 1, 4).
 
+    Each weight is a number in ``[0, MAX_WEIGHT]`` (:data:`MAX_WEIGHT`, 1e6), not all three 0;
+    anything else raises :class:`InvalidArgumentError` naming the weight.
+
     ``trace_width`` candidates (best first) are kept per step for :attr:`Selection.trace`.
     """
 
@@ -111,10 +140,9 @@ class GreedyStrategy:
         self, l_cov: float = DEFAULT_WEIGHTS[0], l_join: float = DEFAULT_WEIGHTS[1],
         l_coarse: float = DEFAULT_WEIGHTS[2], *, trace_width: int = 5,
     ) -> None:
-        for label, v in (("l_cov", l_cov), ("l_join", l_join), ("l_coarse", l_coarse)):
-            if not np.isfinite(v) or v < 0:
-                raise InvalidArgumentError(f"weight {label} must be a finite number >= 0, got {v}")
-        self.l_cov, self.l_join, self.l_coarse = float(l_cov), float(l_join), float(l_coarse)
+        self.l_cov, self.l_join, self.l_coarse = check_weights(
+            (("l_cov", l_cov), ("l_join", l_join), ("l_coarse", l_coarse))
+        )
         self.trace_width = trace_width
 
     def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
@@ -205,7 +233,8 @@ class JoinAwareStrategy(GreedyStrategy):
     not found. With ``lookahead`` (default: as ``bridges``), a step with two or more places left may
     take a bridge for the table behind it, when the two are worth more per step than the best single
     table (:func:`bridge_pair`); the bridge shows in :attr:`Selection.bridges`. Weights
-    ``(l_cov, l_join, l_coarse)`` default to :data:`JOIN_AWARE_WEIGHTS`.
+    ``(l_cov, l_join, l_coarse)`` default to :data:`JOIN_AWARE_WEIGHTS`; they and ``l_family`` are
+    checked as :class:`GreedyStrategy`'s (``l_family`` alone may be 0).
     """
 
     name = "join-aware"
@@ -217,9 +246,7 @@ class JoinAwareStrategy(GreedyStrategy):
         lookahead: bool | None = None, trace_width: int = 5,
     ) -> None:
         super().__init__(l_cov, l_join, l_coarse, trace_width=trace_width)
-        if not np.isfinite(l_family) or l_family < 0:
-            raise InvalidArgumentError(f"weight l_family must be a finite number >= 0, got {l_family}")
-        self.l_family = float(l_family)
+        (self.l_family,) = check_weights((("l_family", l_family),), all_zero=True)
         self.bridges = bool(bridges)
         self.lookahead = self.bridges if lookahead is None else bool(lookahead)
 

@@ -51,6 +51,7 @@ import numpy as np
 from jar_core.errors import InvalidArgumentError, SolverError
 from jar_core.signals import Signals
 from jar_core.strategies.base import Selection, StepGain
+from jar_core.strategies.greedy import check_weights
 
 __all__ = ["MipStrategy", "status_label"]
 
@@ -116,6 +117,7 @@ class MipStrategy:
     Args:
         weights: ``(w1, w2, w3, w4)``: fine relevance, sub-query coverage, join score, coarse
             relevance. Spider's reference weights are the default; BIRD used ``(3, 8, 1, 3)``.
+            Each in ``[0, MAX_WEIGHT]`` (:data:`jar_core.strategies.greedy.MAX_WEIGHT`), not all 0.
         time_limit: seconds per solve; a solve stopped by it reports ``feasible`` (returning
             its incumbent) or ``no_solution``.
         max_subqueries: the bound ``Q`` on the total number of (sub-query, table) assignments;
@@ -136,8 +138,9 @@ class MipStrategy:
             ws = tuple(float(x) for x in weights)
         except (TypeError, ValueError) as err:
             raise InvalidArgumentError(f"weights must be 4 numbers, got {weights!r}") from err
-        if len(ws) != 4 or not all(math.isfinite(x) for x in ws):
-            raise InvalidArgumentError(f"weights must be 4 finite numbers, got {weights!r}")
+        if len(ws) != 4:
+            raise InvalidArgumentError(f"weights must be 4 numbers, got {weights!r}")
+        ws = check_weights(tuple(zip(("w1", "w2", "w3", "w4"), ws)))
         try:
             tl = float(time_limit)
         except (TypeError, ValueError) as err:
