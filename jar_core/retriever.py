@@ -4,6 +4,7 @@ from __future__ import annotations
 import inspect
 import logging
 import os
+import re
 import threading
 import warnings
 from pathlib import Path
@@ -112,10 +113,18 @@ def _weight(name: str, value: Any, top: float) -> float:
     return float(value)
 
 
+#: Terminal escape sequences (``\x1b[31m``) and control characters other than white space: no
+#: words of a question, and their remains (``31m``) would become sub-queries.
+_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def check_question(question: Any) -> str:
-    """The stripped question, or :class:`InvalidArgumentError` if it is not a non-blank string."""
+    """The stripped question without terminal escape sequences and control characters, or
+    :class:`InvalidArgumentError` if it is not a string with words."""
     if not isinstance(question, str):
         raise InvalidArgumentError(f"the question must be a string, got {type(question).__name__}")
+    question = _CONTROL.sub(" ", _ESCAPE.sub("", question))
     if not question.strip():
         raise InvalidArgumentError("the question is empty")
     try:

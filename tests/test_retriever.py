@@ -217,6 +217,15 @@ def test_a_question_with_a_lone_surrogate_is_an_invalid_argument(question):
         r.retrieve(question)
 
 
+def test_terminal_escape_sequences_are_no_words_of_a_question(demo_retriever):
+    # pasted from a terminal: before, "31mred" became a sub-query
+    res = demo_retriever.retrieve("\x1b[31mScience Fiction\x1b[0m books\x07 and their authors", k=3)
+    assert res.question == "Science Fiction books  and their authors"
+    assert not any("31m" in q or "0m" in q for q in res.subqueries), res.subqueries
+    with pytest.raises(InvalidArgumentError, match="empty"):
+        demo_retriever.retrieve("\x1b[0m\x1b[2J", k=2)
+
+
 def test_one_string_of_subqueries_is_one_subquery(demo_retriever):
     res = demo_retriever.retrieve("books", k=2, subqueries="authors")
     assert res.subqueries == ["authors"] and res.decomposer == "given"
