@@ -15,7 +15,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, field_serializer
 from jar_core.documents import check_sample_rows, fetch_sample_rows, result_documents
 from jar_core.errors import InvalidArgumentError
 from jar_core.result import RetrievalResult
-from jar_core.retriever import TableRetriever, check_k_or_auto, check_table_names, convert_option
+from jar_core.retriever import TableRetriever, check_k_or_auto, check_options, check_table_names, convert_option
 from langchain_jar.decomposers import PARENT_CALLBACKS, ChatModelDecomposer
 
 __all__ = ["JoinAwareRetriever"]
@@ -127,7 +127,9 @@ class JoinAwareRetriever(BaseRetriever):
         cls, url_or_engine: Any, *, loader_options: dict[str, Any] | None = None, **options: Any
     ) -> "JoinAwareRetriever":
         """From a SQLAlchemy URL or engine; ``loader_options`` go to :func:`jar_core.loaders.load_database`."""
-        loader_options = dict(loader_options or {})
+        from jar_core.loaders import load_database
+
+        loader_options = check_options(loader_options, load_database, "loader_options")
         return cls._build(
             lambda **core: TableRetriever.from_database(url_or_engine, loader_options=loader_options, **core),
             options, engine=url_or_engine, sql_schema=_one_schema(loader_options.get("schema")),

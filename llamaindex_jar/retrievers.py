@@ -23,7 +23,9 @@ from jar_core.decomposition import Decomposition
 from jar_core.documents import check_sample_rows, fetch_sample_rows, result_documents
 from jar_core.errors import IndexLoadError, IndexSaveError, InvalidArgumentError
 from jar_core.result import RetrievalResult
-from jar_core.retriever import TableRetriever, check_k_or_auto, check_question, check_table_names, convert_option
+from jar_core.retriever import (
+    TableRetriever, check_k_or_auto, check_options, check_question, check_table_names, convert_option,
+)
 from jar_core.strategies import WEIGHTED_STRATEGIES
 from llamaindex_jar.decomposers import LLMDecomposer
 from llamaindex_jar.embeddings import LlamaIndexEmbeddings
@@ -239,8 +241,10 @@ class JoinAwareRetriever(BaseRetriever):
         ``llm`` (a LlamaIndex ``LLM`` decomposing questions), or core options (``strategy``,
         ``candidates``, ``embedder``, ``decomposer``...).
         """
+        from jar_core.loaders import load_database
+
         adapter, core = _split_options(options)
-        loader_options = dict(loader_options or {})
+        loader_options = check_options(loader_options, load_database, "loader_options")
         adapter.setdefault("engine", url_or_engine)
         retriever = cls(TableRetriever.from_database(url_or_engine, loader_options=loader_options, **core), **adapter)
         schema = loader_options.get("schema")

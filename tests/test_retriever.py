@@ -295,6 +295,19 @@ def test_unknown_loader_options_are_named_with_the_accepted_ones():
     assert "sample_rows" in str(err.value) and "include_tables" in str(err.value)  # the accepted ones
     with pytest.raises(InvalidArgumentError, match="loader_options"):
         TableRetriever.from_database(demo_url(), loader_options=["sample_rows"])
+    # the adapters read the options before the core does: the same check, not a TypeError
+    from jar_core.loaders.database import sql_database_source
+
+    class FakeSQLDatabase:
+        _engine = object()
+
+    for build in (lambda o: pytest.importorskip("langchain_jar").JoinAwareRetriever.from_database(demo_url(), loader_options=o),
+                  lambda o: pytest.importorskip("llamaindex_jar").JoinAwareRetriever.from_database(demo_url(), loader_options=o),
+                  lambda o: sql_database_source(FakeSQLDatabase(), o)):
+        with pytest.raises(InvalidArgumentError, match="loader_options"):
+            build(["sample_rows"])
+        with pytest.raises(InvalidArgumentError, match="'nope'"):
+            build({"nope": 1})
 
 
 def test_prefetch_counts_one_string_as_one_question():

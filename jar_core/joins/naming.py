@@ -512,8 +512,8 @@ def _names_a_person(stem: list[str], key_word: bool) -> bool:
 def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The ``person`` rule, ``(f, k, confidence, rule index)`` as :func:`naming`'s: a column that
     names a person by a role (:func:`_names_a_person`: ``SupportRepId``, ``created_by``) references
-    the key of the table of people of its database (a name with a word of :data:`PERSON_WORDS`:
-    ``Employee``, ``staff``, ``users``) when there is exactly one such table, keyed by one column,
+    the key of the table of people of its database (:func:`_of_people`, a name ending with a word
+    of :data:`PERSON_WORDS`: ``Employee``, ``staff``, ``users``) when there is exactly one such table, keyed by one column,
     the table of people itself too (``People.LastEditedBy``: whoever last edited a person's row is
     one of the people; a row's manager there is also the ``self`` rule's).
     With several tables of people (``Person``, ``Employee``, ``SalesPerson``) nothing tells which

@@ -393,11 +393,13 @@ def _name_facts(
         row = row or is_row
         if k is None and stem and entities:  # ``customerid``, ``ab_itemid``
             glued = _glued_key(stem[-1], entities)
-            lead = None if glued else _leading_glued_key(stem[-1], entities, tnames, stem[-2] if len(stem) > 1 else None)
             if glued is not None:
                 stem, k = stem[:-1] + glued[0], glued[1]
-            elif lead is not None:  # ``customer_idcustomer``: the table's name, then its key's: one entity
-                stem, k = (stem[:-2] if stem[-2:-1] == lead else stem[:-1]) + lead, LEADING_KEY_WORD
+            else:
+                before = stem[-2] if len(stem) > 1 else None
+                lead = _leading_glued_key(stem[-1], entities, tnames, before)
+                if lead is not None:  # ``customer_idcustomer``: the table's name, then its key's: one entity
+                    stem, k = (stem[:-2] if before == lead[0] else stem[:-1]) + lead, LEADING_KEY_WORD
         kw = kw or k
         v_stems.append(stem)
         v_full.append("".join(stem) + (k or ""))
