@@ -874,6 +874,22 @@ def test_a_persons_role_references_the_one_table_of_people():
                 "note_comments.author_id", "note_comments.updater_id"):
         assert app.get(f"{col} = users.id", (0, ""))[1] == "person", (col, app)
     assert not any(v[1] == "person" and ("user_blocks.id" in e or "user_roles.id" in e) for e, v in app.items()), app
+    # the members of another table's rows (OpenStreetMap's relation_members, no keys declared:
+    # its member_id reads as its own key) are no second table of people
+    members = edges(load_ddl("""
+    CREATE TABLE users (id BIGINT, display_name TEXT);
+    CREATE TABLE relations (relation_id BIGINT, visible BOOLEAN);
+    CREATE TABLE relation_members (relation_id BIGINT, member_id BIGINT, member_role TEXT);
+    CREATE TABLE note_comments (id BIGINT, author_id BIGINT, body TEXT);
+    """, dialect="postgres"))
+    assert members.get("note_comments.author_id = users.id", (0, ""))[1] == "person", members
+    assert not any("relation_members.member_id" in e and v[1] == "person" for e, v in members.items()), members
+    # ... but a table of members with no such table beside it holds people
+    team = edges(load_ddl("""
+    CREATE TABLE team_members (member_id BIGINT, name TEXT);
+    CREATE TABLE note_comments (id BIGINT, author_id BIGINT, body TEXT);
+    """, dialect="postgres"))
+    assert team.get("note_comments.author_id = team_members.member_id", (0, ""))[1] == "person", team
     # no table of people (TPC-DS's item.i_manager_id)
     none = edges(load_ddl("CREATE TABLE item (i_item_sk INT PRIMARY KEY, i_manager_id INT);"
                           "CREATE TABLE store (s_store_sk INT PRIMARY KEY, s_manager TEXT);"))

@@ -204,6 +204,16 @@ def _of_people(table_words: list[list[str]]) -> bool:
     return any(tw and tw[-1] in PERSON_WORDS for tw in table_words)
 
 
+def _of_rows_of(table_words: list[list[str]], tables: set[str]) -> bool:
+    """Whether a table of people (:func:`_of_people`) is named by another table of its database
+    (``tables``: their whole names) and then its person word: ``relation_members``,
+    ``team_members``, ``project_users`` with ``relations``, ``teams``, ``projects`` beside them.
+    Its rows are the people (or members) of that table's rows, a link or a part of that table,
+    not the database's table of people."""
+    whole = table_words[0] if table_words else []
+    return len(whole) > 1 and "".join(whole[:-1]) in tables
+
+
 def _rule_edges(p: ColumnProfile, pairs: list[tuple[int, int]], rule: str) -> tuple[np.ndarray, ...]:
     """``(f, k, confidence, rule index)`` of ``rule``'s ``(referencing, key)`` ``pairs``: the rule's
     confidence, :data:`NO_KEY_WORD` times it for a referencing name without a key word."""
@@ -516,6 +526,8 @@ def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     of :data:`PERSON_WORDS`: ``Employee``, ``staff``, ``users``) when there is exactly one such table, keyed by one column,
     the table of people itself too (``People.LastEditedBy``: whoever last edited a person's row is
     one of the people; a row's manager there is also the ``self`` rule's).
+    A table named by another table of its database and a person word (``relation_members`` beside
+    ``relations``) holds the people of that table's rows and is none of them (:func:`_of_rows_of`).
     With several tables of people (``Person``, ``Employee``, ``SalesPerson``) nothing tells which
     one is meant, so there is no join. Weaker than a name that names its table: rule 6 prefers
     ``dogs.owner_id`` -> ``owners`` to the table of people."""
@@ -532,10 +544,17 @@ def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     if not found:
         return _rule_edges(p, pairs, "person")
     scopes = set(p.database[found].tolist())
+    in_scope = np.isin(p.database, list(scopes))
+    # the tables of each scope by their whole names, for the people of another table's rows
+    tables: dict[int, set[str]] = {}
+    for i in np.flatnonzero(in_scope).tolist():
+        if p.table_names[i]:
+            tables.setdefault(int(p.database[i]), set()).add(p.table_names[i][0])
     keys: dict[int, dict[int, list[int]]] = {}  # scope -> table of people -> its own keys
-    for i in np.flatnonzero(p.own_key & np.isin(p.database, list(scopes))).tolist():
+    for i in np.flatnonzero(p.own_key & in_scope).tolist():
         # an archive of people (``People_Archive``: past versions of ``People``'s rows) is no other table of them
-        if _of_people(p.table_words[i]) and not is_archive(p.table_words[i]):
+        if (_of_people(p.table_words[i]) and not is_archive(p.table_words[i])
+                and not _of_rows_of(p.table_words[i], tables[int(p.database[i])])):
             keys.setdefault(int(p.database[i]), {}).setdefault(int(p.table[i]), []).append(i)
     for fi in found:
         people = keys.get(int(p.database[fi]), {})
