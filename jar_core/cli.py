@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import os
 import re
 import sys
@@ -22,7 +21,7 @@ from jar_core.errors import InvalidArgumentError, JarError
 from jar_core.schema import MAX_SAMPLE_VALUES
 from jar_core.strategies import STRATEGIES, WEIGHTED_STRATEGIES, JoinAwareStrategy
 
-__all__ = ["main", "build_parser", "add_embedding_options", "embedder_from_args"]
+__all__ = ["main", "build_parser", "add_embedding_options", "embedder_from_args", "parse_weights"]
 
 PROG = "jar-retrieval"
 
@@ -305,7 +304,7 @@ def _strategy(args: argparse.Namespace) -> Any:
     from jar_core import strategies
 
     if args.weights is not None:
-        weights = _weights(args.weights)
+        weights = parse_weights(args.weights)
         name = args.strategy or _DEFAULT_STRATEGY
         if name not in WEIGHTED_STRATEGIES:
             raise InvalidArgumentError(
@@ -320,16 +319,21 @@ def _strategy(args: argparse.Namespace) -> Any:
 _DEFAULT_STRATEGY = JoinAwareStrategy.name
 
 
-def _weights(text: str) -> tuple[float, float, float]:
+def parse_weights(text: str, flag: str = "--weights") -> tuple[float, float, float]:
+    """``l_cov,l_join,l_coarse`` as three floats, checked by the search's own
+    :func:`~jar_core.strategies.greedy.check_weights` (each in ``[0, MAX_WEIGHT]``, not all 0)."""
+    from jar_core.strategies.greedy import check_weights
+
     try:
         parts = tuple(float(x) for x in text.split(","))
     except ValueError:
         parts = ()
-    if len(parts) != 3 or not all(math.isfinite(x) and x >= 0 for x in parts):
-        raise InvalidArgumentError(
-            f"--weights takes l_cov,l_join,l_coarse (three numbers >= 0, e.g. 2,1,4), got {text!r}"
-        )
-    return parts  # type: ignore[return-value]
+    if len(parts) != 3:
+        raise InvalidArgumentError(f"{flag} takes l_cov,l_join,l_coarse (three numbers, e.g. 2,1,4), got {text!r}")
+    try:
+        return check_weights(tuple(zip(("l_cov", "l_join", "l_coarse"), parts)))  # type: ignore[return-value]
+    except InvalidArgumentError as e:
+        raise InvalidArgumentError(f"{flag}: {e}") from None
 
 
 def _cmd_index(args: argparse.Namespace) -> int:
@@ -439,12 +443,51 @@ def _progress_enabled(args: argparse.Namespace) -> bool:
     return not getattr(args, "quiet", False) and sys.stderr.isatty()
 
 
+#: A value that argparse would take for an option because it begins with '-': '-1,1,1', '-.5'.
+_NEGATIVE_VALUE = re.compile(r"-\.?\d")
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line naming what is wrong and where help is
-    (``jar-retrieval retrieve: error: argument -k: ... (see jar-retrieval retrieve --help)``), exit 2."""
+    (``jar-retrieval retrieve: error: argument -k: ... (see jar-retrieval retrieve --help)``), exit 2.
+
+    A value beginning with '-' and a digit is the value of the long option before it
+    (``--weights -1,1,1`` is ``--weights=-1,1,1``), so that it is checked like any other value
+    (argparse itself takes only a lone negative number such as ``-1`` for a value)."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
+        return super().parse_known_args(self._join_negative_values(args), namespace)
+
+    def _join_negative_values(self, args: Sequence[str] | None) -> list[str]:
+        args = list(sys.argv[1:] if args is None else args)
+        takes_value = {o for a in self._actions if a.nargs is None for o in a.option_strings if o.startswith("--")}
+        out: list[str] = []
+        i = 0
+        while i < len(args):
+            arg = args[i]
+            if arg == "--":  # the rest are positional
+                return out + args[i:]
+            if arg in takes_value and i + 1 < len(args) and _NEGATIVE_VALUE.match(args[i + 1]):
+                out.append(f"{arg}={args[i + 1]}")
+                i += 2
+            else:
+                out.append(arg)
+                i += 1
+        return out
+
+
+class _CommandParser(_Parser):
+    """The parser of a command: an argument it does not know is its usage error, which names the
+    command's help (``see jar-retrieval retrieve --help``), not the top-level one."""
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -453,7 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("--verbose", "-v", action="store_true", help="log what happens")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
     sub.required = True
 
     r = sub.add_parser("retrieve", help="the tables that answer a question, with their joins")
@@ -534,17 +577,36 @@ def _show_warning(message: Any, category: Any, filename: str, lineno: int, file:
     _print(f"{PROG}: warning: {message}", file=sys.stderr, one_line=True)
 
 
+def _setup_logging(verbose: bool) -> None:
+    """Log lines as ``jar-retrieval: message`` on stderr through the root logger's one handler
+    (INFO with ``--verbose``, else WARNING and the model libraries' loggers ERROR).
+
+    huggingface_hub gives its logger a stream handler of its own when imported, and that logger
+    also propagates to the root: every line of it would be printed twice. The handler is removed
+    here, the lines go to the root's."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format=f"{PROG}: %(message)s")
+    if not verbose:  # before huggingface_hub is imported: it reads them then
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    try:
+        import huggingface_hub.utils.logging  # noqa: F401 - adds the handler (once, on import)
+    except ImportError:  # pragma: no cover - a dependency of sentence-transformers
+        pass
+    hub = logging.getLogger("huggingface_hub")
+    for handler in list(hub.handlers):
+        hub.removeHandler(handler)
+    hub.propagate = True
+    if not verbose:
+        for noisy in ("sentence_transformers", "transformers", "huggingface_hub"):
+            logging.getLogger(noisy).setLevel(logging.ERROR)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format=f"{PROG}: %(message)s")
+    _setup_logging(args.verbose)
     # The encoder's threads are the library's choice (jar_core.embedding: one per question, all
     # cores for large batches; --threads or $JAR_RETRIEVAL_THREADS override it).
-    if not args.verbose:
-        for noisy in ("sentence_transformers", "transformers", "huggingface_hub"):
-            logging.getLogger(noisy).setLevel(logging.ERROR)
-        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", UserWarning)

@@ -56,16 +56,20 @@ class FindTablesInput(BaseModel):
     )
 
 
+_MISSING = object()  # an argument not given (``None`` is a value given)
+
+
 def arguments_error(err: ValidationError) -> str:
     """The text of a tool call's invalid arguments, for the model (as the tool's other errors):
     ``invalid argument k: input should be ... or input should be 'auto', got 0``."""
     fields: dict[str, tuple[list[str], Any]] = {}
     for e in err.errors():
         name = str(e["loc"][0]) if e["loc"] else "input"
-        messages, _ = fields.setdefault(name, ([], e["input"] if e["type"] != "missing" else None))
+        messages, _ = fields.setdefault(name, ([], e["input"] if e["type"] != "missing" else _MISSING))
         messages.append(e["msg"][:1].lower() + e["msg"][1:])
     return "; ".join(
-        f"invalid argument {name}: {' or '.join(dict.fromkeys(messages))}" + ("" if got is None else f", got {got!r}")
+        f"invalid argument {name}: {' or '.join(dict.fromkeys(messages))}"
+        + ("" if got is _MISSING else f", got {got!r}")
         for name, (messages, got) in fields.items()
     )
 
@@ -186,7 +190,9 @@ class TableSchemaTool(BaseTool):
     """The ``CREATE TABLE`` statement, keys and joins of the tables an agent names (``get_table_schema``).
 
     The fallback for a table the retrieval missed: any table of the retriever's schema can be
-    described. An unknown name is answered with the closest names, not an exception.
+    described. An unknown name is answered with the closest names, and arguments its schema
+    rejects (``table_names`` missing, or a list or number instead of a string) with the problem
+    (``invalid argument table_names: ...``), as the tool's error text, not an exception.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -194,6 +200,8 @@ class TableSchemaTool(BaseTool):
     name: str = "get_table_schema"
     description: str = TABLE_SCHEMA_DESCRIPTION
     args_schema: type[BaseModel] = TableSchemaInput
+    handle_tool_error: Any = True
+    handle_validation_error: Any = arguments_error
     retriever: JoinAwareRetriever = Field(exclude=True)
 
     def _run(self, table_names: str, run_manager: Optional[CallbackManagerForToolRun] = None) -> str:

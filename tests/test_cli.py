@@ -66,6 +66,8 @@ def no_table_db(tmp_path):
         (["retrieve", "q", "-k", "0"], "k must be >= 1"),
         (["retrieve", "q", "--candidates", "0"], "--candidates must be >= 1"),
         (["retrieve", "q", "--db", "sqlite:///{tmp}/missing.db"], "does not exist"),
+        (["retrieve", "q", "--db", "sqlite:///{tmp}"], "'{tmp}' is a directory, not a SQLite database file"),
+        (["retrieve", "q", "--db", "sqlite:///{tmp}/nofolder/x.db"], "the folder '{tmp}/nofolder' does not exist"),
         (["retrieve", "q", "--db", "postgresql://u:secret@127.0.0.1:1/x"], "postgresql://u:***@127.0.0.1:1/x"),
         (["retrieve", "q", "--db", "{empty_db}"], "has no tables"),
         (["retrieve", "q", "--ddl", "{bad_ddl}"], "statement 2"),
@@ -79,12 +81,13 @@ def no_table_db(tmp_path):
 def test_bad_input_is_one_line_and_exit_1(tmp_path, capsys, args, message):
     subs = {"tmp": str(tmp_path), "empty_db": no_table_db(tmp_path), "bad_ddl": bad_ddl(tmp_path)}
     args = [a.format(**subs) for a in args]
+    message = message.format(**subs)
     assert main(args) == 1
     err = capsys.readouterr().err
     assert err.startswith("jar-retrieval: error: ") and message in err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "secret" not in err
-    assert not (tmp_path / "missing.db").exists()
+    assert not (tmp_path / "missing.db").exists() and not (tmp_path / "nofolder").exists()
 
 
 def test_unknown_db_id(benchmarks_dir, capsys):
@@ -171,6 +174,61 @@ def test_usage_errors_exit_2_with_one_line(capsys):
         main(["nosuch"])
     err = capsys.readouterr().err
     assert e.value.code == 2 and err.count("\n") == 1 and "invalid choice: 'nosuch'" in err, err
+
+
+def test_an_unknown_option_of_a_command_names_the_command_help(capsys):
+    for command, args in (("retrieve", ["q"]), ("index", ["--out", "x"]), ("eval", ["x"])):
+        with pytest.raises(SystemExit) as e:
+            main([command, *args, "--nonsense"])
+        err = capsys.readouterr().err
+        assert e.value.code == 2
+        assert err == (f"jar-retrieval {command}: error: unrecognized arguments: --nonsense"
+                       f" (see jar-retrieval {command} --help)\n"), err
+    with pytest.raises(SystemExit) as e:  # an unknown option before the command is the top level's
+        main(["--nonsense", "retrieve"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.endswith("unrecognized arguments: --nonsense (see jar-retrieval --help)\n"), err
+
+
+def test_a_value_beginning_with_minus_and_a_digit_is_the_option_value(tmp_path, capsys):
+    parse = build_parser().parse_args
+    assert parse(["retrieve", "q", "--weights", "-1,1,1"]).weights == "-1,1,1"
+    assert parse(["serve", "--weights", "-.5,1,1"]).weights == "-.5,1,1"
+    assert parse(["retrieve", "q", "--lexical", "-1e3"]).lexical == -1e3
+    assert parse(["retrieve", "--", "--weights"]).question == "--weights"  # after --: positional
+    # and checked by the search's own check (weights in [0, 1e6]), one line and exit 1
+    assert main(["retrieve", "q", "--weights", "-1,1,1", "--no-cache"]) == 1
+    _one_line_error(capsys, "--weights: weight l_cov must be a number in [0, 1e+06], got -1.0")
+    assert main(["retrieve", "q", "--weights", "1,1,1e7", "--strategy", "greedy", "--no-cache"]) == 1
+    _one_line_error(capsys, "--weights: weight l_coarse must be a number in [0, 1e+06], got 10000000.0")
+    assert main(["eval", str(tmp_path), "--methods", "greedy", "--weights", "1,-2,1"]) == 1
+    _one_line_error(capsys, "--weights: weight l_join must be a number in [0, 1e+06], got -2.0")
+
+
+def test_verbose_library_log_lines_are_printed_once(tmp_path):
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import logging, sys\n"
+        "import jar_core.cli as cli\n"
+        "def command(args):\n"
+        "    from huggingface_hub.utils import logging as hub_logging\n"
+        "    hub_logging.get_logger('huggingface_hub.file_download').warning('a hub line')\n"
+        "    logging.getLogger('sentence_transformers.SentenceTransformer').info('a model line')\n"
+        "    from huggingface_hub import constants\n"
+        "    print(constants.HF_HUB_DISABLE_PROGRESS_BARS)\n"
+        "    return 0\n"
+        "cli._cmd_bench = command\n"
+        "sys.exit(cli.main(sys.argv[1:]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
+    env["HF_HUB_OFFLINE"] = "1"
+    p = subprocess.run([sys.executable, str(script), "--verbose", "bench"], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.splitlines() == ["jar-retrieval: a hub line", "jar-retrieval: a model line"], p.stderr
+    p = subprocess.run([sys.executable, str(script), "bench"], capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0 and p.stderr == "", p.stderr  # without --verbose: errors only
+    assert p.stdout.strip() == "True"  # and no download progress bars (set before huggingface_hub reads it)
 
 
 # -- issue 11: one-line errors instead of tracebacks, warnings, escaped names, --no-samples ------
@@ -286,10 +344,18 @@ def test_weights_apply_to_the_default_strategy(capsys):
     assert [t["id"] for t in greedy["tables"]] == [t["id"] for t in dense["tables"]]  # relevance alone, as dense
 
 
-@pytest.mark.parametrize("weights", ["banana", "1,2", "1,2,3,4", "-1,1,1", "nan,1,1", "inf,1,1"])
-def test_bad_weights_are_an_error(weights, capsys):
+@pytest.mark.parametrize("weights,message", [
+    ("banana", "--weights takes l_cov,l_join,l_coarse"), ("1,2", "--weights takes l_cov,l_join,l_coarse"),
+    ("1,2,3,4", "--weights takes l_cov,l_join,l_coarse"),
+    # out of range: the search's own check (check_weights)
+    ("-1,1,1", "--weights: weight l_cov must be a number in [0, 1e+06], got -1.0"),
+    ("nan,1,1", "--weights: weight l_cov must be a number in [0, 1e+06], got nan"),
+    ("1,inf,1", "--weights: weight l_join must be a number in [0, 1e+06], got inf"),
+    ("0,0,0", "--weights: the weights l_cov, l_join, l_coarse are all 0"),
+])
+def test_bad_weights_are_an_error(weights, message, capsys):
     assert main(["retrieve", "q", f"--weights={weights}"]) == 1
-    _one_line_error(capsys, "--weights takes l_cov,l_join,l_coarse")
+    _one_line_error(capsys, message)
 
 
 def test_weights_with_another_strategy_are_an_error(capsys):

@@ -82,6 +82,8 @@ def test_the_file_is_opened_read_only_and_never_created(tpch, tmp_path) -> None:
     with pytest.raises(DatabaseConnectionError, match="does not exist"):
         load_database(f"duckdb:///{tmp_path / 'missing.duckdb'}")
     assert not (tmp_path / "missing.duckdb").exists()
+    with pytest.raises(DatabaseConnectionError, match="is a directory, not a DuckDB database file"):
+        load_database(f"duckdb:///{tmp_path}")  # DuckDB's own message: 'IO Error: Could not read from file'
     engine = dbmod._create_engine(f"duckdb:///{tpch}")
     try:
         with engine.connect() as conn, pytest.raises(sa.exc.DBAPIError, match="read-only"):

@@ -211,6 +211,19 @@ def test_get_table_schema_is_the_fallback_for_any_table(sql_database) -> None:
     assert tool.invoke({"table_names": " , "}).startswith("Error:")
 
 
+def test_get_table_schema_returns_bad_arguments_to_the_model() -> None:
+    tool = TableSchemaTool(retriever=_tool().retriever)
+    for args, message in (({"table_names": ["books"]}, "input should be a valid string, got ['books']"),
+                          ({"table_names": 3}, "input should be a valid string, got 3"),
+                          ({"table_names": None}, "input should be a valid string, got None"),
+                          ({}, "field required")):
+        msg = tool.invoke(_tool_call(args, name=tool.name))
+        assert isinstance(msg, ToolMessage) and msg.status == "error"
+        assert msg.content == f"invalid argument table_names: {message}"
+        assert tool.invoke(args) == f"invalid argument table_names: {message}"  # not a ValidationError
+        assert asyncio.run(tool.ainvoke(args)) == f"invalid argument table_names: {message}"
+
+
 def test_default_toolkit_retriever_follows_the_database(sql_database, demo_retriever) -> None:
     toolkit = JoinAwareSQLToolkit(db=sql_database, k=2, retriever_options={"embedder": demo_retriever.embedder})
     assert toolkit.retriever.k == 2 and len(toolkit.retriever.retriever.schema) == 13

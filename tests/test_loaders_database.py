@@ -16,6 +16,7 @@ from jar_core.errors import (
     DatabaseConnectionError,
     InvalidArgumentError,
     SchemaError,
+    SourceError,
     UnknownDatabaseError,
 )
 from jar_core.loaders import load_database
@@ -264,6 +265,26 @@ def test_missing_sqlite_file_is_not_created(tmp_path: Path) -> None:
     assert not missing.exists()
 
 
+def test_a_directory_or_a_missing_folder_is_named_not_a_disk_io_error(tmp_path: Path) -> None:
+    with pytest.raises(SourceError) as err:  # SQLite's own message: 'disk I/O error'
+        load_database(f"sqlite:///{tmp_path}")
+    assert isinstance(err.value, DatabaseConnectionError)
+    assert f"{str(tmp_path)!r} is a directory, not a SQLite database file" in _one_line(err)
+    with pytest.raises(DatabaseConnectionError, match="is a directory"):  # an engine is checked too
+        load_database(sqlalchemy.create_engine(f"sqlite:///{tmp_path}"))
+    missing = tmp_path / "nofolder" / "shop.db"
+    with pytest.raises(DatabaseConnectionError) as err:
+        load_database(f"sqlite:///{missing}")
+    assert f"the folder {str(missing.parent)!r} does not exist" in _one_line(err)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(DatabaseConnectionError, match="is not a folder"):
+        load_database(f"sqlite:///{tmp_path / 'file' / 'shop.db'}")
+    assert not missing.parent.exists()
+    for memory in ("sqlite://", "sqlite:///:memory:"):  # in memory: no file to check, an empty database
+        with pytest.raises(SchemaError, match="has no tables"):
+            load_database(memory)
+
+
 def test_malformed_url() -> None:
     with pytest.raises(DatabaseConnectionError, match="malformed database URL") as err:
         load_database("not a url")
@@ -292,9 +313,11 @@ def test_missing_driver_names_the_package() -> None:
 
 
 def test_connection_failure_is_wrapped(tmp_path: Path) -> None:
-    # A directory is an existing path SQLite cannot open (an OperationalError at connect).
-    with pytest.raises(DatabaseConnectionError, match="cannot connect") as err:
-        load_database(f"sqlite:///{tmp_path}")
+    def refuse() -> sqlite3.Connection:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    with pytest.raises(DatabaseConnectionError, match="cannot connect.*unable to open database file") as err:
+        load_database(sqlalchemy.create_engine("sqlite://", creator=refuse))  # an OperationalError at connect
     _one_line(err)
     not_a_db = tmp_path / "notes.db"
     not_a_db.write_text("this is not a database\n" * 100)

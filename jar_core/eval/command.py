@@ -89,16 +89,6 @@ def _methods(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _weights(text: str) -> tuple[float, float, float]:
-    try:
-        parts = tuple(float(x) for x in text.split(","))
-    except ValueError:
-        parts = ()
-    if len(parts) != 3 or not all(math.isfinite(x) and x >= 0 for x in parts):
-        raise InvalidArgumentError(f"--weights takes l_cov,l_join,l_coarse (three numbers >= 0), got {text!r}")
-    return parts  # type: ignore[return-value]
-
-
 def _check_out(path: str | None, flag: str) -> None:
     if path is None:
         return
@@ -118,6 +108,7 @@ def _check_out(path: str | None, flag: str) -> None:
 
 
 def run_eval(args: argparse.Namespace) -> int:
+    from jar_core.cli import parse_weights
     from jar_core.eval import report
     from jar_core.eval.harness import evaluate, method_specs, prepare
     from jar_core.loaders import load_benchmark
@@ -133,7 +124,7 @@ def run_eval(args: argparse.Namespace) -> int:
         raise InvalidArgumentError(f"--mip-time-limit must be > 0 seconds, got {args.mip_time_limit}")
     if not 0.0 <= args.hubness <= 2.0:
         raise InvalidArgumentError(f"--hubness must be between 0 and 2, got {args.hubness}")
-    weights = _weights(args.weights) if args.weights else None
+    weights = parse_weights(args.weights) if args.weights else None
     if weights is not None and "greedy" not in methods:
         raise InvalidArgumentError("--weights applies to the greedy: add greedy to --methods")
     for path, flag in ((args.json, "--json"), (args.markdown, "--markdown"), (args.plot, "--plot")):

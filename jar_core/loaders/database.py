@@ -331,10 +331,8 @@ def _create_engine(raw: str | URL, *, read_only: bool = True) -> Engine:
     kwargs: dict[str, Any] = {}
     if url.get_backend_name() == "duckdb":
         duckdb_file = _duckdb_file(url)
-        if duckdb_file is not None and not duckdb_file.exists():
-            raise DatabaseConnectionError(
-                f"cannot open {label}: the DuckDB file {str(duckdb_file)!r} does not exist"
-            )
+        if duckdb_file is not None:
+            _check_database_file(duckdb_file, "DuckDB", label)
         if read_only and duckdb_file is not None:  # a read-only DuckDB connection also lets others read
             kwargs["connect_args"] = {"read_only": True}
     try:
@@ -458,12 +456,24 @@ def _sqlite_file(url: URL) -> Path | None:
 
 
 def _check_sqlite_file(url: URL) -> None:
-    """Refuse a SQLite file that does not exist: connecting would silently create it."""
+    """Refuse a SQLite file that does not exist (connecting would silently create it) or is a directory."""
     sqlite_file = _sqlite_file(url)
-    if sqlite_file is not None and not sqlite_file.exists():
+    if sqlite_file is not None:
+        _check_database_file(sqlite_file, "SQLite", _label(url))
+
+
+def _check_database_file(path: Path, kind: str, label: str) -> None:
+    """:class:`DatabaseConnectionError` naming ``path`` when it is a directory or does not exist
+    (and which folder of it is missing), instead of the driver's 'disk I/O error'."""
+    if path.is_dir():
         raise DatabaseConnectionError(
-            f"cannot open {_label(url)}: the SQLite file {str(sqlite_file)!r} does not exist"
+            f"cannot open {label}: {str(path)!r} is a directory, not a {kind} database file"
         )
+    if not path.exists():
+        parent = path.parent
+        missing = ("" if parent.is_dir() else f" ({str(parent)!r} is not a folder)" if parent.exists()
+                   else f" (the folder {str(parent)!r} does not exist)")
+        raise DatabaseConnectionError(f"cannot open {label}: the {kind} file {str(path)!r} does not exist{missing}")
 
 
 def _duckdb_file(url: URL) -> Path | None:
