@@ -1436,3 +1436,21 @@ def test_a_key_word_before_the_entity_names_the_table():
                          T("users", "user_id", "identity"), T("entities", "entity_id", "label")]))
     assert "SUBJECT_OFFERED.SUBJECT_ID_SORT = SUBJECT_SUMMARY.SUBJECT_ID_SORT" not in rest, rest
     assert not any(".identity" in e for e in rest), rest
+
+
+def test_romance_word_order_plurals_and_people():
+    # the entity before its role (codigo_empleado_rep_ventas), a plural in -es (proveedores for
+    # id_proveedor), a boss in the table of people and a role outside it (no keys declared)
+    got = edges(Schema([T("empleados", "id", "nombre", "id_jefe", "id_direccion"),
+                        T("direcciones", "id", "ciudad"), T("proveedores", "id", "nombre", "id_direccion"),
+                        T("provee", "id", "id_proveedor", "cantidad"),
+                        T("clientes", "id", "codigo_empleado_rep_ventas", "id_vendedor", "nombre")]))
+    assert got.get("empleados.id = empleados.id_jefe", (0, ""))[1] == "self", got
+    for pair in ("direcciones.id = empleados.id_direccion", "direcciones.id = proveedores.id_direccion",
+                 "provee.id_proveedor = proveedores.id"):
+        assert got.get(pair, (0, ""))[0] >= 0.75, (pair, got)
+    assert got.get("clientes.codigo_empleado_rep_ventas = empleados.id", (0, ""))[1] == "role", got
+    assert got.get("clientes.id_vendedor = empleados.id", (0, ""))[1] == "person", got
+    # an English name keeps its order and its plurals (no "cas" for "cases")
+    en = edges(Schema([T("cases", "case_id", "title"), T("notes", "note_id", "cas_id")]))
+    assert not any("cas_id" in e for e in en), en

@@ -81,9 +81,20 @@ RULES = {
 HIERARCHY_WORDS = frozenset({"parent"})
 #: The same for a table of people only (``employee.manager_id``; ``item.i_manager_id`` is a
 #: person's id, not an item's).
-PERSON_HIERARCHY_WORDS = frozenset({"manager", "mgr", "supervisor", "superior", "boss", "mentor"})
-#: Words of a table name that say its rows are people.
-PERSON_WORDS = frozenset({"employee", "emp", "staff", "person", "people", "user", "worker", "member", "agent"})
+PERSON_HIERARCHY_WORDS = frozenset({
+    "manager", "mgr", "supervisor", "superior", "boss", "mentor",
+    # Spanish, Portuguese, Italian, French (``empleados.id_jefe``)
+    "jefe", "chefe", "capo", "gerente", "superiore", "superieur", "responsable", "responsabile",
+})
+#: Words of a table name that say its rows are people; in Spanish, Portuguese, Italian and French
+#: too, each as :func:`~.profile.words` reads the singular and the plural (``trabajadores``:
+#: ``trabajadore``; Italian ``dipendenti``).
+PERSON_WORDS = frozenset({
+    "employee", "emp", "staff", "person", "people", "user", "worker", "member", "agent",
+    "empleado", "empregado", "funcionario", "trabajador", "trabajadore", "trabalhador", "trabalhadore",
+    "usuario", "persona", "pessoa", "personne", "utilisateur", "utente", "utenti", "dipendente", "dipendenti",
+    "impiegato", "impiegati", "persone", "miembro", "membro", "membri", "membre", "employe",
+})
 #: Last words of a column that names a person by a role (``SupportRepId``, ``account_manager_id``,
 #: ``assignee_id``): it references the one table of people of its database.
 PERSON_ROLE_WORDS = frozenset({
@@ -93,6 +104,9 @@ PERSON_ROLE_WORDS = frozenset({
     "updater", "modifier", "editor", "uploader", "submitter", "poster", "commenter", "reporter", "requester",
     "requestor", "moderator", "verifier", "voter", "follower", "subscriber", "inviter", "invitee", "sender",
     "recipient", "receiver", "granter", "grantor", "revoker",
+    # Spanish, Portuguese, Italian, French (``area.id_jefe``, ``cliente.id_vendedor``)
+    "jefe", "chefe", "capo", "gerente", "responsable", "responsabile", "vendedor", "venditore", "vendeur",
+    "autor", "autore", "auteur", "creador", "criador", "creatore", "createur",
 })
 #: Last words of a table name that make it another table's archive (``TransactionHistoryArchive``).
 ARCHIVE_WORDS = frozenset({"archive", "archived"})

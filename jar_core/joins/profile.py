@@ -356,6 +356,35 @@ def _glued_key(token: str, entities: frozenset[str]) -> tuple[list[str], str] | 
     return None
 
 
+_VOWELS = frozenset("aeiouy")
+
+
+def _entity_first(stem: list[str], entities: frozenset[str]) -> list[str]:
+    """The words of a name whose key word came first (``codigo_empleado_rep_ventas``) in the order of
+    a name whose key word comes last: the entity before its role (Spanish, Portuguese, Italian and
+    French word order) put after it (``rep ventas empleado``, as ``SalesRepEmployee``), when the
+    first words name a table of the database (``entities``) and all of them do not; a table's
+    plural in ``-es`` is named by its singular (``id_proveedor``: ``proveedores``)."""
+    def named(part: list[str]) -> list[str] | None:
+        """``part``, its last word as :func:`words` reads a table's Spanish or Portuguese plural in
+        ``-es`` (``direcciones`` -> ``direccione`` for ``id_direccion``), when it names a table."""
+        if "".join(part) in entities:
+            return part
+        if part[-1][-1:] not in _VOWELS and "".join(part) + "e" in entities:
+            return part[:-1] + [part[-1] + "e"]
+        return None
+
+    if not stem:
+        return stem
+    whole = named(stem)
+    if whole is not None:
+        return whole
+    for j in range(len(stem) - 1, 0, -1):
+        if (first := named(stem[:j])) is not None:
+            return stem[j:] + first
+    return stem
+
+
 def _leading_glued_key(token: str, entities: frozenset[str], own: Sequence[str], before: str | None) -> list[str] | None:
     """The entity of MySQL Workbench's key names: ``id`` glued before a table's name, in that
     table itself (``customer.idcustomer``) or after that name (``order.customer_idcustomer``);
@@ -400,6 +429,8 @@ def _name_facts(
                 lead = _leading_glued_key(stem[-1], entities, tnames, before)
                 if lead is not None:  # ``customer_idcustomer``: the table's name, then its key's: one entity
                     stem, k = (stem[:-2] if before == lead[0] else stem[:-1]) + lead, LEADING_KEY_WORD
+        elif k in LEADING_KEY_WORDS and vt and vt[0] == k and entities:
+            stem = _entity_first(stem, entities)
         kw = kw or k
         v_stems.append(stem)
         v_full.append("".join(stem) + (k or ""))
