@@ -33,7 +33,7 @@ FIND_TABLES_DESCRIPTION = (
 )
 TABLE_SCHEMA_DESCRIPTION = (
     "Get the CREATE TABLE statement, keys and joins of database tables by name, also of tables that "
-    "find_tables did not return. Input: a comma-separated list of table names, e.g. 'track, album'."
+    "find_tables did not return. Input: table names, comma-separated ('track, album') or as a list."
 )
 QUERY_DESCRIPTION = (
     "Execute a SQL query against the database and get back the result. Input: a detailed and correct "
@@ -181,8 +181,8 @@ class JoinAwareTablesTool(BaseTool):
 class TableSchemaInput(BaseModel):
     """Arguments of :class:`TableSchemaTool`."""
 
-    table_names: str = Field(
-        description="A comma-separated list of table names, e.g. 'track, album' (schema.table where names repeat)."
+    table_names: Union[str, list[str]] = Field(
+        description="Table names, comma-separated ('track, album') or as a list; schema.table where names repeat."
     )
 
 
@@ -191,7 +191,7 @@ class TableSchemaTool(BaseTool):
 
     The fallback for a table the retrieval missed: any table of the retriever's schema can be
     described. An unknown name is answered with the closest names, and arguments its schema
-    rejects (``table_names`` missing, or a list or number instead of a string) with the problem
+    rejects (``table_names`` missing, or a number instead of a string or a list of them) with the problem
     (``invalid argument table_names: ...``), as the tool's error text, not an exception.
     """
 
@@ -204,10 +204,11 @@ class TableSchemaTool(BaseTool):
     handle_validation_error: Any = arguments_error
     retriever: JoinAwareRetriever = Field(exclude=True)
 
-    def _run(self, table_names: str, run_manager: Optional[CallbackManagerForToolRun] = None) -> str:
+    def _run(self, table_names: Union[str, list[str]], run_manager: Optional[CallbackManagerForToolRun] = None) -> str:
         from jar_core.render import describe_table
 
-        names = [n.strip().strip('"`[]') for n in str(table_names).split(",") if n.strip()]
+        given = [table_names] if isinstance(table_names, str) else table_names
+        names = [n.strip().strip('"`[]') for g in given for n in g.split(",") if n.strip()]
         if not names:
             return "Error: give one or more table names, separated by commas."
         parts = []

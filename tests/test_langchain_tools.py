@@ -213,15 +213,20 @@ def test_get_table_schema_is_the_fallback_for_any_table(sql_database) -> None:
 
 def test_get_table_schema_returns_bad_arguments_to_the_model() -> None:
     tool = TableSchemaTool(retriever=_tool().retriever)
-    for args, message in (({"table_names": ["books"]}, "input should be a valid string, got ['books']"),
-                          ({"table_names": 3}, "input should be a valid string, got 3"),
-                          ({"table_names": None}, "input should be a valid string, got None"),
+    either = "input should be a valid string or input should be a valid list"
+    for args, message in (({"table_names": 3}, f"{either}, got 3"),
+                          ({"table_names": None}, f"{either}, got None"),
+                          ({"table_names": [3]}, "input should be a valid string, got [3]"),
                           ({}, "field required")):
         msg = tool.invoke(_tool_call(args, name=tool.name))
         assert isinstance(msg, ToolMessage) and msg.status == "error"
         assert msg.content == f"invalid argument table_names: {message}"
         assert tool.invoke(args) == f"invalid argument table_names: {message}"  # not a ValidationError
         assert asyncio.run(tool.ainvoke(args)) == f"invalid argument table_names: {message}"
+    # a list of names, as models often send, is read as the comma-separated string
+    listed = tool.invoke(_tool_call({"table_names": ["books", "authors"]}, name=tool.name))
+    assert listed.status == "success" and listed.content == tool.invoke({"table_names": "books, authors"})
+    assert "CREATE TABLE" in listed.content and "Error" not in listed.content
 
 
 def test_default_toolkit_retriever_follows_the_database(sql_database, demo_retriever) -> None:
