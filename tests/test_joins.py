@@ -1438,6 +1438,24 @@ def test_a_key_word_before_the_entity_names_the_table():
     assert not any(".identity" in e for e in rest), rest
 
 
+def test_a_declared_uuid_and_other_text_never_join():
+    from jar_core.loaders import load_ddl
+
+    # Lago's billing schema: external ids and codes kept as text, named like the uuid keys
+    got = edges(load_ddl("""
+    CREATE TABLE customers (id uuid PRIMARY KEY, external_id character varying, name text);
+    CREATE TABLE events (id uuid PRIMARY KEY, customer_id uuid, external_customer_id character varying);
+    CREATE TABLE payments (id uuid PRIMARY KEY, provider_payment_id character varying, amount integer);
+    CREATE TABLE taxes (id uuid PRIMARY KEY, code character varying);
+    CREATE TABLE fees_taxes (id uuid PRIMARY KEY, tax_id uuid, tax_code character varying);
+    """, dialect="postgres"))
+    assert got.get("customers.id = events.customer_id", (0, ""))[0] >= 0.75, got
+    assert got.get("fees_taxes.tax_id = taxes.id", (0, ""))[0] >= 0.75, got
+    assert not any("external_customer_id" in e and "customers.id" in e for e in got), got
+    assert not any("provider_payment_id" in e for e in got), got
+    assert not any("tax_code" in e and "taxes.id" in e for e in got), got
+
+
 def test_romance_word_order_plurals_and_people():
     # the entity before its role (codigo_empleado_rep_ventas), a plural in -es (proveedores for
     # id_proveedor), a boss in the table of people and a role outside it (no keys declared)

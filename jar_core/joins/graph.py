@@ -11,7 +11,9 @@ Composed from the rules, in order of trust (each a module of :mod:`jar_core.join
    each and none in common halve it;
 4. types: the two type classes (read off the samples where there are samples) must agree;
    where a declared type alone disagrees, a strong name match (>= 0.9) keeps 0.6 of its
-   confidence (declared types are often wrong) and anything weaker is dropped. A column that
+   confidence (declared types are often wrong) and anything weaker is dropped, but a declared
+   UUID and a column declared as other text never join (PostgreSQL and SQL Server cannot declare that reference:
+   an external id or a code, ``external_customer_id``). A column that
    holds no key joins nothing (:func:`~jar_core.schema.keyless_type`: binary data, a document, a
    geometry, an array, money, a decimal with a fractional scale; sample values with fractions;
    or a computed column, :attr:`~jar_core.schema.Column.computed`), and a column declared a real number (``numeric``, ``float``) whose name has no key
@@ -71,7 +73,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALU
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 35
+JOIN_RULES_VERSION = 36
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion", "composite key", "copy")
@@ -475,6 +477,10 @@ def _checked(
     agree = (tf == tk) | (tf == other) | (tk == other)
     seen = p.from_samples[f] & p.from_samples[k]
     conf = np.where(agree, conf, np.where(~seen & (conf >= 0.9), conf * TYPE_MISMATCH, 0.0))
+    # a declared UUID holds no text of another type, nor the other way round: PostgreSQL and SQL
+    # Server cannot declare the reference (an external id or a code named like a table's key)
+    declared_text = ~p.from_samples[f] & ~p.from_samples[k] & (tf == tk) & (tf == _class_code(p, "text"))
+    conf = np.where(declared_text & (p.uuid[f] != p.uuid[k]), 0.0, conf)
     # no key in binary data, a document or money, nor in numbers with fractions; a real number
     # whose name has no key word is a measure beside keys declared integer (a pay rate is no
     # CurrencyRate)
