@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from pathlib import Path
 
 import pytest
@@ -411,6 +412,23 @@ def test_alter_of_an_unknown_table_warns() -> None:
     with pytest.warns(UserWarning, match=r"ALTER TABLE 'main.b' \(statement 2\) names no table"):
         schema = load_ddl(ddl)
     assert schema["main.a"].primary_key == ()
+
+
+def test_pg_dump_clean_drops_before_the_tables_do_not_warn() -> None:
+    # pg_dump --clean --if-exists: every constraint and default is dropped before its table is
+    # created again; a drop of something unknown loses nothing (Lago's dump printed 478 warnings)
+    ddl = """
+    ALTER TABLE IF EXISTS ONLY public.b DROP CONSTRAINT IF EXISTS b_a_fk;
+    ALTER TABLE public.b ALTER COLUMN id DROP DEFAULT;
+    DROP TABLE IF EXISTS public.b;
+    CREATE TABLE public.a (id bigint NOT NULL);
+    CREATE TABLE public.b (id bigint NOT NULL, a_id bigint);
+    ALTER TABLE ONLY public.b ADD CONSTRAINT b_a_fk FOREIGN KEY (a_id) REFERENCES public.a(id);
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        schema = load_ddl(ddl, dialect="postgres")
+    assert schema["public.b"].foreign_keys[0].ref_table == "public.a"
 
 
 # -- partitions and inheritance (PostgreSQL) --------------------------------------------------

@@ -101,7 +101,8 @@ def load_ddl(
         SchemaError: no ``CREATE TABLE`` at all, or a table without column definitions.
 
     Warns (``UserWarning``) on a table or column defined twice, on an ``ALTER TABLE`` that
-    names no table created before it, and on a ``CREATE TABLE`` read as part of a skipped
+    names no table created before it and would add to it (not one that only drops or alters, as
+    ``pg_dump --clean`` writes before its tables), and on a ``CREATE TABLE`` read as part of a skipped
     statement (a ``;`` missing before it).
         InvalidArgumentError: sqlglot does not know ``dialect``.
     """
@@ -808,6 +809,10 @@ class _Builder:
         database, name = self._qualified(tree.this)
         tdef = self.find(database, name) or self._unqualified(name)
         if tdef is None:
+            # a statement that only drops or alters (pg_dump --clean's DROP CONSTRAINT IF EXISTS
+            # before the tables it drops and creates again) loses nothing: no warning
+            if all(isinstance(a, (exp.Drop, exp.AlterColumn)) for a in tree.args.get("actions") or ()):
+                return
             warnings.warn(
                 f"{self.origin}: ALTER TABLE {f'{database}.{name}'!r} (statement {number}) names no table "
                 "created before it; its columns and keys are ignored",
