@@ -1456,6 +1456,27 @@ def test_a_declared_uuid_and_other_text_never_join():
     assert not any("tax_code" in e and "taxes.id" in e for e in got), got
 
 
+def test_a_polymorphic_reference_joins_only_a_table_it_names_whole():
+    from jar_core.loaders import load_ddl
+
+    # Rails' polymorphic pairs (Lago, Panoptes): record_id / record_type hold ids of several tables
+    got = edges(load_ddl("""
+    CREATE TABLE users (id bigint PRIMARY KEY, name text);
+    CREATE TABLE idempotency_records (id bigint PRIMARY KEY, key text);
+    CREATE TABLE active_storage_attachments (id bigint PRIMARY KEY, record_type varchar, record_id bigint);
+    CREATE TABLE error_details (id bigint PRIMARY KEY, owner_type varchar, owner_id bigint);
+    CREATE TABLE payment_methods (id bigint PRIMARY KEY, provider text);
+    CREATE TABLE subscriptions (id bigint PRIMARY KEY, payment_method_type varchar, payment_method_id bigint);
+    CREATE TABLE customers (id bigint PRIMARY KEY, name text);
+    CREATE TABLE orders (id bigint PRIMARY KEY, customer_type varchar, customer_id bigint);
+    """, dialect="postgres"))
+    assert not any("record_id" in e for e in got), got
+    assert not any("owner_id" in e for e in got), got
+    # ... but where the name names a table whole, that table (a type beside it is then an attribute)
+    assert got.get("payment_methods.id = subscriptions.payment_method_id", (0, ""))[0] >= 0.75, got
+    assert got.get("customers.id = orders.customer_id", (0, ""))[0] >= 0.75, got
+
+
 def test_romance_word_order_plurals_and_people():
     # the entity before its role (codigo_empleado_rep_ventas), a plural in -es (proveedores for
     # id_proveedor), a boss in the table of people and a role outside it (no keys declared)

@@ -40,7 +40,8 @@ Composed from the rules, in order of trust (each a module of :mod:`jar_core.join
    (``city.CountryCode``, ``countrylanguage.CountryCode`` -> ``country.Code``) join through
    that key's table, and their direct edge counts :data:`THROUGH_KEY`, below every direct join;
    a reference found by values alone that fits more than :data:`MAX_VALUE_TIES` keys is dropped
-   (small integers lie inside every surrogate key);
+   (small integers lie inside every surrogate key); a polymorphic ``<x>_id`` beside an
+   ``<x>_type`` references only a table that ``<x>`` names whole (:func:`_polymorphic`);
 8. a table whose columns match a declared primary key of several columns, one column for each,
    references it on all of them (:func:`_composite`, evidence ``composite key``): ``lineitem
    (l_partkey, l_suppkey) -> partsupp`` where only primary keys are declared;
@@ -73,7 +74,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALU
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 36
+JOIN_RULES_VERSION = 37
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion", "composite key", "copy")
@@ -395,6 +396,8 @@ def _inferred(p: ColumnProfile, cross_database: bool) -> tuple[np.ndarray, np.nd
     if not cross_database:
         ok = p.database[f] == p.database[k]
         f, k, conf, ev = f[ok], k[ok], conf[ok], ev[ok]
+    ok = ~_polymorphic(p)[f] | (ev == EVIDENCE.index("sibling")) | _whole_name(p, f, k)
+    f, k, conf, ev = f[ok], k[ok], conf[ok], ev[ok]
 
     # one key per referencing column (siblings are two references, not a reference); a key in
     # a table of the referencing table's family (``FAC_ROOMS`` -> ``FAC_BUILDING``) is nearer
@@ -405,6 +408,22 @@ def _inferred(p: ColumnProfile, cross_database: bool) -> tuple[np.ndarray, np.nd
     keep = sib | (rank >= best[f] - TIE_MARGIN)
     f, k, conf, ev = f[keep], k[keep], conf[keep], ev[keep]
     return _best_per_pair(f, k, conf, ev)
+
+
+def _polymorphic(p: ColumnProfile) -> np.ndarray:
+    """bool per column: a reference of several tables, named ``<x>_id`` beside an ``<x>_type`` of its
+    table that names the referenced table's class (Rails' polymorphic ``record_id`` /
+    ``record_type``, ``owner_id`` / ``owner_type``). It references a table only where ``<x>`` names
+    that table whole (``payment_method_id`` -> ``payment_methods``, ``assigned_facility_id`` ->
+    ``facilities``), not one whose name only ends so (``idempotency_records``) nor its people."""
+    names: dict[int, set[str]] = {}
+    for i in range(p.n):
+        names.setdefault(int(p.table[i]), set()).update(p.full_names[i])
+    out = np.zeros(p.n, dtype=bool)
+    for i in np.flatnonzero(p.has_key_word & (p.names_table == 0)).tolist():  # not its own table's key
+        own = names[int(p.table[i])]
+        out[i] = any(st and "".join(st) + "type" in own for st in p.stems[i])
+    return out
 
 
 def _rank(p: ColumnProfile, f: np.ndarray, k: np.ndarray, conf: np.ndarray) -> np.ndarray:
