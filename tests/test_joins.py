@@ -890,6 +890,15 @@ def test_a_persons_role_references_the_one_table_of_people():
     CREATE TABLE note_comments (id BIGINT, author_id BIGINT, body TEXT);
     """, dialect="postgres"))
     assert team.get("note_comments.author_id = team_members.member_id", (0, ""))[1] == "person", team
+    # users beside machine_users (Simple) or gatekeeper_workers (Travis): the one named by a person
+    # word alone; Person and Employee beside SalesPerson (several such): none
+    plain = edges(load_ddl("""
+    CREATE TABLE users (id BIGINT, full_name TEXT);
+    CREATE TABLE machine_users (id BIGINT, name TEXT);
+    CREATE TABLE teleconsultations (id BIGINT, requester_id BIGINT, notes TEXT);
+    """, dialect="postgres"))
+    assert plain.get("teleconsultations.requester_id = users.id", (0, ""))[1] == "person", plain
+    assert not any("machine_users" in e and v[1] == "person" for e, v in plain.items()), plain
     # no table of people (TPC-DS's item.i_manager_id)
     none = edges(load_ddl("CREATE TABLE item (i_item_sk INT PRIMARY KEY, i_manager_id INT);"
                           "CREATE TABLE store (s_store_sk INT PRIMARY KEY, s_manager TEXT);"))

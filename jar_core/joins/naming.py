@@ -537,12 +537,14 @@ def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     """The ``person`` rule, ``(f, k, confidence, rule index)`` as :func:`naming`'s: a column that
     names a person by a role (:func:`_names_a_person`: ``SupportRepId``, ``created_by``) references
     the key of the table of people of its database (:func:`_of_people`, a name ending with a word
-    of :data:`PERSON_WORDS`: ``Employee``, ``staff``, ``users``) when there is exactly one such table, keyed by one column,
+    of :data:`PERSON_WORDS`: ``Employee``, ``staff``, ``users``) when there is one such table (see below), keyed by one column,
     the table of people itself too (``People.LastEditedBy``: whoever last edited a person's row is
     one of the people; a row's manager there is also the ``self`` rule's).
     A table named by another table of its database and a person word (``relation_members`` beside
     ``relations``) holds the people of that table's rows and is none of them (:func:`_of_rows_of`).
-    With several tables of people (``Person``, ``Employee``, ``SalesPerson``) nothing tells which
+    Of several tables of people, the one named by a person word alone (``users`` beside
+    ``machine_users``, ``gatekeeper_workers``) is meant; with several such (``Person``,
+    ``Employee`` beside ``SalesPerson``) nothing tells which
     one is meant, so there is no join. Weaker than a name that names its table: rule 6 prefers
     ``dogs.owner_id`` -> ``owners`` to the table of people."""
     named: dict[tuple[int, bool], bool] = {}
@@ -572,6 +574,9 @@ def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
             keys.setdefault(int(p.database[i]), {}).setdefault(int(p.table[i]), []).append(i)
     for fi in found:
         people = keys.get(int(p.database[fi]), {})
+        if len(people) > 1:  # ``users`` beside ``machine_users``: the one named by a person word alone
+            plain = {t: own for t, own in people.items() if len(p.table_words[own[0]][0]) == 1}
+            people = plain if len(plain) == 1 else people
         if len(people) == 1:
             (table, own), = people.items()
             if len(own) == 1 and own[0] != fi:
