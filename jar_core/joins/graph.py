@@ -396,8 +396,11 @@ def _inferred(p: ColumnProfile, cross_database: bool) -> tuple[np.ndarray, np.nd
     if not cross_database:
         ok = p.database[f] == p.database[k]
         f, k, conf, ev = f[ok], k[ok], conf[ok], ev[ok]
-    ok = ~_polymorphic(p)[f] | (ev == EVIDENCE.index("sibling")) | _whole_name(p, f, k)
-    f, k, conf, ev = f[ok], k[ok], conf[ok], ev[ok]
+    poly = np.flatnonzero(_polymorphic(p)[f] & (ev != EVIDENCE.index("sibling")))
+    if len(poly):
+        ok = np.ones(len(f), dtype=bool)
+        ok[poly] = _whole_name(p, f[poly], k[poly])
+        f, k, conf, ev = f[ok], k[ok], conf[ok], ev[ok]
 
     # one key per referencing column (siblings are two references, not a reference); a key in
     # a table of the referencing table's family (``FAC_ROOMS`` -> ``FAC_BUILDING``) is nearer
@@ -416,13 +419,13 @@ def _polymorphic(p: ColumnProfile) -> np.ndarray:
     ``record_type``, ``owner_id`` / ``owner_type``). It references a table only where ``<x>`` names
     that table whole (``payment_method_id`` -> ``payment_methods``, ``assigned_facility_id`` ->
     ``facilities``), not one whose name only ends so (``idempotency_records``) nor its people."""
-    names: dict[int, set[str]] = {}
-    for i in range(p.n):
-        names.setdefault(int(p.table[i]), set()).update(p.full_names[i])
     out = np.zeros(p.n, dtype=bool)
+    types = {(int(p.table[i]), n) for i in range(p.n) for n in p.full_names[i] if n.endswith("type")}
+    if not types:
+        return out
     for i in np.flatnonzero(p.has_key_word & (p.names_table == 0)).tolist():  # not its own table's key
-        own = names[int(p.table[i])]
-        out[i] = any(st and "".join(st) + "type" in own for st in p.stems[i])
+        t = int(p.table[i])
+        out[i] = any(st and (t, "".join(st) + "type") in types for st in p.stems[i])
     return out
 
 
@@ -498,7 +501,7 @@ def _checked(
     conf = np.where(agree, conf, np.where(~seen & (conf >= 0.9), conf * TYPE_MISMATCH, 0.0))
     # a declared UUID holds no text of another type, nor the other way round: PostgreSQL and SQL
     # Server cannot declare the reference (an external id or a code named like a table's key)
-    declared_text = ~p.from_samples[f] & ~p.from_samples[k] & (tf == tk) & (tf == _class_code(p, "text"))
+    declared_text = ~p.from_samples[f] & ~p.from_samples[k] & (tf == tk) & text
     conf = np.where(declared_text & (p.uuid[f] != p.uuid[k]), 0.0, conf)
     # no key in binary data, a document or money, nor in numbers with fractions; a real number
     # whose name has no key word is a measure beside keys declared integer (a pay rate is no
