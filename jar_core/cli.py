@@ -7,6 +7,7 @@ control characters (terminal escape sequences) and unpaired surrogates escaped.
 from __future__ import annotations
 
 import argparse
+import importlib.abc
 import json
 import logging
 import os
@@ -15,7 +16,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any, NoReturn, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 from jar_core.errors import InvalidArgumentError, JarError
 from jar_core.schema import MAX_SAMPLE_VALUES
@@ -492,10 +493,7 @@ class _CommandParser(_Parser):
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog=PROG, description="Join-aware multi-table retrieval.")
-    from jar_core import __version__
-
-    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    p.add_argument("--verbose", "-v", action="store_true", help="log what happens")
+    _add_global_options(p, command=False)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
     sub.required = True
 
@@ -570,7 +568,23 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_eval_parser(sub)
+    for command in sub.choices.values():
+        _add_global_options(command, command=True)
     return p
+
+
+def _add_global_options(p: argparse.ArgumentParser, *, command: bool) -> None:
+    """The top-level options, which every command takes too, at the end of its help:
+    ``jar-retrieval retrieve -v`` is ``jar-retrieval -v retrieve``. A command's ``--verbose`` has
+    no default (SUPPRESS): argparse copies every value of the command's namespace over the top
+    level's, and a default would undo a ``-v`` given before the command. Given on both sides,
+    ``--verbose`` is on."""
+    from jar_core import __version__
+
+    group = p.add_argument_group("global options (also before the command)") if command else p
+    group.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    group.add_argument("--verbose", "-v", action="store_true", default=argparse.SUPPRESS if command else False,
+                       help="log what happens")
 
 
 def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
@@ -583,7 +597,14 @@ def _setup_logging(verbose: bool) -> None:
 
     huggingface_hub gives its logger a stream handler of its own when imported, and that logger
     also propagates to the root: every line of it would be printed twice. The handler is removed
-    here, the lines go to the root's."""
+    here, the lines go to the root's.
+
+    transformers (and sentence-transformers through it) gives its logger a handler of its own too,
+    with lines as ``[transformers] message``, and keeps them from the root (unless ``$CI`` is set:
+    then both print them). With ``--verbose`` that handler is removed and the logger propagates, as
+    soon as transformers is imported: importing it here would add a second to every verbose run
+    that never loads it (the ONNX backend). Without ``--verbose`` its lines (errors) are left as
+    they are."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format=f"{PROG}: %(message)s")
     if not verbose:  # before huggingface_hub is imported: it reads them then
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -596,9 +617,67 @@ def _setup_logging(verbose: bool) -> None:
     for handler in list(hub.handlers):
         hub.removeHandler(handler)
     hub.propagate = True
-    if not verbose:
+    if verbose:
+        _after_import("transformers.utils.logging", _transformers_to_root)
+    else:
         for noisy in ("sentence_transformers", "transformers", "huggingface_hub"):
             logging.getLogger(noisy).setLevel(logging.ERROR)
+
+
+def _transformers_to_root(tlog: Any) -> None:
+    """transformers' log lines through the root's handler only (``tlog``: ``transformers.utils.logging``)."""
+    tlog.disable_default_handler()
+    tlog.enable_propagation()
+
+
+def _after_import(name: str, then: Callable[[Any], None]) -> None:
+    """``then(module)`` now if the module ``name`` is imported, else right after its import.
+    An error of ``then`` is logged and leaves the module as it is."""
+    def run(module: Any) -> None:
+        try:
+            then(module)
+        except Exception as e:  # noqa: BLE001 - another version of the library: its own format, then
+            logging.getLogger(__name__).info("could not set up the log lines of %s: %s", name, e)
+
+    module = sys.modules.get(name)
+    if module is not None:
+        run(module)
+    elif not any(isinstance(f, _AfterImport) and f.name == name for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterImport(name, run))
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """A finder that, asked for the module ``name``, steps aside (once) and wraps the
+    ``exec_module`` of the loader the other finders give, so that ``then(module)`` runs once the
+    module is executed."""
+
+    def __init__(self, name: str, then: Callable[[Any], None]) -> None:
+        self.name, self.then = name, then
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname != self.name or self not in sys.meta_path:
+            return None
+        sys.meta_path.remove(self)
+        for finder in sys.meta_path:
+            spec = finder.find_spec(fullname, path, target) if hasattr(finder, "find_spec") else None
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        exec_module = loader.exec_module
+
+        def exec_then(module: Any) -> None:
+            exec_module(module)
+            self.then(module)
+
+        try:
+            loader.exec_module = exec_then  # this loader instance loads this one module
+        except AttributeError:  # pragma: no cover - a loader that takes no attribute: left as it is
+            pass
+        return spec
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,4 +1,5 @@
 """The jar-retrieval command: through a subprocess (text and --json) and in-process for bad input."""
+import argparse
 import json
 import os
 import re
@@ -229,6 +230,67 @@ def test_verbose_library_log_lines_are_printed_once(tmp_path):
     p = subprocess.run([sys.executable, str(script), "bench"], capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 0 and p.stderr == "", p.stderr  # without --verbose: errors only
     assert p.stdout.strip() == "True"  # and no download progress bars (set before huggingface_hub reads it)
+
+
+def test_verbose_transformers_log_lines_are_in_the_project_format_once(tmp_path):
+    """transformers' own handler ('[transformers] message', and also the root's where $CI is set)
+    gives way to the root's with --verbose, whether transformers is imported before or after."""
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import logging, os, sys\n"
+        "if os.environ.get('IMPORT_FIRST'):\n"
+        "    import transformers.utils.logging\n"
+        "import jar_core.cli as cli\n"
+        "def command(args):\n"
+        "    from transformers.utils import logging as tlog\n"
+        "    tlog.get_logger('transformers.modeling_utils').warning('a transformers line')\n"
+        "    tlog.get_logger('transformers.modeling_utils').info('an info line')\n"  # transformers' level: WARNING
+        "    tlog.get_logger('sentence_transformers.util').warning('a sentence-transformers line')\n"
+        "    logging.getLogger('transformers.tokenization_utils').error('an error line')\n"
+        "    return 0\n"
+        "cli._cmd_bench = command\n"
+        "sys.exit(cli.main(sys.argv[1:]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "TRANSFORMERS_VERBOSITY")}
+    env["HF_HUB_OFFLINE"] = "1"
+    verbose = ["jar-retrieval: a transformers line", "jar-retrieval: a sentence-transformers line",
+               "jar-retrieval: an error line"]
+    for args, extra in ((["bench", "-v"], {}), (["--verbose", "bench"], {"CI": "1", "IMPORT_FIRST": "1"})):
+        p = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True,
+                           env={**env, **extra}, timeout=300)
+        assert p.returncode == 0 and p.stderr.splitlines() == verbose, (args, extra, p.stderr)
+    p = subprocess.run([sys.executable, str(script), "bench"], capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0 and p.stderr == "[transformers] an error line\n", p.stderr  # as it was: errors only
+
+
+#: A command line of each command (what it needs besides its options).
+_COMMANDS = {"retrieve": ["q"], "index": ["--out", "x"], "serve": [], "bench": [], "eval": ["x"]}
+
+
+def test_the_top_level_options_are_taken_after_the_command_too(capsys):
+    from jar_core import __version__
+
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(subparsers.choices) == set(_COMMANDS)
+    for command, args in _COMMANDS.items():
+        parse = parser.parse_args
+        assert parse([command, *args]).verbose is False
+        assert parse(["-v", command, *args]).verbose is True
+        assert parse([command, *args, "-v"]).verbose is True, command
+        assert parse([command, "--verbose", *args]).verbose is True
+        assert parse(["--verbose", command, *args, "-v"]).verbose is True  # given twice: on
+        with pytest.raises(SystemExit) as e:
+            parse([command, *args, "--version"])
+        assert e.value.code == 0 and capsys.readouterr().out == f"jar-retrieval {__version__}\n"
+        with pytest.raises(SystemExit):
+            parse([command, "--help"])
+        help_text = capsys.readouterr().out
+        assert "global options (also before the command):" in help_text
+        assert "--verbose, -v" in help_text and "--version" in help_text, command
+    with pytest.raises(SystemExit) as e:
+        parser.parse_args(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out == f"jar-retrieval {__version__}\n"
 
 
 # -- issue 11: one-line errors instead of tracebacks, warnings, escaped names, --no-samples ------
