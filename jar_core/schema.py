@@ -188,6 +188,9 @@ class Column:
     alternate key beside the primary key (MIMIC's ``admissions.hadm_id`` beside ``row_id``).
     ``computed``: the column is computed from others (``AS (expr)``, ``GENERATED ALWAYS AS``):
     it holds what its expression makes, so no join is inferred on it (a declared one stands).
+    ``enum``: the column's type is an enumeration (PostgreSQL's ``CREATE TYPE ... AS ENUM``): it
+    holds one of a few labels, which :attr:`sample` lists (all of them, in their declared order,
+    where the loader knows them), so its :attr:`family` is text and no join is inferred on it.
     """
 
     name: str
@@ -199,6 +202,7 @@ class Column:
     sample: tuple[Any, ...] = ()
     unique: bool = False
     computed: bool = False
+    enum: bool = False
 
     def __post_init__(self) -> None:
         name, typ, nl, cm = self.name, self.type, self.nl_name, self.comment
@@ -231,8 +235,9 @@ class Column:
 
     @property
     def family(self) -> TypeFamily:
-        """The normalized type family of :attr:`type`."""
-        return normalize_type(self.type)
+        """The normalized type family of :attr:`type`; text for an :attr:`enum` (its declared type
+        is a name of the schema's, ``mood``)."""
+        return TypeFamily.TEXT if self.enum else normalize_type(self.type)
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name, "type": self.type}
@@ -250,6 +255,8 @@ class Column:
             d["unique"] = True
         if self.computed:
             d["computed"] = True
+        if self.enum:
+            d["enum"] = True
         return d
 
     @classmethod
@@ -258,6 +265,7 @@ class Column:
         return cls(  # positional: the fields in order (half a million of them in an index of 50,000 tables)
             d["name"], get("type", ""), get("nl_name"), get("comment"), bool(get("primary_key", False)),
             get("unique_ratio"), tuple(get("sample", ())), bool(get("unique", False)), bool(get("computed", False)),
+            bool(get("enum", False)),
         )
 
 
@@ -581,6 +589,9 @@ class Schema:
             computed = [c.name for c in t.columns if c.computed]
             if computed:  # absent before computed columns were read: old fingerprints stand
                 entry.append(["computed", computed])
+            enums = [c.name for c in t.columns if c.enum]
+            if enums:  # absent before enumerations were read: old fingerprints stand
+                entry.append(["enum", enums])
             payload.append(entry)
         blob = json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8")
         return hashlib.sha256(blob).hexdigest()

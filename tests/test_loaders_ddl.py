@@ -689,3 +689,79 @@ def test_a_table_after_a_statement_without_its_semicolon_is_not_lost_silently() 
     with w.catch_warnings():
         w.simplefilter("error")
         load_ddl("CREATE TABLE a (id INT);\nCREATE PROCEDURE p() BEGIN\n  CREATE TEMPORARY TABLE t (x INT)\nEND;")
+
+
+# -- enumerations (PostgreSQL's CREATE TYPE ... AS ENUM) ----------------------------------------
+
+# pg_dump's form (zync's and Lago's db/structure.sql), a bare and a quoted name, labels added later
+ENUMS = """
+CREATE TYPE public.integration_state AS ENUM (
+    'active',
+    'disabled'
+);
+CREATE TYPE mood AS ENUM ('sad', 'ok', 'it''s fine');
+CREATE TYPE "Ring Color" AS ENUM ('Ruby Red');
+ALTER TYPE mood ADD VALUE 'happy' AFTER 'ok';
+CREATE TABLE public.integration_states (id bigint PRIMARY KEY, finished_at timestamp);
+CREATE TABLE public.integrations (id bigint PRIMARY KEY, state public.integration_state DEFAULT 'active'::public.integration_state NOT NULL,
+                                  integration_state integration_state);
+CREATE TABLE person (id int PRIMARY KEY, current_mood mood, moods mood[], ring "Ring Color", note text);
+CREATE TABLE product_categories (id uuid PRIMARY KEY, code varchar NOT NULL);
+CREATE TYPE connection_category AS ENUM ('integrations', 'payment_providers');
+CREATE TABLE invoice_connections (id uuid PRIMARY KEY, category connection_category);
+"""
+
+
+def test_an_enumeration_is_text_with_its_labels_as_sample_values() -> None:
+    s = load_ddl(ENUMS, dialect="postgres", database="public")
+    person, integrations = s["person"], s["integrations"]
+    got = {c.name: (c.type, c.family, c.enum, c.sample) for c in [*person.columns, *integrations.columns]}
+    assert got["current_mood"] == ("mood", TypeFamily.TEXT, True, ("sad", "ok", "happy", "it's fine"))
+    assert got["ring"] == ('"Ring Color"', TypeFamily.TEXT, True, ("Ruby Red",))
+    assert got["state"] == ("public.integration_state", TypeFamily.TEXT, True, ("active", "disabled"))
+    assert got["integration_state"][2:] == (True, ("active", "disabled"))
+    assert got["moods"][2:] == (False, ()) and got["note"][2:] == (False, ())  # an array of labels is no label
+    again = type(s).from_dict(s.to_dict())  # kept by a saved index
+    assert again["person"].column("current_mood").enum and again.fingerprint() == s.fingerprint()
+    # a label the question names finds its column, as a sampled value does
+    from jar_core.values import ValueIndex, match_values
+
+    found = match_values(ValueIndex.from_schema(s), "people whose ring is ruby red and who are happy")
+    assert {(s.tables[m.table].name, s.tables[m.table].columns[m.column].name) for m in found} == {
+        ("person", "ring"), ("person", "current_mood")}
+
+
+def test_an_enumeration_joins_nothing() -> None:
+    # zync's integrations.state joined integration_states.id at 0.76; Lago's category of an
+    # enumeration joined product_categories' uuid key and code
+    s = load_ddl(ENUMS, dialect="postgres", database="public")
+    from jar_core.joins import build_join_graph
+
+    cols = [f"{t.name}.{c.name}" for t in s.tables for c in t.columns]
+    g = build_join_graph(s)
+    enums = {f"{t.name}.{c.name}" for t in s.tables for c in t.columns if c.enum}
+    assert enums == {"integrations.state", "integrations.integration_state", "person.current_mood", "person.ring",
+                     "invoice_connections.category"}
+    assert [(cols[a], cols[b]) for a, b in zip(g.a, g.b) if {cols[a], cols[b]} & enums] == []
+
+
+def test_other_create_type_forms_are_skipped_quietly() -> None:
+    # composite, range, shell and base types are no tables; T-SQL's and Oracle's table types
+    # were read as a CREATE TABLE sqlglot cannot parse, and the load failed
+    pg = """
+    CREATE TYPE public.pair AS (a integer, "table" text);
+    CREATE TYPE floatrange AS RANGE (subtype = float8, subtype_diff = float8mi);
+    CREATE TYPE shell;
+    CREATE TYPE box3 (INPUT = my_box_in, OUTPUT = my_box_out, INTERNALLENGTH = 16);
+    ALTER TYPE public.pair OWNER TO app;
+    CREATE TYPE status AS ENUM ('new', 'done');
+    CREATE TABLE t (id int, p public.pair, r floatrange, s status);
+    """
+    tsql = "CREATE TYPE dbo.Ids AS TABLE (id int);\nGO\nCREATE TABLE dbo.t (id int, p dbo.Phone);"
+    oracle = ("CREATE OR REPLACE TYPE addr AS OBJECT (street varchar2(30));\n/\n"
+              "CREATE OR REPLACE EDITIONABLE TYPE addrs AS TABLE OF addr;\n/\nCREATE TABLE t (id int, a addr);")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        schemas = [load_ddl(pg, dialect="postgres"), load_ddl(tsql, dialect="tsql"), load_ddl(oracle, dialect="oracle")]
+    assert [[t.name for t in s.tables] for s in schemas] == [["t"], ["t"], ["t"]]
+    assert [(c.name, c.enum) for c in schemas[0]["t"].columns] == [("id", False), ("p", False), ("r", False), ("s", True)]

@@ -291,3 +291,41 @@ def test_generated_columns_are_read_as_computed_and_join_nothing(server):
     finally:
         with psycopg.connect(_dsn(server), autocommit=True) as conn:
             conn.execute("DROP SCHEMA gen CASCADE")
+
+
+def test_enumerations_are_text_with_the_catalog_labels_and_join_nothing(server):
+    # zync's integrations.state of type integration_state joined integration_states.id at 0.76;
+    # the labels come from the catalog: every one (the rows hold one), also without statistics
+    # and for an empty table
+    from jar_core.joins import build_join_graph
+    from jar_core.loaders import load_database
+    from jar_core.schema import TypeFamily
+    from jar_core.values import ValueIndex, match_values
+
+    with psycopg.connect(_dsn(server), autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA zync; CREATE TYPE zync.integration_state AS ENUM ('active', 'disabled');"
+                     "CREATE TYPE zync.\"Kind\" AS ENUM ('Keycloak', 'Red Hat SSO');"
+                     "CREATE TABLE zync.integration_states (id BIGINT PRIMARY KEY, finished_at TIMESTAMP);"
+                     "CREATE TABLE zync.integrations (id BIGINT PRIMARY KEY, kind zync.\"Kind\","
+                     " state zync.integration_state NOT NULL DEFAULT 'active', states zync.integration_state[]);"
+                     "CREATE TABLE zync.archived_integrations (id BIGINT PRIMARY KEY, state zync.integration_state);"
+                     "INSERT INTO zync.integration_states SELECT i, now() FROM generate_series(1, 5) AS i;"
+                     "INSERT INTO zync.integrations SELECT i, 'Keycloak', 'active' FROM generate_series(1, 5) AS i")
+    try:
+        schema = load_database(server.url, schema="zync")
+        got = {(t.name, c.name): (c.family, c.sample) for t in schema.tables for c in t.columns if c.enum}
+        assert got == {("integrations", "kind"): (TypeFamily.TEXT, ("Keycloak", "Red Hat SSO")),
+                       ("integrations", "state"): (TypeFamily.TEXT, ("active", "disabled")),
+                       ("archived_integrations", "state"): (TypeFamily.TEXT, ("active", "disabled"))}
+        assert schema["zync.integrations"].column("state").unique_ratio == 0.2  # the rows' statistics stay
+        assert len(build_join_graph(schema)) == 0
+        found = match_values(ValueIndex.from_schema(schema), "integrations through Red Hat SSO that are disabled")
+        assert {(schema.tables[m.table].name, schema.tables[m.table].columns[m.column].name) for m in found} == {
+            ("integrations", "kind"), ("integrations", "state"), ("archived_integrations", "state")}
+        bare = load_database(server.url, schema="zync", statistics=False)
+        assert bare["zync.archived_integrations"].column("state").sample == ("active", "disabled")
+        one = load_database(server.url, schema="zync", sample_values=1)
+        assert one["zync.integrations"].column("kind").sample == ("Keycloak",)  # bounded like the rows' values
+    finally:
+        with psycopg.connect(_dsn(server), autocommit=True) as conn:
+            conn.execute("DROP SCHEMA zync CASCADE")

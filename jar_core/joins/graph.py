@@ -16,7 +16,8 @@ Composed from the rules, in order of trust (each a module of :mod:`jar_core.join
    an external id or a code, ``external_customer_id``). A column that
    holds no key joins nothing (:func:`~jar_core.schema.keyless_type`: binary data, a document, a
    geometry, an array, money, a decimal with a fractional scale; sample values with fractions;
-   or a computed column, :attr:`~jar_core.schema.Column.computed`), and a column declared a real number (``numeric``, ``float``) whose name has no key
+   a computed column, :attr:`~jar_core.schema.Column.computed`; or an enumeration's labels,
+   :attr:`~jar_core.schema.Column.enum`), and a column declared a real number (``numeric``, ``float``) whose name has no key
    word and whose samples show no integers references no key declared integer: it is a measure
    (``EmployeePayHistory.Rate`` is no ``CurrencyRate``);
 5. no join between two databases unless ``cross_database`` (a lake whose sources do join); then

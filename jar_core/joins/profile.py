@@ -600,6 +600,12 @@ def _part_references(
     return out
 
 
+#: What an enumeration's declared type tells (see ``by_type`` in :meth:`ColumnProfile.from_schema`):
+#: text labels, no key (a status or a kind is no reference, even named like one: zync's
+#: ``integrations.state`` of type ``integration_state`` is no ``integration_states.id``).
+_ENUM_TYPE = (TypeFamily.TEXT.join_class, True, False, False, False)
+
+
 @dataclass
 class ColumnProfile:
     """Per-column join facts over the whole schema (see the module docstring)."""
@@ -607,7 +613,7 @@ class ColumnProfile:
     table: np.ndarray  # int: position of the column's table
     database: np.ndarray  # int: code of the column's database (join scope: a catalog's schemas are one)
     type_class: np.ndarray  # int code; ``other`` (unknown) is compatible with every class
-    keyless: np.ndarray  # bool: holds no key (its declared type, :func:`keyless_type`, fractional sample values, a count by its name: :func:`counts`, or computed: :attr:`Column.computed`)
+    keyless: np.ndarray  # bool: holds no key (its declared type, :func:`keyless_type`, fractional sample values, a count by its name: :func:`counts`, computed: :attr:`Column.computed`, or an enumeration's labels: :attr:`Column.enum`)
     decimal: np.ndarray  # bool: declared a real number (``numeric``, ``float``) and no sample values say integers
     integer: np.ndarray  # bool: declared an integer
     uuid: np.ndarray  # bool: declared a UUID (:data:`UUID_TYPE`): an identifier generated for its row
@@ -692,7 +698,7 @@ class ColumnProfile:
                 vals = [x for x in (value_key(v) for v in c.sample if v is not None) if x != ""]
                 value_rows.append(vals)
                 seen = sample_class(c.sample)
-                typed = by_type.get(c.type)
+                typed = _ENUM_TYPE if c.enum else by_type.get(c.type)
                 if typed is None:
                     fam = c.family
                     typed = by_type[c.type] = (fam.join_class, keyless_type(c.type), fam is TypeFamily.REAL,

@@ -27,7 +27,7 @@ import warnings
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from sqlalchemy import column as sa_column
 from sqlalchemy import create_engine, event, inspect, select, text
@@ -35,6 +35,7 @@ from sqlalchemy import table as sa_table
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.engine.interfaces import Dialect
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.types import Enum as SQLEnum
 from sqlalchemy.types import NullType, TypeEngine
 
 from jar_core.errors import (
@@ -123,6 +124,9 @@ def load_database(
             question's names in ('Iron Maiden' -> ``artist.name``): a name that is not among
             the first ``sample_values`` distinct values of the rows read (in the order the
             database returns them, not by key: PostgreSQL returns an updated row last) is not found.
+            A column of a PostgreSQL enumeration (``CREATE TYPE mood AS ENUM (...)``) keeps its
+            type's labels instead, in their order, read from the catalog with or without
+            ``statistics``: :attr:`Column.enum <jar_core.schema.Column.enum>` (text, no join key).
         sample_bytes: with ``statistics``, reading a table's rows stops once its values add up
             to this many bytes (default 16 MiB), so a table of huge values costs no more.
         statistics: compute :attr:`Column.unique_ratio` (distinct non-null values / rows read)
@@ -159,9 +163,7 @@ def load_database(
     """
     if statistics and (not isinstance(sample_rows, int) or sample_rows < 1):
         raise InvalidArgumentError(f"sample_rows must be a positive integer, got {sample_rows!r}")
-    if statistics and (
-        isinstance(sample_values, bool) or not isinstance(sample_values, int) or not 0 <= sample_values <= MAX_SAMPLE_VALUES
-    ):
+    if isinstance(sample_values, bool) or not isinstance(sample_values, int) or not 0 <= sample_values <= MAX_SAMPLE_VALUES:
         raise InvalidArgumentError(
             f"sample_values must be an integer from 0 to {MAX_SAMPLE_VALUES}, got {sample_values!r}"
         )
@@ -758,6 +760,10 @@ def _read_tables(
         )
         if sample_rows:
             _add_statistics(conn, table, schema, sample_rows, sample_values, sample_bytes, where)
+        for col, c in zip(table.columns, cols):
+            if conn.dialect.name == "postgresql" and isinstance(c["type"], SQLEnum):
+                # the catalog's labels, every one in its order, rows read or not
+                col.enum, col.sample = True, enum_sample(c["type"].enums, sample_values)
         tables.append(table)
     return tables
 
@@ -1108,6 +1114,12 @@ def _hashable(value: Any) -> Any:
     except TypeError:  # lists, dicts (JSON / ARRAY columns)
         return json.dumps(value, default=str, ensure_ascii=False, sort_keys=True)
     return value
+
+
+def enum_sample(labels: Iterable[str], limit: int = DEFAULT_SAMPLE_VALUES) -> tuple[str, ...]:
+    """An enumeration's labels as its column's :attr:`~jar_core.schema.Column.sample`: distinct, in
+    their declared order, at most ``limit``, each cut to :data:`MAX_SAMPLE_CHARS` characters."""
+    return tuple(dict.fromkeys(str(label)[:MAX_SAMPLE_CHARS] for label in labels))[:limit]
 
 
 def _json_value(value: Any) -> Any:

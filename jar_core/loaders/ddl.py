@@ -13,14 +13,16 @@ statement), and Oracle's constraint states (``ENABLE NOVALIDATE``) and key index
 skipped statement that lacks its ``;`` is warned of (or named by the error when no table is read). Only table
 definitions are parsed: ``CREATE ... TABLE`` (also as an element of ``CREATE SCHEMA s CREATE
 TABLE ...``, in schema ``s``), ``ALTER TABLE`` (added columns, primary and foreign keys, as in
-``pg_dump`` output; dropped and renamed columns, renamed tables; ``ATTACH PARTITION``) and
-``COMMENT ON TABLE/COLUMN``, and ``CREATE UNIQUE INDEX`` on one column (no ``WHERE``: a key
-declared as an index, :attr:`Column.unique`, like a ``UNIQUE`` constraint); every other statement
-(``INSERT``, other indexes, ``SET``...) is skipped unread. A table definition that sqlglot cannot
-parse raises :class:`DDLParseError` naming the statement, after a retry without what keys do not
-need (table options; T-SQL's ``MASKED WITH (...)``; the ``ASC`` of a key's columns); an index it
+``pg_dump`` output; dropped and renamed columns, renamed tables; ``ATTACH PARTITION``),
+``COMMENT ON TABLE/COLUMN``, ``CREATE UNIQUE INDEX`` on one column (no ``WHERE``: a key
+declared as an index, :attr:`Column.unique`, like a ``UNIQUE`` constraint), ``CREATE DOMAIN`` and
+PostgreSQL's enumerations (``CREATE TYPE ... AS ENUM``, ``ALTER TYPE ... ADD VALUE``); every other
+statement (``INSERT``, other indexes, other types, ``SET``...) is skipped unread. A table
+definition that sqlglot cannot parse raises :class:`DDLParseError` naming the statement, after a
+retry without what keys do not need (table options; T-SQL's ``MASKED WITH (...)``; the ``ASC`` of a key's columns); an index it
 cannot parse is skipped, and so is an index in a column list (T-SQL ``INDEX ix NONCLUSTERED (a)``). No
-statistics are computed (samples and uniqueness ratios stay empty).
+statistics are computed: uniqueness ratios stay empty, and so do samples but for the labels of
+an enumeration's columns.
 """
 
 from __future__ import annotations
@@ -43,12 +45,13 @@ from sqlglot.errors import ErrorLevel, SqlglotError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from jar_core.errors import DDLParseError, InvalidArgumentError, JarError, SchemaError, SourceError
+from jar_core.loaders.database import enum_sample
 from jar_core.schema import Column, ForeignKey, Schema, Table
 
 __all__ = ["load_ddl"]
 
 _SNIPPET_CHARS = 80
-_CREATE, _ALTER, _COMMENT, _DOMAIN, _INDEX = "create", "alter", "comment", "domain", "index"
+_CREATE, _ALTER, _COMMENT, _DOMAIN, _INDEX, _TYPE = "create", "alter", "comment", "domain", "index", "type"
 #: Words that end a ``CREATE DOMAIN``'s type (its constraints and default follow).
 _DOMAIN_END = frozenset({"NULL", "NOT", "DEFAULT", "CHECK", "CONSTRAINT", "COLLATE"})
 _CREATE_WORD = re.compile(r"\bcreate\s", re.IGNORECASE)
@@ -88,7 +91,11 @@ def load_ddl(
             The tables of a file with several schemas have :attr:`Table.catalog` ``database``:
             the joins between its schemas are inferred as within one database. A column declared
             with a ``CREATE DOMAIN`` of the file has the domain's base type (``"OrderNumber"`` ->
-            ``VARCHAR(25)``), as a live database reports it.
+            ``VARCHAR(25)``), as a live database reports it. A column declared with an
+            enumeration of the file (PostgreSQL's ``CREATE TYPE mood AS ENUM ('sad', 'ok')``,
+            also ``public.mood``) keeps its declared type and is :attr:`Column.enum`: text, no
+            join key, its labels (at most :data:`~jar_core.loaders.database.DEFAULT_SAMPLE_VALUES`)
+            as its sample values, which value matching finds in a question.
         partitions: also keep PostgreSQL's partitions (``PARTITION OF``, ``ATTACH PARTITION``)
             and the ``INHERITS`` children that add no column to their parent (Sakila's
             ``payment_p2007_01``). By default they are left out when their parent is defined:
@@ -131,6 +138,9 @@ def load_ddl(
                         continue
                     if kind == _DOMAIN:
                         builder.domain(chunk, text)
+                        continue
+                    if kind == _TYPE:
+                        builder.enum_type(chunk)
                         continue
                     if kind == _INDEX:
                         builder.unique_index(chunk, text)
@@ -366,6 +376,8 @@ def _statement_kind(chunk: Sequence[Token]) -> str | None:
     """Which table-definition statement ``chunk`` is, or ``None`` for a statement to skip."""
     first = chunk[0].token_type
     head = [t.token_type for t in chunk[1:8]]
+    if _is_type_statement(chunk):
+        return _TYPE
     if first == TokenType.CREATE and TokenType.TABLE in head:
         return _CREATE
     if first == TokenType.ALTER and head[:1] == [TokenType.TABLE]:
@@ -377,6 +389,25 @@ def _statement_kind(chunk: Sequence[Token]) -> str | None:
     if first == TokenType.CREATE and len(chunk) > 4 and chunk[1].text.upper() == "UNIQUE" and TokenType.INDEX in head[:3]:
         return _INDEX
     return None
+
+
+#: Words between ``CREATE`` and ``TYPE`` (Oracle's ``CREATE OR REPLACE EDITIONABLE TYPE``).
+_TYPE_PREFIX = frozenset({"OR", "REPLACE", "EDITIONABLE", "NONEDITIONABLE"})
+
+
+def _is_type_statement(chunk: Sequence[Token]) -> bool:
+    """Whether ``chunk`` is ``CREATE [OR REPLACE] TYPE`` or ``ALTER TYPE``: a type, never a table
+    (T-SQL's ``CREATE TYPE t AS TABLE (...)``, Oracle's ``AS TABLE OF``)."""
+    first = chunk[0].token_type
+    if first not in (TokenType.CREATE, TokenType.ALTER):
+        return False
+    for t in chunk[1:5]:
+        word = t.text.upper()
+        if word == "TYPE":
+            return True
+        if first != TokenType.CREATE or word not in _TYPE_PREFIX:
+            return False
+    return False
 
 
 #: Words of a statement whose body may create tables of its own (a procedure's temporary table).
@@ -654,6 +685,31 @@ def unique_index_column(tree: exp.Expr | None) -> tuple[exp.Table, str] | None:
     return (index.args["table"], column.name) if isinstance(column, exp.Column) else None
 
 
+#: Tokens of quoted strings (PostgreSQL's ``E'...'`` and ``$$...$$`` too): an enumeration's labels.
+_STRINGS = frozenset({TokenType.STRING, TokenType.NATIONAL_STRING, TokenType.BYTE_STRING, TokenType.HEREDOC_STRING,
+                      TokenType.RAW_STRING, TokenType.UNICODE_STRING})
+
+
+def _type_name(tokens: Sequence[Token]) -> tuple[str, list[Token]]:
+    """The last part of the (schema-qualified) type name that ``tokens`` start with, lower case
+    (``public."Mood"`` -> ``"mood"``), and the tokens after the name."""
+    rest = list(tokens)
+    name = [rest.pop(0)]
+    while len(rest) > 1 and rest[0].token_type == TokenType.DOT:
+        rest.pop(0)
+        name.append(rest.pop(0))
+    return name[-1].text.lower(), rest
+
+
+def _type_key(declared: str) -> str:
+    """A column's declared type as :func:`_type_name` names a domain or an enumeration
+    (``public."Mood"`` -> ``"mood"``, ``[dbo].[Phone]`` -> ``"phone"``); an array of one
+    (``mood[]``) is neither."""
+    if declared.rstrip().endswith("[]"):
+        return declared
+    return declared.rsplit(".", 1)[-1].strip().strip('"`[]').lower()
+
+
 def _name(node: exp.Expr | None) -> str:
     """The name of a column/identifier node (``Ordered`` and prefix-length wrappers unwrapped)."""
     if node is None:
@@ -730,6 +786,7 @@ class _Builder:
         self.tables: dict[tuple[str, str], _TableDef] = {}
         self.skipped: dict[int, _TableDef] = {}  # id of a partition left out -> the table holding its rows
         self.domains: dict[str, str] = {}  # CREATE DOMAIN: name (lower case) -> its base type
+        self.enums: dict[str, list[str]] = {}  # CREATE TYPE ... AS ENUM: name (lower case) -> its labels
 
     # -- lookup -----------------------------------------------------------------------
     def find(self, database: str, name: str) -> _TableDef | None:
@@ -937,11 +994,7 @@ class _Builder:
         """``CREATE DOMAIN name [AS] type ...``: columns of type ``name`` get ``type`` (as a
         database reports them), so that the join rules compare the base types. A type sqlglot
         cannot read leaves the domain's columns as they are."""
-        rest = list(chunk[2:])
-        name = [rest.pop(0)]
-        while len(rest) > 1 and rest[0].token_type == TokenType.DOT:
-            rest.pop(0)
-            name.append(rest.pop(0))
+        name, rest = _type_name(chunk[2:])
         if rest and rest[0].token_type == TokenType.ALIAS:  # AS
             rest.pop(0)
         end = next((i for i, t in enumerate(rest) if t.text.upper() in _DOMAIN_END), len(rest))
@@ -951,15 +1004,47 @@ class _Builder:
             base = exp.DataType.build(text[rest[0].start : rest[end - 1].end + 1], dialect=self.dialect)
         except (SqlglotError, ValueError):
             return
-        self.domains[name[-1].text.lower()] = base.sql(dialect=self.dialect)
+        self.domains[name] = base.sql(dialect=self.dialect)
 
     def _domain_type(self, declared: str) -> str:
         """The base type of a column declared with a domain's name (``"OrderNumber"``,
         ``public.year``), else ``declared``."""
         if not self.domains:
             return declared
-        last = declared.rsplit(".", 1)[-1].strip().strip('"`[]').lower()
-        return self.domains.get(last, declared)
+        return self.domains.get(_type_key(declared), declared)
+
+    def enum_type(self, chunk: Sequence[Token]) -> None:
+        """``CREATE TYPE name AS ENUM ('a', 'b')`` (PostgreSQL): the labels of enumeration ``name``,
+        which ``ALTER TYPE name ADD VALUE [IF NOT EXISTS] 'c' [BEFORE | AFTER 'b']`` and ``RENAME
+        VALUE 'a' TO 'z'`` change. Any other type (composite, range, base type; T-SQL's and
+        Oracle's table types) is no table and no enumeration: skipped."""
+        at = next((i for i, t in enumerate(chunk[:5]) if t.text.upper() == "TYPE"), len(chunk)) + 1
+        if at >= len(chunk):
+            return
+        name, rest = _type_name(chunk[at:])
+        words = [t.text.upper() for t in rest if t.token_type not in _STRINGS]
+        labels = [t.text for t in rest if t.token_type in _STRINGS]
+        if chunk[0].token_type == TokenType.CREATE:
+            if words[:3] == ["AS", "ENUM", "("]:
+                self.enums[name] = labels
+            return
+        known = self.enums.get(name)
+        if known is None or not labels:
+            return
+        if words[:2] == ["ADD", "VALUE"] and labels[0] not in known:
+            where = next((w for w in words if w in ("BEFORE", "AFTER")), None)
+            anchor = known.index(labels[1]) if where and len(labels) > 1 and labels[1] in known else None
+            known.insert(len(known) if anchor is None else anchor + (where == "AFTER"), labels[0])
+        elif words[:2] == ["RENAME", "VALUE"] and len(labels) == 2 and labels[0] in known:
+            known[known.index(labels[0])] = labels[1]
+
+    def _enumerations(self, tdef: _TableDef) -> None:
+        """Mark the columns of ``tdef`` declared with an enumeration's name (``mood``,
+        ``public.mood``, ``"Mood"``) as such, its labels as their sample."""
+        for col in tdef.columns:
+            labels = self.enums.get(_type_key(col.type))
+            if labels is not None:
+                col.enum, col.sample = True, enum_sample(labels)
 
     def _add_column(self, tdef: _TableDef, node: exp.ColumnDef) -> None:
         name = _name(node.this)
@@ -1064,6 +1149,8 @@ class _Builder:
                 col = tdef.column(name)
                 if col is not None:
                     col.unique = True
+            if self.enums:
+                self._enumerations(tdef)
         roots = {} if self.partitions else {id(t): self._root(t) for t in self.tables.values()}
         self.skipped = {k: r for k, r in roots.items() if r is not None}
         kept = [t for t in self.tables.values() if id(t) not in self.skipped]
