@@ -1502,3 +1502,29 @@ def test_romance_word_order_plurals_and_people():
     # an English name keeps its order and its plurals (no "cas" for "cases")
     en = edges(Schema([T("cases", "case_id", "title"), T("notes", "note_id", "cas_id")]))
     assert not any("cas_id" in e for e in en), en
+
+
+def test_a_table_keyed_by_a_bare_id_and_a_polymorphic_id_are_not_keyed_by_their_names():
+    # Rails schemas without keys declared: a table keyed by ``id`` is not keyed by a column named
+    # after it too (csis' ``scan_reports.scan_report_id``, Simple's ``cphc_facilities.facility_id``
+    # refer to other tables); an id named after a part of its table beside a type of it
+    # (``targets_scans.scan_id`` beside ``scan_type``) holds ids of several tables
+    got = edges(Schema([
+        T("reports", "id", "title"), T("scan_reports", "id", "scan_report_id", "introduction"),
+        T("report_exports", "id", "report_id"), T("aggregates", "id", "report_id"),
+        T("facilities", "id", "name"), T("cphc_facilities", "id", "facility_id", "cphc_facility_name"),
+        T("cphc_facility_mappings", "id", "facility_id"), T("cphc_district_mappings", "id", "district"),
+        T("appointments", "id", "facility_id"),
+        T("vm_scans", "id", "name"), T("wa_scans", "id", "name"), T("targets", "id", "ip"),
+        T("targets_scans", "target_id", "scan_id", Column("scan_type", "varchar")),
+        T("vm_occurrences", "id", "scan_id"), T("wa_occurrences", "id", "scan_id"),
+    ]))
+    for pair in ("report_exports.report_id = reports.id", "aggregates.report_id = reports.id",
+                 "appointments.facility_id = facilities.id", "cphc_facilities.facility_id = facilities.id",
+                 "vm_occurrences.scan_id = vm_scans.id", "wa_occurrences.scan_id = wa_scans.id"):
+        assert got.get(pair, (0, ""))[0] >= 0.75, (pair, got)
+    assert not any("scan_report_id" in e and got[e][0] >= 0.75 and "reports.id" not in e for e in got), got
+    assert not any("targets_scans.scan_id" in e and got[e][0] >= 0.75 for e in got), got
+    # a table named by its key column keeps it beside a bare key word of another kind
+    got = edges(Schema([T("sets", "id", "code", "name"), T("cards", "id", "set_code")]))
+    assert got.get("cards.set_code = sets.code", (0, ""))[0] >= 0.75, got

@@ -544,6 +544,28 @@ def _adopted_keys(
     return out
 
 
+def _typed_part(
+    schema: Schema, table: Sequence[int], stems: list[list[list[str]]], full: list[list[str]],
+    leads: set[tuple[str, str]],
+) -> np.ndarray:
+    """bool per column: its entity words ``<x>`` (one name variant's) have an ``<x>_type`` column in
+    its table and are not its table's whole name, its module prefix (``leads``) or a trailing
+    qualifier aside: Rails' polymorphic ``scan_id`` / ``scan_type`` in ``targets_scans``, not
+    ``FCLT_BUILDING.BUILDING_NUMBER`` beside its ``BUILDING_TYPE``."""
+    types = {(t, n) for t, names in zip(table, full) for n in names if n.endswith("type")}
+    if not types:
+        return np.zeros(len(stems), dtype=bool)
+    whole: list[set[str]] = []
+    for t in schema.tables:
+        tw = words(t.name)
+        own = [tw[1:] if len(tw) > 1 and (t.join_scope, tw[0]) in leads else tw]
+        own += [w[:-1] for w in own if len(w) > 1 and w[-1] in TABLE_QUALIFIERS]
+        whole.append({"".join(tw)} | {"".join(w) for w in own})
+    return np.fromiter((any(st and (t, "".join(st) + "type") in types for st in v)
+                        and not any("".join(st) in whole[t] for st in v) for t, v in zip(table, stems)),
+                       dtype=bool, count=len(stems))
+
+
 def _part_references(
     schema: Schema, table: np.ndarray, own: np.ndarray, key_word: list[str | None],
     stems: list[list[list[str]]], pk_declared: list[bool], unique_declared: list[bool],
@@ -751,6 +773,19 @@ class ColumnProfile:
         exact = np.zeros(len(schema.tables), dtype=bool)
         exact[table_arr[level == 2]] = True
         own_arr &= ~((level == 1) & with_kw & exact[table_arr])
+        # an id named after a part of its table beside a type of it (``targets_scans.scan_id``
+        # beside ``scan_type``) holds ids of several tables: a polymorphic reference, no key
+        own_arr &= ~(_typed_part(schema, table, stems, full, leads)
+                     & np.array([k == "id" for k in key_word], dtype=bool))
+        # a table keyed by a bare ``id`` (Rails, Django) is not keyed by a column named after it
+        # too: ``scan_reports.scan_report_id``, ``cphc_facilities.facility_id`` refer to others
+        # (a row number, MIMIC's ``ROW_ID``, leaves it: see ``pk_row`` above)
+        bare = np.array([k == "id" and not any(st) for k, st in zip(key_word, stems)], dtype=bool)
+        bare &= ~np.array([_is_row_number(c.name) for t in schema.tables for c in t.columns], dtype=bool)
+        by_bare = np.zeros(len(schema.tables), dtype=bool)
+        by_bare[table_arr[bare & own_arr]] = True
+        worded = np.array([any(st) for st in stems], dtype=bool)
+        own_arr &= ~((level > 0) & worded & by_bare[table_arr])
         from jar_core.joins.declared import declared_columns
 
         for ga, gb, single in declared_columns(schema, col_offsets):
