@@ -1528,3 +1528,18 @@ def test_a_table_keyed_by_a_bare_id_and_a_polymorphic_id_are_not_keyed_by_their_
     # a table named by its key column keeps it beside a bare key word of another kind
     got = edges(Schema([T("sets", "id", "code", "name"), T("cards", "id", "set_code")]))
     assert got.get("cards.set_code = sets.code", (0, ""))[0] >= 0.75, got
+
+
+def test_a_qualified_entity_is_meant_by_a_table_of_its_qualifier():
+    # MIMIC: LABEVENTS.ITEMID refers to the lab's items (D_LABITEMS), CHARTEVENTS.ITEMID to D_ITEMS,
+    # which ITEMID names exactly
+    def rows(name: str, *cols: Column | str) -> Table:  # MIMIC's tables are keyed by a row number
+        return T(name, Column("ROW_ID", "int", primary_key=True), *cols)
+
+    item = Column("ITEMID", "int", unique=True)
+    s = Schema([rows("D_ITEMS", item, "LABEL"), rows("D_LABITEMS", item, "LABEL", "FLUID"),
+                rows("LABEVENTS", "ITEMID", "VALUENUM"), rows("CHARTEVENTS", "ITEMID", "VALUENUM")])
+    got = edges(s)
+    assert got.get("D_LABITEMS.ITEMID = LABEVENTS.ITEMID", (0, ""))[0] >= 0.75, got
+    assert got.get("CHARTEVENTS.ITEMID = D_ITEMS.ITEMID", (0, ""))[0] >= 0.75, got
+    assert got.get("D_ITEMS.ITEMID = LABEVENTS.ITEMID", (0, ""))[0] < 0.75, got

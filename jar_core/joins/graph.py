@@ -29,7 +29,9 @@ Composed from the rules, in order of trust (each a module of :mod:`jar_core.join
    pairs compared and the edges kept grow linearly with the lake;
 6. a referencing column references one key: only its best match is kept (all of them on a
    tie), so ``Track.GenreId`` joins ``Genre`` and not ``MediaType``; between keys of equal
-   evidence, one named after its own table (its name or head noun) is preferred to one naming
+   evidence, one in a table named by a qualifier that starts the referencing table's name and
+   the column's entity is preferred (``LABEVENTS.ITEMID`` -> ``D_LABITEMS``, not ``D_ITEMS``),
+   then one named after its own table (its name or head noun) to one naming
    only the start of its table (``film_actor.film_id`` -> ``film``, not the 1:1 ``film_text``), then one in a table of the referencing table's family
    (same leading name word, a one-word name heading its family: ``FAC_ROOMS.BUILDING_KEY`` ->
    ``FAC_BUILDING``, not ``BUILDINGS``; ``CustomerTransactions.CustomerID`` -> ``Customers``), then
@@ -75,7 +77,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALU
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 39
+JOIN_RULES_VERSION = 40
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion", "composite key", "copy")
@@ -92,6 +94,12 @@ FAMILY = 0.03
 #: (``BillToAddressID`` -> ``Address``, not ``EmailAddress``, whose head noun it names too), or
 #: its own table's name followed by it (``artist.type`` -> ``artist_type``, not ``event_type``).
 WHOLE_NAME = 0.01
+#: In place of the family's and above a key named after its table, a key whose table is the
+#: referencing table's qualifier's entity (``D_LABITEMS`` for ``LABEVENTS.ITEMID``, not ``D_ITEMS``;
+#: ``current_nodes`` for ``current_node_tags.node_id``, not ``nodes``): a tie-breaker, as the others
+#: (a qualifier of this many letters or more).
+QUALIFIED = 0.055
+QUALIFIER_LETTERS = 3
 TYPE_MISMATCH = 0.6
 #: Within databases the rules run on blocks of whole databases of about this many columns, not
 #: on the whole schema at once: the same joins (none crosses two databases), without comparing
@@ -434,8 +442,29 @@ def _rank(p: ColumnProfile, f: np.ndarray, k: np.ndarray, conf: np.ndarray) -> n
     """Rule 6's order of the keys ``k`` a column ``f`` may reference: the confidence, then a key
     named after its table (its name or head noun), then a key of the referencing table's family,
     then a key of a table named by the column's whole entity or role (:func:`_whole_name`)."""
-    return (conf + EXACT_NAME * (p.names_table[k] == 2) + FAMILY * _same_family(p, f, k)
+    return (conf + EXACT_NAME * (p.names_table[k] == 2)
+            + np.maximum(FAMILY * _same_family(p, f, k), QUALIFIED * _qualified(p, f, k))
             + WHOLE_NAME * _whole_name(p, f, k))
+
+
+def _qualified(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Whether ``k``'s table is named by a qualifier and ``f``'s entity (``D_LABITEMS``: ``lab``
+    and ``item``) and ``f``'s table's whole name, not one of ``k``'s table's, starts with that
+    qualifier (``LABEVENTS.ITEMID``): the lab's items, not ``D_ITEMS``, which ``ITEMID`` names
+    exactly."""
+    out = np.zeros(len(f), dtype=bool)
+    memo: dict[tuple[int, int, int], bool] = {}
+    for e, (i, j) in enumerate(zip(f.tolist(), k.tolist())):
+        key = (id(p.stems[i]), id(p.table_names[i]), int(p.table[j]))
+        got = memo.get(key)
+        if got is None:
+            ends = {"".join(st) for st in p.stems[i] if st}
+            own = p.table_names[i][0] if p.table_names[i] else ""
+            got = memo[key] = bool(own) and own not in p.table_names[j] and any(
+                len(n) - len(x) >= QUALIFIER_LETTERS and n.endswith(x) and own.startswith(n[:len(n) - len(x)])
+                for n in p.table_names[j] for x in ends)
+        out[e] = got
+    return out
 
 
 def _whole_name(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:
