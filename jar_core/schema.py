@@ -188,8 +188,9 @@ class Column:
     alternate key beside the primary key (MIMIC's ``admissions.hadm_id`` beside ``row_id``).
     ``computed``: the column is computed from others (``AS (expr)``, ``GENERATED ALWAYS AS``):
     it holds what its expression makes, so no join is inferred on it (a declared one stands).
-    ``enum``: the column's type is an enumeration (PostgreSQL's ``CREATE TYPE ... AS ENUM``): it
-    holds one of a few labels, which :attr:`sample` lists (all of them, in their declared order,
+    ``enum``: the column's type is an enumeration (PostgreSQL's ``CREATE TYPE ... AS ENUM``,
+    MySQL's ``ENUM('a', 'b')`` and ``SET('a', 'b')``, DuckDB's ``ENUM``): it holds one of a few
+    labels (a set, several), which :attr:`sample` lists (all of them, in their declared order,
     where the loader knows them), so its :attr:`family` is text and no join is inferred on it.
     """
 

@@ -161,3 +161,39 @@ def test_cli_json_on_duckdb(tpch, tmp_path, embedder, monkeypatch, capsys) -> No
         assert con.execute(f"SELECT COUNT(*) {out['join_path']}").fetchone()[0] >= 1
     finally:
         con.close()
+
+
+def test_enumerations_are_text_with_their_labels_and_join_nothing(tmp_path) -> None:
+    # a column of CREATE TYPE ... AS ENUM and an inline ENUM(...): duckdb_columns() spells both
+    # ENUM('a', 'b'); orders.status joined order_status.status on its values before
+    from jar_core.joins import build_join_graph
+    from jar_core.schema import TypeFamily
+    from jar_core.values import ValueIndex, match_values
+
+    path = _make(tmp_path / "shop.duckdb", """
+        CREATE TYPE mood AS ENUM ('sad', 'ok', 'it''s fine');
+        CREATE TABLE order_status (status VARCHAR PRIMARY KEY, label VARCHAR);
+        CREATE TABLE orders (id INTEGER PRIMARY KEY, status ENUM('new', 'paid', 'shipped'), mood mood,
+                             moods mood[]);
+        CREATE TABLE archived_orders (id INTEGER PRIMARY KEY, status ENUM('new', 'paid', 'shipped'));
+        INSERT INTO order_status VALUES ('new', 'New'), ('paid', 'Paid'), ('shipped', 'Shipped');
+        INSERT INTO orders VALUES (1, 'new', 'ok', ['sad']), (2, 'paid', 'ok', []), (3, 'new', NULL, NULL);
+    """)
+    url = f"duckdb:///{path}"
+    schema = load_database(url)
+    got = {(t.name, c.name): (c.family, c.sample) for t in schema.tables for c in t.columns if c.enum}
+    assert got == {("orders", "status"): (TypeFamily.TEXT, ("new", "paid", "shipped")),
+                   ("orders", "mood"): (TypeFamily.TEXT, ("sad", "ok", "it's fine")),
+                   ("archived_orders", "status"): (TypeFamily.TEXT, ("new", "paid", "shipped"))}
+    assert schema["orders"].column("status").unique_ratio == pytest.approx(2 / 3)  # the rows' statistics stay
+    assert not schema["orders"].column("moods").enum
+    cols = [f"{t.name}.{c.name}" for t in schema.tables for c in t.columns]
+    graph = build_join_graph(schema)
+    assert [(cols[a], cols[b]) for a, b in zip(graph.a, graph.b) if "status" in cols[a] + cols[b]] == []
+    found = match_values(ValueIndex.from_schema(schema), "orders shipped by someone whose mood is sad")
+    assert {(schema.tables[m.table].name, schema.tables[m.table].columns[m.column].name) for m in found} >= {
+        ("orders", "status"), ("archived_orders", "status"), ("orders", "mood")}
+    bare = load_database(url, statistics=False)
+    assert bare["archived_orders"].column("status").sample == ("new", "paid", "shipped")
+    one = load_database(url, sample_values=1)
+    assert one["orders"].column("mood").sample == ("sad",)  # bounded like the rows' values

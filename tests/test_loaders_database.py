@@ -500,3 +500,78 @@ def test_computed_columns_are_read_from_sqlite(tmp_path):
                   "c TEXT GENERATED ALWAYS AS (a || 'x') VIRTUAL)")
     schema = load_database(f"sqlite:///{tmp_path / 'g.db'}")
     assert {c.name: c.computed for c in schema["t"].columns} == {"a": False, "b": True, "c": True}
+
+
+
+def _mysql_reflected(show_create: str) -> list[dict]:
+    """The columns MySQL's reflection makes of ``SHOW CREATE TABLE`` (no MySQL server here)."""
+    from sqlalchemy.dialects.mysql import base, reflection
+
+    dialect = base.MySQLDialect()
+    parser = reflection.MySQLTableDefinitionParser(dialect, dialect.identifier_preparer)
+    return parser.parse(show_create, "utf8mb4").columns
+
+
+#: Sakila's film as MySQL shows it, and an enumeration of more labels than a column keeps.
+MYSQL_FILM = (
+    "CREATE TABLE `film` (\n"
+    "  `film_id` smallint unsigned NOT NULL AUTO_INCREMENT,\n"
+    "  `rating` enum('G','PG','PG-13','R','NC-17') DEFAULT 'G',\n"
+    "  `special_features` set('Trailers','Commentaries','Deleted Scenes','Behind the Scenes') DEFAULT NULL,\n"
+    "  `status` enum('it''s out','new') NOT NULL,\n"
+    "  `many` enum(" + ",".join(f"'l{i}'" for i in range(105)) + "),\n"
+    "  `title` varchar(128) NOT NULL,\n"
+    "  PRIMARY KEY (`film_id`)\n"
+    ") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
+)
+
+
+def test_a_reflected_mysql_enum_or_set_is_an_enumeration_with_its_labels() -> None:
+    from sqlalchemy.dialects.mysql import base
+
+    from jar_core.loaders.database import DEFAULT_SAMPLE_VALUES, _reflected_column
+
+    dialect = base.MySQLDialect()
+    reflected = _mysql_reflected(MYSQL_FILM)
+    cols = {c["name"]: _reflected_column(c, dialect, primary_key=False, unique=False, sample_values=3)
+            for c in reflected}
+    got = {name: (c.type, c.family, c.sample) for name, c in cols.items() if c.enum}
+    assert got == {
+        "rating": ("ENUM('G','PG','PG-13','R','NC-17')", TypeFamily.TEXT, ("G", "PG", "PG-13")),
+        "special_features": ("SET('Trailers','Commentaries','Deleted Scenes','Behind the Scenes')", TypeFamily.TEXT,
+                             ("Trailers", "Commentaries", "Deleted Scenes")),
+        "status": ("ENUM('it''s out','new')", TypeFamily.TEXT, ("it's out", "new")),
+        "many": (cols["many"].type, TypeFamily.TEXT, ("l0", "l1", "l2")),
+    }
+    assert not cols["film_id"].enum and not cols["title"].enum and cols["title"].sample == ()
+    every = _reflected_column(reflected[4], dialect, primary_key=False, unique=False,
+                              sample_values=DEFAULT_SAMPLE_VALUES)
+    assert len(every.sample) == DEFAULT_SAMPLE_VALUES  # bounded like the rows' values
+
+
+def test_a_reflected_enumeration_keeps_its_labels_over_the_rows_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the load itself, any dialect (it was PostgreSQL's only): a SQLite file whose reflection
+    # gives MySQL's types, its rows read for statistics
+    from sqlalchemy.engine.reflection import Inspector
+
+    path = tmp_path / "sakila.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE film (film_id INTEGER PRIMARY KEY, rating TEXT, special_features TEXT, status TEXT,"
+                " many TEXT, title TEXT)")
+    con.executemany("INSERT INTO film VALUES (?, ?, ?, ?, ?, ?)",
+                    [(i, "PG", "Trailers", "new", "l7", f"Film {i}") for i in range(1, 5)])
+    con.commit()
+    con.close()
+    reflected = _mysql_reflected(MYSQL_FILM)
+    monkeypatch.setattr(Inspector, "get_multi_columns",
+                        lambda self, schema=None, filter_names=None, **kw: {(schema, "film"): reflected})
+    for statistics in (True, False):
+        film = load_database(f"sqlite:///{path}", statistics=statistics)["film"]
+        assert [c.name for c in film.columns if c.enum] == ["rating", "special_features", "status", "many"]
+        assert film.column("rating").sample == ("G", "PG", "PG-13", "R", "NC-17")
+        assert film.column("special_features").sample[-1] == "Behind the Scenes"
+        assert film.column("title").sample == (("Film 1", "Film 2", "Film 3", "Film 4") if statistics else ())
+        assert film.column("rating").unique_ratio == (0.25 if statistics else None)  # the rows' statistics stay
+        assert len(film.column("many").sample) == 100

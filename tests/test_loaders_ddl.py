@@ -765,3 +765,63 @@ def test_other_create_type_forms_are_skipped_quietly() -> None:
         schemas = [load_ddl(pg, dialect="postgres"), load_ddl(tsql, dialect="tsql"), load_ddl(oracle, dialect="oracle")]
     assert [[t.name for t in s.tables] for s in schemas] == [["t"], ["t"], ["t"]]
     assert [(c.name, c.enum) for c in schemas[0]["t"].columns] == [("id", False), ("p", False), ("r", False), ("s", True)]
+
+
+# MySQL's inline ENUM and SET (Sakila's film.rating and film.special_features), DuckDB's ENUM
+INLINE_ENUMS = """
+CREATE TABLE `status` (`status` varchar(10) NOT NULL, `label` varchar(50), PRIMARY KEY (`status`));
+CREATE TABLE `rating` (`id` int NOT NULL, PRIMARY KEY (`id`));
+CREATE TABLE `film` (
+  `film_id` smallint unsigned NOT NULL AUTO_INCREMENT,
+  `rating` enum('G','PG','PG-13','R','NC-17') DEFAULT 'G',
+  `special_features` SET('Trailers','Commentaries','Deleted Scenes','Behind the Scenes') DEFAULT NULL,
+  `status` ENUM('new','it''s out') CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+  `rating_id` set('1','2'),
+  PRIMARY KEY (`film_id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+ALTER TABLE `film` ADD COLUMN `kind` ENUM('short','feature') AFTER `rating`;
+"""
+
+
+def test_mysql_inline_enum_and_set_are_enumerations_that_join_nothing() -> None:
+    # orders.status ENUM joined status.status (0.76) and rating_id SET('1','2') joined rating.id
+    from jar_core.joins import build_join_graph
+    from jar_core.values import ValueIndex, match_values
+
+    s = load_ddl(INLINE_ENUMS, dialect="mysql")
+    film = s["film"]
+    got = {c.name: (c.type, c.family, c.sample) for c in film.columns if c.enum}
+    assert got == {
+        "rating": ("ENUM('G', 'PG', 'PG-13', 'R', 'NC-17')", TypeFamily.TEXT, ("G", "PG", "PG-13", "R", "NC-17")),
+        "special_features": ("SET('Trailers', 'Commentaries', 'Deleted Scenes', 'Behind the Scenes')", TypeFamily.TEXT,
+                             ("Trailers", "Commentaries", "Deleted Scenes", "Behind the Scenes")),
+        "status": ("ENUM('new', 'it''s out')", TypeFamily.TEXT, ("new", "it's out")),
+        "rating_id": ("SET('1', '2')", TypeFamily.TEXT, ("1", "2")),
+        "kind": ("ENUM('short', 'feature')", TypeFamily.TEXT, ("short", "feature")),
+    }
+    assert not film.column("film_id").enum and s["status"].column("status").sample == ()
+    assert len(build_join_graph(s)) == 0
+    found = match_values(ValueIndex.from_schema(s), "films rated PG-13 with deleted scenes")
+    assert {s.tables[m.table].columns[m.column].name for m in found} == {"rating", "special_features"}
+
+
+def test_inline_enumerations_of_other_dialects_and_their_bounds() -> None:
+    from jar_core.loaders.database import DEFAULT_SAMPLE_VALUES, MAX_SAMPLE_CHARS
+
+    many = ", ".join(f"'label {i}'" for i in range(DEFAULT_SAMPLE_VALUES + 20))
+    long = "x" * (MAX_SAMPLE_CHARS + 50)
+    s = load_ddl(f"CREATE TABLE t (id int, many ENUM({many}), long ENUM('{long}', 'y'), bare ENUM, tags varchar(9));",
+                 dialect="mysql")
+    t = s["t"]
+    assert t.column("many").enum
+    assert t.column("many").sample == tuple(f"label {i}" for i in range(DEFAULT_SAMPLE_VALUES))
+    assert t.column("long").sample == ("x" * MAX_SAMPLE_CHARS, "y")
+    assert (t.column("bare").enum, t.column("bare").sample) == (True, ())
+    assert not t.column("tags").enum and not t.column("id").enum
+    duck = load_ddl("CREATE TYPE mood AS ENUM ('sad', 'ok');\n"
+                    "CREATE TABLE p (id INTEGER, m mood, inline ENUM('x', 'y'), ms ENUM('x')[]);", dialect="duckdb")
+    assert [(c.name, c.enum, c.sample) for c in duck["p"].columns] == [
+        ("id", False, ()), ("m", True, ("sad", "ok")), ("inline", True, ("x", "y")), ("ms", False, ())]
+    click = load_ddl("CREATE TABLE e (id UInt32, level Enum8('debug' = 1, 'error' = 2))\n"
+                     "ENGINE = MergeTree ORDER BY id;", dialect="clickhouse")
+    assert (click["e"].column("level").enum, click["e"].column("level").sample) == (True, ("debug", "error"))

@@ -124,9 +124,10 @@ def load_database(
             question's names in ('Iron Maiden' -> ``artist.name``): a name that is not among
             the first ``sample_values`` distinct values of the rows read (in the order the
             database returns them, not by key: PostgreSQL returns an updated row last) is not found.
-            A column of a PostgreSQL enumeration (``CREATE TYPE mood AS ENUM (...)``) keeps its
-            type's labels instead, in their order, read from the catalog with or without
-            ``statistics``: :attr:`Column.enum <jar_core.schema.Column.enum>` (text, no join key).
+            A column of an enumeration (PostgreSQL's ``CREATE TYPE mood AS ENUM (...)``, MySQL's
+            ``ENUM('a', 'b')`` and ``SET('a', 'b')``, DuckDB's ``ENUM``) keeps its type's labels
+            instead, in their order, read from the catalog with or without ``statistics``:
+            :attr:`Column.enum <jar_core.schema.Column.enum>` (text, no join key).
         sample_bytes: with ``statistics``, reading a table's rows stops once its values add up
             to this many bytes (default 16 MiB), so a table of huge values costs no more.
         statistics: compute :attr:`Column.unique_ratio` (distinct non-null values / rows read)
@@ -744,14 +745,8 @@ def _read_tables(
             database=database,
             name=name,
             columns=[
-                Column(
-                    name=c["name"],
-                    type=c["type"] if isinstance(c["type"], str) else _type_text(c["type"], conn.dialect),
-                    comment=c.get("comment") or None,
-                    primary_key=c["name"] in pk,
-                    unique=c["name"] in alone,
-                    computed=bool(c.get("computed")),
-                )
+                _reflected_column(c, conn.dialect, primary_key=c["name"] in pk, unique=c["name"] in alone,
+                                  sample_values=sample_values)
                 for c in cols
             ],
             foreign_keys=[_foreign_key(fk, database, own_schema) for fk in fks.get(name) or ()],
@@ -760,12 +755,59 @@ def _read_tables(
         )
         if sample_rows:
             _add_statistics(conn, table, schema, sample_rows, sample_values, sample_bytes, where)
-        for col, c in zip(table.columns, cols):
-            if conn.dialect.name == "postgresql" and isinstance(c["type"], SQLEnum):
-                # the catalog's labels, every one in its order, rows read or not
-                col.enum, col.sample = True, enum_sample(c["type"].enums, sample_values)
         tables.append(table)
     return tables
+
+
+def _reflected_column(
+    c: Mapping[str, Any], dialect: Dialect, *, primary_key: bool, unique: bool, sample_values: int
+) -> Column:
+    """The :class:`Column` of a reflected column (SQLAlchemy's ``get_columns`` entry, or DuckDB's
+    catalog row with its type as text). An enumeration (:func:`_enum_labels`) gets its type's
+    labels as its sample, every one in its order whether rows are read or not."""
+    type_ = c["type"]
+    column = Column(
+        name=c["name"],
+        type=type_ if isinstance(type_, str) else _type_text(type_, dialect),
+        comment=c.get("comment") or None,
+        primary_key=primary_key,
+        unique=unique,
+        computed=bool(c.get("computed")),
+    )
+    labels = _enum_labels(type_)
+    if labels is not None:
+        column.enum, column.sample = True, enum_sample(labels, sample_values)
+    return column
+
+
+#: A DuckDB column type that spells an enumeration's labels: ``duckdb_columns()`` gives
+#: ``ENUM('sad', 'ok')`` for a column of ``CREATE TYPE mood AS ENUM ('sad', 'ok')`` (the name is
+#: not kept) as for an inline one; ``ENUM(...)[]`` is a list of labels, none.
+_DUCKDB_ENUM = re.compile(r"ENUM\s*\(.*\)\s*\Z", re.IGNORECASE | re.DOTALL)
+
+
+def _enum_labels(type_: Any) -> Sequence[str] | None:
+    """The labels of a reflected enumeration type, in their order: SQLAlchemy's ``Enum``
+    (PostgreSQL's ``CREATE TYPE ... AS ENUM``, MySQL's ``ENUM('a', 'b')``), MySQL's ``SET('a',
+    'b')`` (a set of the labels), DuckDB's type text ``ENUM('a', 'b')``; ``None`` for any other type."""
+    if isinstance(type_, SQLEnum):
+        return type_.enums
+    if isinstance(type_, str):
+        if not _DUCKDB_ENUM.match(type_):
+            return None
+        from sqlglot import exp
+        from sqlglot.errors import SqlglotError
+
+        from jar_core.loaders.ddl import inline_enum_labels
+
+        try:
+            return inline_enum_labels(exp.DataType.build(type_, dialect="duckdb"))
+        except (SqlglotError, ValueError):
+            return None
+    mysql = sys.modules.get("sqlalchemy.dialects.mysql")  # loaded by whatever reflected a MySQL type
+    if mysql is not None and isinstance(type_, mysql.SET):
+        return type_.values
+    return None
 
 
 def _unique_columns(
@@ -1052,7 +1094,9 @@ def _add_statistics(
     if complete and n_rows < sample_rows:
         table.row_count = n_rows
     for col, column_stats in zip(table.columns, stats):
-        col.unique_ratio, col.sample = column_stats.result(n_rows)
+        col.unique_ratio, sample = column_stats.result(n_rows)
+        if not col.enum:  # an enumeration keeps its type's labels
+            col.sample = sample
 
 
 class _ColumnStats:

@@ -16,7 +16,8 @@ TABLE ...``, in schema ``s``), ``ALTER TABLE`` (added columns, primary and forei
 ``pg_dump`` output; dropped and renamed columns, renamed tables; ``ATTACH PARTITION``),
 ``COMMENT ON TABLE/COLUMN``, ``CREATE UNIQUE INDEX`` on one column (no ``WHERE``: a key
 declared as an index, :attr:`Column.unique`, like a ``UNIQUE`` constraint), ``CREATE DOMAIN`` and
-PostgreSQL's enumerations (``CREATE TYPE ... AS ENUM``, ``ALTER TYPE ... ADD VALUE``); every other
+PostgreSQL's enumerations (``CREATE TYPE ... AS ENUM``, ``ALTER TYPE ... ADD VALUE``; MySQL's and
+DuckDB's are inline, ``ENUM('a', 'b')``, and MySQL's ``SET('a', 'b')`` too); every other
 statement (``INSERT``, other indexes, other types, ``SET``...) is skipped unread. A table
 definition that sqlglot cannot parse raises :class:`DDLParseError` naming the statement, after a
 retry without what keys do not need (table options; T-SQL's ``MASKED WITH (...)``; the ``ASC`` of a key's columns); an index it
@@ -93,9 +94,11 @@ def load_ddl(
             with a ``CREATE DOMAIN`` of the file has the domain's base type (``"OrderNumber"`` ->
             ``VARCHAR(25)``), as a live database reports it. A column declared with an
             enumeration of the file (PostgreSQL's ``CREATE TYPE mood AS ENUM ('sad', 'ok')``,
-            also ``public.mood``) keeps its declared type and is :attr:`Column.enum`: text, no
-            join key, its labels (at most :data:`~jar_core.loaders.database.DEFAULT_SAMPLE_VALUES`)
-            as its sample values, which value matching finds in a question.
+            also ``public.mood``) or an inline one (MySQL's and DuckDB's ``ENUM('G', 'PG')``,
+            MySQL's ``SET('Trailers', 'Commentaries')``) keeps its declared type and is
+            :attr:`Column.enum`: text, no join key, its labels (at most
+            :data:`~jar_core.loaders.database.DEFAULT_SAMPLE_VALUES`) as its sample values, which
+            value matching finds in a question.
         partitions: also keep PostgreSQL's partitions (``PARTITION OF``, ``ATTACH PARTITION``)
             and the ``INHERITS`` children that add no column to their parent (Sakila's
             ``payment_p2007_01``). By default they are left out when their parent is defined:
@@ -701,6 +704,22 @@ def _type_name(tokens: Sequence[Token]) -> tuple[str, list[Token]]:
     return name[-1].text.lower(), rest
 
 
+#: sqlglot's inline enumeration types: MySQL's ``ENUM('a', 'b')`` and ``SET('a', 'b')`` (a set of
+#: the labels), DuckDB's ``ENUM('a', 'b')``, ClickHouse's ``Enum8('a' = 1, 'b' = 2)``.
+_INLINE_ENUMS = frozenset({exp.DataType.Type.ENUM, exp.DataType.Type.ENUM8, exp.DataType.Type.ENUM16,
+                           exp.DataType.Type.SET})
+
+
+def inline_enum_labels(kind: exp.DataType | None) -> list[str] | None:
+    """The labels of a column type that spells them (MySQL's ``ENUM('G', 'PG')`` and
+    ``SET('Trailers', 'Commentaries')``, DuckDB's ``ENUM('sad', 'ok')``, ClickHouse's ``Enum8('a' =
+    1)``), in their order; ``None`` for any other type."""
+    if kind is None or kind.this not in _INLINE_ENUMS:
+        return None
+    labels = (e.this if isinstance(e, exp.EQ) else e for e in kind.expressions)  # ClickHouse's 'a' = 1
+    return [e.this for e in labels if isinstance(e, exp.Literal) and e.is_string]
+
+
 def _type_key(declared: str) -> str:
     """A column's declared type as :func:`_type_name` names a domain or an enumeration
     (``public."Mood"`` -> ``"mood"``, ``[dbo].[Phone]`` -> ``"phone"``); an array of one
@@ -1054,6 +1073,9 @@ class _Builder:
             return  # T-SQL's INDEX ix [NON]CLUSTERED (a) in the column list, which sqlglot reads as a column
         kind = node.args.get("kind")
         column = Column(name=name, type=self._domain_type(kind.sql(dialect=self.dialect)) if kind is not None else "")
+        labels = inline_enum_labels(kind)
+        if labels is not None:  # MySQL's ENUM('G', 'PG') and SET(...), DuckDB's ENUM(...)
+            column.enum, column.sample = True, enum_sample(labels)
         for constraint in node.args.get("constraints") or ():
             spec = constraint.args.get("kind") if isinstance(constraint, exp.ColumnConstraint) else constraint
             if isinstance(spec, exp.PrimaryKeyColumnConstraint):
