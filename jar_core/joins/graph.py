@@ -424,18 +424,12 @@ def _inferred(p: ColumnProfile, cross_database: bool) -> tuple[np.ndarray, np.nd
 
 def _polymorphic(p: ColumnProfile) -> np.ndarray:
     """bool per column: a reference of several tables, named ``<x>_id`` beside an ``<x>_type`` of its
-    table that names the referenced table's class (Rails' polymorphic ``record_id`` /
-    ``record_type``, ``owner_id`` / ``owner_type``). It references a table only where ``<x>`` names
-    that table whole (``payment_method_id`` -> ``payment_methods``, ``assigned_facility_id`` ->
-    ``facilities``), not one whose name only ends so (``idempotency_records``) nor its people."""
-    out = np.zeros(p.n, dtype=bool)
-    types = {(int(p.table[i]), n) for i in range(p.n) for n in p.full_names[i] if n.endswith("type")}
-    if not types:
-        return out
-    for i in np.flatnonzero(p.has_key_word & (p.names_table == 0)).tolist():  # not its own table's key
-        t = int(p.table[i])
-        out[i] = any(st and (t, "".join(st) + "type") in types for st in p.stems[i])
-    return out
+    table that names the referenced table's class (:attr:`ColumnProfile.typed_stem`: Rails'
+    polymorphic ``record_id`` / ``record_type``, ``owner_id`` / ``owner_type``), not its own
+    table's key. It references a table only where ``<x>`` names that table whole
+    (``payment_method_id`` -> ``payment_methods``, ``assigned_facility_id`` -> ``facilities``), not
+    one whose name only ends so (``idempotency_records``) nor its people."""
+    return p.typed_stem & p.has_key_word & (p.names_table == 0)
 
 
 def _rank(p: ColumnProfile, f: np.ndarray, k: np.ndarray, conf: np.ndarray) -> np.ndarray:

@@ -572,11 +572,13 @@ def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
         if (_of_people(p.table_words[i]) and not is_archive(p.table_words[i])
                 and not _of_rows_of(p.table_words[i], tables[int(p.database[i])])):
             keys.setdefault(int(p.database[i]), {}).setdefault(int(p.table[i]), []).append(i)
-    for fi in found:
-        people = keys.get(int(p.database[fi]), {})
+    for scope, people in keys.items():
         if len(people) > 1:  # ``users`` beside ``machine_users``: the one named by a person word alone
             plain = {t: own for t, own in people.items() if len(p.table_words[own[0]][0]) == 1}
-            people = plain if len(plain) == 1 else people
+            if len(plain) == 1:
+                keys[scope] = plain
+    for fi in found:
+        people = keys.get(int(p.database[fi]), {})
         if len(people) == 1:
             (table, own), = people.items()
             if len(own) == 1 and own[0] != fi:

@@ -544,26 +544,37 @@ def _adopted_keys(
     return out
 
 
-def _typed_part(
-    schema: Schema, table: Sequence[int], stems: list[list[list[str]]], full: list[list[str]],
-    leads: set[tuple[str, str]],
-) -> np.ndarray:
-    """bool per column: its entity words ``<x>`` (one name variant's) have an ``<x>_type`` column in
-    its table and are not its table's whole name, its module prefix (``leads``) or a trailing
-    qualifier aside: Rails' polymorphic ``scan_id`` / ``scan_type`` in ``targets_scans``, not
-    ``FCLT_BUILDING.BUILDING_NUMBER`` beside its ``BUILDING_TYPE``."""
+def _typed_stems(table: Sequence[int], stems: list[list[list[str]]], full: list[list[str]]) -> np.ndarray:
+    """bool per column (:attr:`ColumnProfile.typed_stem`): its entity words ``<x>`` (one name
+    variant's) have an ``<x>_type`` column in its table (Rails' polymorphic ``record_id`` /
+    ``record_type``, ``scan_id`` / ``scan_type``)."""
     types = {(t, n) for t, names in zip(table, full) for n in names if n.endswith("type")}
     if not types:
         return np.zeros(len(stems), dtype=bool)
+    return np.fromiter((any(st and (t, "".join(st) + "type") in types for st in v) for t, v in zip(table, stems)),
+                       dtype=bool, count=len(stems))
+
+
+def _typed_part(
+    schema: Schema, table: Sequence[int], stems: list[list[list[str]]], typed: np.ndarray,
+    leads: set[tuple[str, str]],
+) -> np.ndarray:
+    """bool per column: ``typed`` (:func:`_typed_stems`) and its entity words are not its table's
+    whole name, its module prefix (``leads``) or a trailing qualifier aside: Rails' polymorphic
+    ``scan_id`` / ``scan_type`` in ``targets_scans``, not ``FCLT_BUILDING.BUILDING_NUMBER`` beside
+    its ``BUILDING_TYPE``."""
+    out = typed.copy()
+    if not out.any():
+        return out
     whole: list[set[str]] = []
     for t in schema.tables:
         tw = words(t.name)
         own = [tw[1:] if len(tw) > 1 and (t.join_scope, tw[0]) in leads else tw]
         own += [w[:-1] for w in own if len(w) > 1 and w[-1] in TABLE_QUALIFIERS]
         whole.append({"".join(tw)} | {"".join(w) for w in own})
-    return np.fromiter((any(st and (t, "".join(st) + "type") in types for st in v)
-                        and not any("".join(st) in whole[t] for st in v) for t, v in zip(table, stems)),
-                       dtype=bool, count=len(stems))
+    for i in np.flatnonzero(out).tolist():
+        out[i] = not any("".join(st) in whole[table[i]] for st in stems[i])
+    return out
 
 
 def _part_references(
@@ -655,6 +666,7 @@ class ColumnProfile:
     unique_declared: np.ndarray  # bool: declared unique on its own (:attr:`Column.unique`), not the primary key
     fk_from: np.ndarray  # bool: the referencing column of a declared foreign key
     part_reference: np.ndarray  # bool: named after a part of its table's name that is another table (:func:`_part_references`): a reference, no key
+    typed_stem: np.ndarray  # bool: its entity words ``<x>`` have an ``<x>_type`` column in its table (:func:`_typed_stems`)
     copy_source: np.ndarray  # int: the copied table's column of the same name, for a column of a copy (:func:`_copy_bases`); else -1
     values: sparse.csr_matrix  # column x distinct sample value incidence
     n_values: np.ndarray
@@ -775,16 +787,17 @@ class ColumnProfile:
         own_arr &= ~((level == 1) & with_kw & exact[table_arr])
         # an id named after a part of its table beside a type of it (``targets_scans.scan_id``
         # beside ``scan_type``) holds ids of several tables: a polymorphic reference, no key
-        own_arr &= ~(_typed_part(schema, table, stems, full, leads)
-                     & np.array([k == "id" for k in key_word], dtype=bool))
+        typed = _typed_stems(table, stems, full)
+        is_id = np.array([k == "id" for k in key_word], dtype=bool)
+        own_arr &= ~(_typed_part(schema, table, stems, typed, leads) & is_id)
         # a table keyed by a bare ``id`` (Rails, Django) is not keyed by a column named after it
         # too: ``scan_reports.scan_report_id``, ``cphc_facilities.facility_id`` refer to others
         # (a row number, MIMIC's ``ROW_ID``, leaves it: see ``pk_row`` above)
-        bare = np.array([k == "id" and not any(st) for k, st in zip(key_word, stems)], dtype=bool)
+        worded = np.array([any(st) for st in stems], dtype=bool)
+        bare = is_id & ~worded
         bare &= ~np.array([_is_row_number(c.name) for t in schema.tables for c in t.columns], dtype=bool)
         by_bare = np.zeros(len(schema.tables), dtype=bool)
         by_bare[table_arr[bare & own_arr]] = True
-        worded = np.array([any(st) for st in stems], dtype=bool)
         own_arr &= ~((level > 0) & worded & by_bare[table_arr])
         from jar_core.joins.declared import declared_columns
 
@@ -820,7 +833,7 @@ class ColumnProfile:
             unique=np.array(uniq, dtype=np.float64), pk_declared=np.array(pk_decl, dtype=bool),
             table_has_pk=np.array(has_pk, dtype=bool), in_pk=np.array(in_pk, dtype=bool),
             unique_declared=np.array(unique_decl, dtype=bool), fk_from=fk_from, part_reference=part_ref,
-            copy_source=copy_source, values=vm,
+            typed_stem=typed, copy_source=copy_source, values=vm,
             n_values=n_values, full_names=full, module_word=np.array(module_words, dtype=object), table_names=tnames_l, table_words=twords_l, declared=declared,
             class_codes=dict(classes),
         )
@@ -848,7 +861,7 @@ class ColumnProfile:
             key_word=[self.key_word[i] for i in lst], flag=self.flag[rows], name_flag=self.name_flag[rows], stems=[self.stems[i] for i in lst],
             own_key=self.own_key[rows], adopted=self.adopted[rows], names_table=self.names_table[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
             table_has_pk=self.table_has_pk[rows], in_pk=self.in_pk[rows], unique_declared=self.unique_declared[rows],
-            fk_from=self.fk_from[rows], part_reference=self.part_reference[rows], copy_source=np.where(source >= 0, local[np.maximum(source, 0)], -1),
+            fk_from=self.fk_from[rows], part_reference=self.part_reference[rows], typed_stem=self.typed_stem[rows], copy_source=np.where(source >= 0, local[np.maximum(source, 0)], -1),
             values=self.values[rows],
             n_values=self.n_values[rows], full_names=[self.full_names[i] for i in lst], module_word=self.module_word[rows],
             table_names=[self.table_names[i] for i in lst], table_words=[self.table_words[i] for i in lst],
