@@ -28,7 +28,7 @@ from scipy import sparse
 
 from jar_core.index_build import column_positions
 from jar_core.joins.profile import incidence
-from jar_core.schema import Column, Schema, Table
+from jar_core.schema import Column, Schema, Table, join_class
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index import SchemaIndex
@@ -134,7 +134,7 @@ class ColumnFeatures:
             # the words of column_name_text(t, i), "<db> <table> <column>", part by part
             head = _part_words(humanize(t.database)) + _part_words(humanize(t.name))
             for c in t.columns:
-                type_class.append(classes.setdefault(c.family.join_class, len(classes)))
+                type_class.append(classes.setdefault(join_class(c.type, c.family), len(classes)))
                 known.append(c.unique_ratio is not None)
                 uniq.append(c.unique_ratio if c.unique_ratio is not None else key_likeness(t, c))
                 words.append(list(head + _part_words(humanize(c.name))))

@@ -21,7 +21,7 @@ from jar_core.errors import SchemaError, UnknownDatabaseError
 
 __all__ = [
     "TypeFamily",
-    "normalize_type", "keyless_type", "split_camel",
+    "normalize_type", "keyless_type", "join_class", "split_camel",
     "Column",
     "ForeignKey",
     "Table",
@@ -47,6 +47,20 @@ class TypeFamily(str, Enum):
     def join_class(self) -> str:
         """Families that can hold the same key values (integer and real are both numeric)."""
         return "numeric" if self in (TypeFamily.INTEGER, TypeFamily.REAL) else self.value
+
+
+#: Network address types (PostgreSQL's ``inet``, ``cidr``, ``macaddr``; ClickHouse's ``IPv4``;
+#: DuckDB's ``INET``): of no family, but they hold addresses, which no other type holds.
+_NETWORK_TYPE = re.compile(r"^\s*(inet[46]?|cidr|macaddr8?|ipv[46]|ipaddress)\b", re.I)
+
+
+def join_class(raw: str | None, family: TypeFamily) -> str:
+    """The class of values a column of declared type ``raw`` (of ``family``) can share with
+    another: :attr:`TypeFamily.join_class`, or ``network`` for an address type, which joins only
+    its own kind (``inet`` is no ``uuid``); an unknown type (``other``) may hold any."""
+    if family is TypeFamily.OTHER and raw and _NETWORK_TYPE.match(raw):
+        return "network"
+    return family.join_class
 
 
 _TYPE_HEAD = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_ ]*?)\s*(\([^)]*\))?(?=\s|$|\()", re.S)
@@ -112,9 +126,14 @@ def _type_head(raw: str) -> tuple[str, str]:
     return head, params
 
 
-#: Words of type names whose values are no key: binary data, documents, geometries, money.
-_KEYLESS_WORDS = ("blob", "bytea", "json", "xml", "tsvector", "hstore", "geometry", "geography", "money")
-_KEYLESS_NAMES = frozenset({"image", "point", "polygon", "linestring", "variant", "object", "map", "struct"})
+#: Words of type names whose values are no key: binary data, documents, geometries, money, text
+#: search vectors and queries, ranges (``int4range``, ``tstzmultirange``).
+_KEYLESS_WORDS = ("blob", "bytea", "json", "xml", "tsvector", "tsquery", "hstore", "geometry", "geography", "money",
+                  "range")
+#: Type names whose values are no key: geometric shapes, embeddings (pgvector's ``vector(1536)``),
+#: durations, documents of other engines.
+_KEYLESS_NAMES = frozenset({"image", "point", "polygon", "linestring", "line", "lseg", "box", "path", "circle",
+                            "vector", "halfvec", "sparsevec", "interval", "variant", "object", "map", "struct"})
 #: Binary types longer than this hold data, not a key (``BINARY(16)`` is a UUID).
 _KEY_BYTES = 64
 
@@ -122,8 +141,9 @@ _KEY_BYTES = 64
 @functools.lru_cache(maxsize=1 << 12)
 def keyless_type(raw: str | None) -> bool:
     """Whether a declared type holds no key: binary data (``bytea``, ``blob``, ``varbinary(max)``;
-    not ``binary(16)``), a document (``json``, ``xml``), a geometry, an array, money, or a decimal
-    with a fractional scale (``decimal(15,2)``; not ``numeric`` or ``number(10)``, which hold keys)."""
+    not ``binary(16)``), a document (``json``, ``xml``), a geometry, a range, an embedding, a
+    duration, an array, money, or a decimal with a fractional scale (``decimal(15,2)``; not
+    ``numeric`` or ``number(10)``, which hold keys)."""
     if not raw or not raw.strip():
         return False
     head, params = _type_head(raw)

@@ -971,11 +971,33 @@ def test_counts(name, count):
     ("jsonb", True), ("xml", True), ("geography(POINT,4326)", True), ("text[]", True), ("money", True),
     ("DECIMAL(7, 2)", True), ("numeric(10,0)", False), ("NUMBER", False), ("number(10)", False),
     ("float", False), ("int", False), ("uuid", False), ("varchar(44)", False), ("", False), (None, False),
+    ("int4range", True), ("tstzmultirange", True), ("vector(1536)", True), ("tsquery", True), ("box", True),
+    ("interval day to second", True), ("inet", False),
 ])
 def test_keyless_types(raw, keyless):
     from jar_core.schema import keyless_type
 
     assert keyless_type(raw) is keyless
+
+
+_ADDRESSES = """
+CREATE TABLE targets (id uuid PRIMARY KEY, name text);
+CREATE TABLE hosts (ip inet PRIMARY KEY, name text);
+CREATE TABLE vm_scans (id uuid PRIMARY KEY, target inet, host_ip inet, period tstzrange, embedding vector(3));
+CREATE TABLE windows (id int PRIMARY KEY, period tstzrange);
+"""
+
+
+def test_a_network_address_joins_only_an_address():
+    from jar_core.loaders import load_ddl
+
+    got = edges(load_ddl(_ADDRESSES, dialect="postgres"))
+    # an inet names the target, but holds an address, which no uuid key holds
+    assert not any(e.startswith("targets.id = vm_scans.target") or e.startswith("vm_scans.target = targets.id")
+                   for e in got), got
+    assert got["hosts.ip = vm_scans.host_ip"][0] > 0.5, got  # an address may join an address
+    # ranges and embeddings hold no key
+    assert not any("period" in e or "embedding" in e for e in got), got
 
 
 _KEYS_ONLY = """

@@ -20,7 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import sparse
 
-from jar_core.schema import Column, Schema, Table, TypeFamily, keyless_type
+from jar_core.schema import Column, Schema, Table, TypeFamily, join_class, keyless_type
 
 __all__ = ["ColumnProfile", "words", "singular", "KEY_WORDS", "value_key", "sample_class", "fractional", "incidence"]
 
@@ -735,7 +735,7 @@ class ColumnProfile:
                 typed = _ENUM_TYPE if c.enum else by_type.get(c.type)
                 if typed is None:
                     fam = c.family
-                    typed = by_type[c.type] = (fam.join_class, keyless_type(c.type), fam is TypeFamily.REAL,
+                    typed = by_type[c.type] = (join_class(c.type, fam), keyless_type(c.type), fam is TypeFamily.REAL,
                                                fam is TypeFamily.INTEGER, bool(UUID_TYPE.match(c.type or "")))
                 declared_class, no_key, real, whole, generated = typed
                 tclass.append(classes.setdefault(seen if seen is not None else declared_class, len(classes)))
