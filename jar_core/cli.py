@@ -519,7 +519,6 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
     r.add_argument("--no-samples", action="store_true",
                    help="keep the columns' sample values (rows of the source) out of the index cache")
-    r.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     _add_source(r)
     r.set_defaults(func=_cmd_retrieve)
 
@@ -530,7 +529,6 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--update", action="store_true",
                    help="update the index at --out to the source: tables added, dropped or changed; only texts "
                    "the index lacks are embedded")
-    i.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     first_stage_argument(i)
     i.add_argument("--no-samples", action="store_true",
                    help="keep the columns' sample values (rows of the source) out of the index")
@@ -575,39 +573,48 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_global_options(p: argparse.ArgumentParser, *, command: bool) -> None:
     """The top-level options, which every command takes too, at the end of its help:
-    ``jar-retrieval retrieve -v`` is ``jar-retrieval -v retrieve``. A command's ``--verbose`` has
-    no default (SUPPRESS): argparse copies every value of the command's namespace over the top
-    level's, and a default would undo a ``-v`` given before the command. Given on both sides,
-    ``--verbose`` is on."""
+    ``jar-retrieval retrieve -v`` is ``jar-retrieval -v retrieve``. A command's ``--verbose`` and
+    ``--quiet`` have no default (SUPPRESS): argparse copies every value of the command's namespace
+    over the top level's, and a default would undo a ``-v`` given before the command. Given on both
+    sides, an option is on.
+
+    ``--quiet`` and ``--verbose`` go together: one is about progress bars, the other about log
+    lines (``-q -v``: the log lines without the bars). The commands without progress bars
+    (``serve``, ``bench``) take ``--quiet`` and have nothing to leave out."""
     from jar_core import __version__
 
     group = p.add_argument_group("global options (also before the command)") if command else p
     group.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     group.add_argument("--verbose", "-v", action="store_true", default=argparse.SUPPRESS if command else False,
                        help="log what happens")
+    group.add_argument("--quiet", "-q", action="store_true", default=argparse.SUPPRESS if command else False,
+                       help="no progress bars (shown on a terminal only), model downloads' included; "
+                       "with --verbose: the log lines without the bars")
 
 
 def _show_warning(message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
     _print(f"{PROG}: warning: {message}", file=sys.stderr, one_line=True)
 
 
-def _setup_logging(verbose: bool) -> None:
+def _setup_logging(verbose: bool, quiet: bool = False) -> None:
     """Log lines as ``jar-retrieval: message`` on stderr through the root logger's one handler
-    (INFO with ``--verbose``, else WARNING and the model libraries' loggers ERROR).
+    (INFO with ``--verbose``, else WARNING and the model libraries' loggers ERROR). Without
+    ``--verbose``, or with ``--quiet``, huggingface_hub shows no download progress bars.
 
     huggingface_hub gives its logger a stream handler of its own when imported, and that logger
     also propagates to the root: every line of it would be printed twice. The handler is removed
     here, the lines go to the root's.
 
     transformers (and sentence-transformers through it) gives its logger a handler of its own too,
-    with lines as ``[transformers] message``, and keeps them from the root (unless ``$CI`` is set:
-    then both print them). With ``--verbose`` that handler is removed and the logger propagates, as
-    soon as transformers is imported: importing it here would add a second to every verbose run
-    that never loads it (the ONNX backend). Without ``--verbose`` its lines (errors) are left as
-    they are."""
+    with lines as ``[transformers] message``, and keeps them from the root unless ``$CI`` is set:
+    then both print them, each line twice. That handler is removed and the logger propagates (with
+    or without ``--verbose``) as soon as transformers is imported: importing it here would add a
+    second to every run that never loads it (the ONNX backend). Its lines are then
+    ``jar-retrieval: message`` once, whatever ``$CI``; without ``--verbose`` errors only."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format=f"{PROG}: %(message)s")
     if not verbose:  # before huggingface_hub is imported: it reads them then
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    if not verbose or quiet:
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
         import huggingface_hub.utils.logging  # noqa: F401 - adds the handler (once, on import)
@@ -617,9 +624,8 @@ def _setup_logging(verbose: bool) -> None:
     for handler in list(hub.handlers):
         hub.removeHandler(handler)
     hub.propagate = True
-    if verbose:
-        _after_import("transformers.utils.logging", _transformers_to_root)
-    else:
+    _after_import("transformers.utils.logging", _transformers_to_root)
+    if not verbose:
         for noisy in ("sentence_transformers", "transformers", "huggingface_hub"):
             logging.getLogger(noisy).setLevel(logging.ERROR)
 
@@ -683,7 +689,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    _setup_logging(args.verbose)
+    _setup_logging(args.verbose, args.quiet)
     # The encoder's threads are the library's choice (jar_core.embedding: one per question, all
     # cores for large batches; --threads or $JAR_RETRIEVAL_THREADS override it).
     try:

@@ -260,7 +260,36 @@ def test_verbose_transformers_log_lines_are_in_the_project_format_once(tmp_path)
                            env={**env, **extra}, timeout=300)
         assert p.returncode == 0 and p.stderr.splitlines() == verbose, (args, extra, p.stderr)
     p = subprocess.run([sys.executable, str(script), "bench"], capture_output=True, text=True, env=env, timeout=300)
-    assert p.returncode == 0 and p.stderr == "[transformers] an error line\n", p.stderr  # as it was: errors only
+    assert p.returncode == 0 and p.stderr == "jar-retrieval: an error line\n", p.stderr  # errors only
+
+
+def test_without_verbose_transformers_errors_are_printed_once_where_ci_is_set(tmp_path):
+    """With $CI set, transformers' logger propagates to the root as well as printing through its
+    own handler: an error line came out twice ('[transformers] ...' and 'jar-retrieval: ...')."""
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import logging, os, sys\n"
+        "if os.environ.get('IMPORT_FIRST'):\n"
+        "    import transformers.utils.logging\n"
+        "import jar_core.cli as cli\n"
+        "def command(args):\n"
+        "    from transformers.utils import logging as tlog\n"
+        "    tlog.get_logger('transformers.configuration_utils').error('an error line')\n"
+        "    tlog.get_logger('transformers.modeling_utils').warning('a warning line')\n"
+        "    logging.getLogger('sentence_transformers.util').error('a sentence-transformers error')\n"
+        "    return 0\n"
+        "cli._cmd_bench = command\n"
+        "sys.exit(cli.main(sys.argv[1:]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "TRANSFORMERS_VERBOSITY")}
+    env["HF_HUB_OFFLINE"] = "1"
+    for ci in ("true", "1"):
+        for first in ("", "1"):
+            p = subprocess.run([sys.executable, str(script), "bench"], capture_output=True, text=True,
+                               env={**env, "CI": ci, "IMPORT_FIRST": first}, timeout=300)
+            assert p.returncode == 0, p.stderr
+            assert p.stderr.splitlines() == ["jar-retrieval: an error line",
+                                             "jar-retrieval: a sentence-transformers error"], (ci, first, p.stderr)
 
 
 #: A command line of each command (what it needs besides its options).
@@ -291,6 +320,63 @@ def test_the_top_level_options_are_taken_after_the_command_too(capsys):
     with pytest.raises(SystemExit) as e:
         parser.parse_args(["--version"])
     assert e.value.code == 0 and capsys.readouterr().out == f"jar-retrieval {__version__}\n"
+
+
+def test_quiet_is_taken_before_and_after_the_command_too(capsys):
+    parser = build_parser()
+    parse = parser.parse_args
+    for command, args in _COMMANDS.items():
+        default = command == "serve"  # serve shows no progress bars, -q or not
+        assert parse([command, *args]).quiet is default, command
+        assert parse(["-q", command, *args]).quiet is True, command
+        assert parse([command, *args, "-q"]).quiet is True, command
+        assert parse(["--quiet", command, *args]).quiet is True, command
+        assert parse(["--quiet", command, *args, "-q"]).quiet is True  # given twice: on
+        both = parse(["-q", command, *args, "-v"])  # they go together: bars off, log lines on
+        assert both.quiet is True and both.verbose is True, command
+        with pytest.raises(SystemExit):
+            parse([command, "--help"])
+        help_text = capsys.readouterr().out
+        globals_help = help_text[help_text.index("global options (also before the command):"):]
+        assert "--quiet, -q" in globals_help and help_text.count("--quiet, -q") == 1, command
+
+
+def test_quiet_before_the_command_turns_the_progress_bars_off(tmp_path, capsys, monkeypatch):
+    from jar_core import cli
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    parse = build_parser().parse_args
+    for command, args in (("index", ["--out", "x"]), ("retrieve", ["q"])):
+        assert cli._progress_enabled(parse([command, *args])) is True
+        assert cli._progress_enabled(parse(["-q", command, *args])) is False, command
+    seen = []
+    real = cli._retriever
+    monkeypatch.setattr(cli, "_retriever", lambda args, **kw: seen.append(kw["progress"]) or real(args, **kw))
+    assert main(["-q", "index", "--out", str(tmp_path / "idx")]) == 0
+    assert main(["--quiet", "retrieve", "customers", "--index", str(tmp_path / "idx")]) == 0
+    assert seen == [False, False]
+    capsys.readouterr()
+
+
+def test_quiet_with_verbose_logs_without_download_progress_bars(tmp_path):
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import logging, sys\n"
+        "import jar_core.cli as cli\n"
+        "def command(args):\n"
+        "    logging.getLogger('jar_core.index').info('a log line')\n"
+        "    from huggingface_hub import constants\n"
+        "    print(constants.HF_HUB_DISABLE_PROGRESS_BARS is True)\n"
+        "    return 0\n"
+        "cli._cmd_bench = command\n"
+        "sys.exit(cli.main(sys.argv[1:]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
+    env["HF_HUB_OFFLINE"] = "1"
+    for args, bars_off in ((["-v", "bench"], False), (["-q", "-v", "bench"], True), (["-v", "bench", "-q"], True)):
+        p = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, env=env, timeout=300)
+        assert p.returncode == 0 and p.stderr == "jar-retrieval: a log line\n", (args, p.stderr)
+        assert p.stdout.strip() == str(bars_off), args
 
 
 # -- issue 11: one-line errors instead of tracebacks, warnings, escaped names, --no-samples ------

@@ -58,7 +58,6 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     first_stage_argument(e)
     e.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
-    e.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     e.set_defaults(func=run_eval)
     return e
 
