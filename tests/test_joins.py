@@ -1565,3 +1565,33 @@ def test_a_qualified_entity_is_meant_by_a_table_of_its_qualifier():
     assert got.get("D_LABITEMS.ITEMID = LABEVENTS.ITEMID", (0, ""))[0] >= 0.75, got
     assert got.get("CHARTEVENTS.ITEMID = D_ITEMS.ITEMID", (0, ""))[0] >= 0.75, got
     assert got.get("D_ITEMS.ITEMID = LABEVENTS.ITEMID", (0, ""))[0] < 0.75, got
+
+
+_ROLES_AND_WHOLES = """
+CREATE TABLE users (id bigint PRIMARY KEY, name varchar);
+CREATE TABLE subscriptions (id uuid PRIMARY KEY, user_id bigint);
+CREATE TABLE requests (id bigint PRIMARY KEY, pull_request_id bigint, parent_request_id bigint);
+CREATE TABLE pull_requests (id bigint PRIMARY KEY, number int);
+CREATE TABLE usage_thresholds (id uuid PRIMARY KEY, subscription_id uuid);
+CREATE TABLE usage_monitoring_subscription_activities (id bigint PRIMARY KEY, subscription_id uuid NOT NULL);
+CREATE UNIQUE INDEX idx_subscription_unique ON usage_monitoring_subscription_activities (subscription_id);
+CREATE TABLE teleconsultations (id uuid PRIMARY KEY, medical_officer_id bigint, signatory_id bigint);
+"""
+
+
+def test_a_role_before_the_own_table_and_a_unique_reference_name_other_tables():
+    from jar_core.loaders import load_ddl
+
+    got = edges(load_ddl(_ROLES_AND_WHOLES, dialect="postgres"))
+    # a role and the own table's name that are another table's whole name: a pull request, no request
+    assert got["pull_requests.id = requests.pull_request_id"] == (0.92, "entity"), got
+    assert "requests.id = requests.pull_request_id" not in got
+    assert got["requests.id = requests.parent_request_id"][1] == "self"
+    # one row per subscription: a one-to-one reference to subscriptions, no key others refer to
+    assert got["subscriptions.id = usage_thresholds.subscription_id"][1] == "entity", got
+    assert got["subscriptions.id = usage_monitoring_subscription_activities.subscription_id"][1] == "entity"
+    assert got.get("usage_monitoring_subscription_activities.subscription_id = usage_thresholds.subscription_id",
+                   (0, ""))[0] < 0.75
+    # people by their office
+    assert got["teleconsultations.medical_officer_id = users.id"][1] == "person", got
+    assert got["teleconsultations.signatory_id = users.id"][1] == "person"

@@ -103,7 +103,10 @@ PERSON_ROLE_WORDS = frozenset({
     # an application's users by what they did to a row (``creator_id``, ``updater_id``, ``inviter_id``)
     "updater", "modifier", "editor", "uploader", "submitter", "poster", "commenter", "reporter", "requester",
     "requestor", "moderator", "verifier", "voter", "follower", "subscriber", "inviter", "invitee", "sender",
-    "recipient", "receiver", "granter", "grantor", "revoker",
+    "recipient", "receiver", "granter", "grantor", "revoker", "signer", "signatory", "issuer", "assigner",
+    "exporter", "importer", "inspector", "auditor", "archiver", "deleter",
+    # people by their office (``medical_officer_id``, ``staff_id``, ``admin_id``)
+    "officer", "staff", "admin", "administrator", "coordinator",
     # Spanish, Portuguese, Italian, French (``area.id_jefe``, ``cliente.id_vendedor``)
     "jefe", "chefe", "capo", "gerente", "responsable", "responsabile", "vendedor", "venditore", "vendeur",
     "autor", "autore", "auteur", "creador", "criador", "creatore", "createur",
@@ -282,6 +285,12 @@ def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarra
     roles: dict[tuple[int, int], bool] = {}
     found = []
     role_named: set[int] = set()  # found by a role: the key must have the column's key word
+    # each database's tables by their whole names: a role and the own table's name may be another
+    # table's whole name (``requests.pull_request_id`` is a row of ``pull_requests``)
+    wholes: dict[int, set[str]] = {}
+    for i in np.flatnonzero(np.r_[True, p.table[1:] != p.table[:-1]]).tolist():
+        if p.table_names[i]:
+            wholes.setdefault(int(p.database[i]), set()).add(p.table_names[i][0])
     for i in range(p.n):
         hit = named.get(id(p.stems[i]))
         if hit is None:
@@ -290,7 +299,8 @@ def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarra
             continue
         if hit and any(_hierarchical(s, p.table_names[i], p.table_words[i]) for s in p.stems[i] if s):
             found.append(i)
-        elif p.key_word[i] is not None and _role_of_own(p, i, roles):
+        elif p.key_word[i] is not None and _role_of_own(p, i, roles) and not any(
+                "".join(st) in wholes.get(int(p.database[i]), ()) for st in p.stems[i] if len(st) > 1):
             found.append(i)
             role_named.add(i)
     keys: dict[int, list[int]] = {}

@@ -581,17 +581,21 @@ def _part_references(
     schema: Schema, table: np.ndarray, own: np.ndarray, key_word: list[str | None],
     stems: list[list[list[str]]], pk_declared: list[bool], unique_declared: list[bool],
     leads: set[tuple[str, str]],
-) -> np.ndarray:
-    """bool per column: a key by its name (:attr:`ColumnProfile.own_key`, not declared) that names
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two bool arrays per column. The first: a key by its name (:attr:`ColumnProfile.own_key`, not declared) that names
     a part of its table's name, never the whole, and that part is another table of its database:
     the whole name of that table (``ProductVendor.ProductID``: ``Product``) or an abbreviation of
     a table named by one word that holds a column named by it (``dept_emp.emp_no``: ``employees``,
     with its ``emp_no``; ``dept_manager.dept_no``: ``departments``). A table named after two
     entities links them, or is one entity's part; its column named after the other table is a
     reference to that table, not the link's key (``episode_event.episode_id``). A table whose part
-    is no other table keeps it (``customer_orders.order_id``). ``leads``: the module prefixes
-    (:func:`_module_words`)."""
+    is no other table keeps it (``customer_orders.order_id``). The second: a column declared
+    unique beside its table's primary key and named after another table of its database by that
+    table's whole name, never its own (Lago's ``usage_monitoring_subscription_activities.subscription_id``, one row per
+    subscription): a reference to that table, one to one, not an alternate key that others
+    refer to. ``leads``: the module prefixes (:func:`_module_words`)."""
     out = np.zeros(len(own), dtype=bool)
+    one_to_one = np.zeros(len(own), dtype=bool)
     whole: list[list[str]] = []
     by_scope: dict[str, dict[str, int]] = {}
     singles: dict[str, list[tuple[str, int]]] = {}
@@ -630,7 +634,14 @@ def _part_references(
         flat = ["".join(st) for st in stems[i] if st]
         if len(words(schema.tables[ti].name)) > 1 and flat and not any(f in whole[ti] for f in flat):
             out[i] = any(is_table(schema.tables[ti].join_scope, f, ti) for f in flat)
-    return out
+    for i in np.flatnonzero(np.asarray(unique_declared, dtype=bool) & with_kw).tolist():
+        ti = int(table[i])
+        flat = ["".join(st) for st in stems[i] if st]
+        if flat and not any(f in whole[ti] for f in flat):  # by its whole name: travis' ``org_id`` of
+            # every table, unique, is each row's id in another database, not ``organizations``'
+            names = by_scope[schema.tables[ti].join_scope]
+            one_to_one[i] = any(names.get(f, ti) != ti for f in flat)
+    return out, one_to_one
 
 
 #: What an enumeration's declared type tells (see ``by_type`` in :meth:`ColumnProfile.from_schema`):
@@ -663,7 +674,7 @@ class ColumnProfile:
     pk_declared: np.ndarray  # bool: the table declares a primary key and this column is it
     table_has_pk: np.ndarray  # bool: the column's table declares a primary key
     in_pk: np.ndarray  # bool: the column is in its table's declared primary key (one of several too)
-    unique_declared: np.ndarray  # bool: declared unique on its own (:attr:`Column.unique`), not the primary key
+    unique_declared: np.ndarray  # bool: declared unique on its own (:attr:`Column.unique`), not the primary key, nor a one-to-one reference named after another table (:func:`_part_references`)
     fk_from: np.ndarray  # bool: the referencing column of a declared foreign key
     part_reference: np.ndarray  # bool: named after a part of its table's name that is another table (:func:`_part_references`): a reference, no key
     typed_stem: np.ndarray  # bool: its entity words ``<x>`` have an ``<x>_type`` column in its table (:func:`_typed_stems`)
@@ -810,8 +821,9 @@ class ColumnProfile:
                 fk_from[ga] = True
                 own_arr[gb] = True  # a referenced column is a key
         database_arr = np.array(database, dtype=np.int64)
-        part_ref = _part_references(schema, table_arr, own_arr, key_word, stems, pk_decl, unique_decl, leads)
+        part_ref, one_to_one = _part_references(schema, table_arr, own_arr, key_word, stems, pk_decl, unique_decl, leads)
         own_arr &= ~part_ref
+        unique_arr = np.array(unique_decl, dtype=bool) & ~one_to_one
         adopted = _adopted_keys(schema, col_offsets, own_arr, table_arr, database_arr,
                                 np.array(names_table, dtype=np.int8), full, key_word, flags, uniq, keyless,
                                 stems, tnames_l)
@@ -832,7 +844,7 @@ class ColumnProfile:
             names_table=np.array(names_table, dtype=np.int8),
             unique=np.array(uniq, dtype=np.float64), pk_declared=np.array(pk_decl, dtype=bool),
             table_has_pk=np.array(has_pk, dtype=bool), in_pk=np.array(in_pk, dtype=bool),
-            unique_declared=np.array(unique_decl, dtype=bool), fk_from=fk_from, part_reference=part_ref,
+            unique_declared=unique_arr, fk_from=fk_from, part_reference=part_ref,
             typed_stem=typed, copy_source=copy_source, values=vm,
             n_values=n_values, full_names=full, module_word=np.array(module_words, dtype=object), table_names=tnames_l, table_words=twords_l, declared=declared,
             class_codes=dict(classes),
