@@ -825,3 +825,122 @@ def test_inline_enumerations_of_other_dialects_and_their_bounds() -> None:
     click = load_ddl("CREATE TABLE e (id UInt32, level Enum8('debug' = 1, 'error' = 2))\n"
                      "ENGINE = MergeTree ORDER BY id;", dialect="clickhouse")
     assert (click["e"].column("level").enum, click["e"].column("level").sample) == (True, ("debug", "error"))
+
+
+# -- T-SQL alias types, changed column types, renamed and same-named enumerations ---------------
+
+
+def test_a_tsql_alias_type_is_read_as_its_base_type():
+    # AdventureWorks' CREATE TYPE [dbo].[Phone] FROM [nvarchar](25) NULL: columns declared with an
+    # alias type (qualified, bracketed or bare, in the type's schema) carried the alias's name
+    ddl = """
+    CREATE TYPE [dbo].[Phone] FROM [nvarchar](25) NULL
+    GO
+    CREATE TYPE dbo.AccountNumber FROM nvarchar(15) NOT NULL;
+    CREATE TYPE Flag FROM bit;
+    CREATE TYPE dbo.Ids AS TABLE (id int);
+    CREATE TABLE [dbo].[Customer] ([CustomerID] int PRIMARY KEY, [Phone] [dbo].[Phone] NULL,
+        [Account] dbo.AccountNumber, [Active] Flag NOT NULL, [Vip] [Flag], [Fax] Phone, [Note] dbo.Note);
+    CREATE TABLE Plain (id int, p Phone);
+    ALTER TABLE dbo.Customer ALTER COLUMN Note dbo.Phone NOT NULL;
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = load_ddl(ddl, dialect="tsql")
+    assert {c.name: c.type for c in s["Customer"].columns} == {
+        "CustomerID": "INTEGER", "Phone": "NVARCHAR(25)", "Account": "NVARCHAR(15)", "Active": "BIT", "Vip": "BIT",
+        "Fax": "NVARCHAR(25)", "Note": "NVARCHAR(25)"}
+    assert s["Plain"].column("p").type == "NVARCHAR(25)"  # the one type of that name, in any schema
+    assert s["Customer"].column("Active").family == TypeFamily.BOOLEAN
+
+
+def test_alter_column_type_modify_and_change_are_followed():
+    pg = """
+    CREATE TYPE mood AS ENUM ('sad', 'ok');
+    CREATE TABLE t (id int PRIMARY KEY, c int, d text, e text, f mood, u int);
+    ALTER TABLE t ALTER COLUMN c TYPE bigint;
+    ALTER TABLE ONLY t ALTER COLUMN d SET DATA TYPE varchar(10) USING d::varchar(10), ALTER COLUMN u SET DEFAULT 1;
+    ALTER TABLE t ALTER e TYPE mood USING e::mood;
+    ALTER TABLE t ALTER COLUMN f TYPE text;
+    ALTER TABLE t ALTER COLUMN nosuch TYPE int;
+    """
+    t = load_ddl(pg, dialect="postgres")["t"]
+    assert [(c.name, c.type, c.enum, c.sample) for c in t.columns] == [
+        ("id", "INT", False, ()), ("c", "BIGINT", False, ()), ("d", "VARCHAR(10)", False, ()),
+        ("e", "mood", True, ("sad", "ok")), ("f", "TEXT", False, ()), ("u", "INT", False, ())]
+    mysql = """
+    CREATE TABLE `t` (`id` int PRIMARY KEY, `old` varchar(5) COMMENT 'the code', `m` int, `st` enum('a','b'));
+    CREATE TABLE `u` (`id` int, `t_old` int, FOREIGN KEY (`t_old`) REFERENCES `t` (`old`));
+    ALTER TABLE `t` CHANGE COLUMN `old` `code` int NOT NULL;
+    ALTER TABLE `t` MODIFY `m` varchar(10);
+    ALTER TABLE t MODIFY COLUMN st int, CHANGE m kind ENUM('x','y') COMMENT 'what it is';
+    ALTER TABLE t CHANGE id code int;
+    """
+    s = load_ddl(mysql, dialect="mysql")
+    assert [(c.name, c.type, c.enum, c.sample, c.comment) for c in s["t"].columns] == [
+        ("id", "INT", False, (), None), ("code", "INT", False, (), "the code"),
+        ("kind", "ENUM('x', 'y')", True, ("x", "y"), "what it is"), ("st", "INT", False, (), None)]
+    assert s["t"].column("id").primary_key  # CHANGE to a name the table has: an error, not followed
+    assert s["u"].foreign_keys == [ForeignKey(("t_old",), "main.t", ("code",))]  # the reference follows the rename
+    tsql = load_ddl("CREATE TABLE t (id int, c smallint);\nGO\nALTER TABLE [dbo].[t] ALTER COLUMN [c] [bigint] NOT NULL",
+                    dialect="tsql")
+    assert tsql["t"].column("c").type == "BIGINT"
+
+
+def test_unreadable_alter_column_forms_are_skipped_quietly():
+    # sqlglot reads these as an opaque command: nothing is changed, nothing fails
+    ddl = ("CREATE TABLE t (id int, c smallint); ALTER TABLE t ALTER COLUMN c TYPE; ALTER TABLE t MODIFY;"
+           " ALTER TABLE t CHANGE c; ALTER TABLE nosuch MODIFY c int; ALTER TABLE nosuch ALTER COLUMN c TYPE int;")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = load_ddl(ddl, dialect="mysql")
+    assert [(c.name, c.type) for c in s["t"].columns] == [("id", "INT"), ("c", "SMALLINT")]
+    with pytest.raises(DDLParseError, match="statement 2"):
+        load_ddl("CREATE TABLE t (id int);\nCREATE TABLE u (x INT y z w);\nALTER TABLE t ALTER COLUMN id TYPE bigint;",
+                 dialect="postgres")
+
+
+def test_a_renamed_enumeration_is_followed():
+    ddl = """
+    CREATE TYPE public.mood AS ENUM ('sad', 'ok');
+    CREATE TABLE person (id int, m mood, m2 public.mood, moods mood[]);
+    ALTER TYPE public.mood RENAME TO feeling;
+    ALTER TYPE feeling ADD VALUE 'happy';
+    CREATE TABLE later (id int, f public.feeling, m mood);
+    CREATE TYPE "Ring" AS ENUM ('ruby');
+    CREATE TABLE jewel (id int, r "Ring");
+    ALTER TYPE "Ring" RENAME TO "Ring Color";
+    """
+    s = load_ddl(ddl, dialect="postgres", database="public")
+    got = {f"{t.name}.{c.name}": (c.type, c.enum, c.sample) for t in s.tables for c in t.columns if c.name != "id"}
+    assert got == {
+        "person.m": ("feeling", True, ("sad", "ok", "happy")),
+        "person.m2": ("public.feeling", True, ("sad", "ok", "happy")),
+        "person.moods": ("mood[]", False, ()),
+        "later.f": ("public.feeling", True, ("sad", "ok", "happy")),
+        "later.m": ("mood", False, ()),  # no type of that name any more
+        "jewel.r": ('"Ring Color"', True, ("ruby",)),
+    }
+
+
+def test_enumerations_of_two_schemas_with_one_name_are_kept_apart():
+    ddl = """
+    CREATE TYPE a.status AS ENUM ('open', 'closed');
+    CREATE TYPE b.status AS ENUM ('draft', 'sent');
+    CREATE TYPE kind AS ENUM ('x', 'y');
+    ALTER TYPE b.status ADD VALUE 'read';
+    CREATE TABLE a.ticket (id int, s a.status, bare status, k a.kind);
+    CREATE TABLE b.letter (id int, s b.status, bare status, other a.status);
+    CREATE TABLE c.misc (id int, s status, s2 c.status);
+    """
+    s = load_ddl(ddl, dialect="postgres")
+    got = {f"{t.sql_schema}.{t.name}.{c.name}": c.sample if c.enum else None
+           for t in s.tables for c in t.columns if c.name != "id"}
+    assert got == {
+        "a.ticket.s": ("open", "closed"), "a.ticket.bare": ("open", "closed"),  # the table's schema's
+        "a.ticket.k": ("x", "y"),  # defined without a schema
+        "b.letter.s": ("draft", "sent", "read"), "b.letter.bare": ("draft", "sent", "read"),
+        "b.letter.other": ("open", "closed"),
+        "c.misc.s": None,  # two schemas define it: neither is guessed
+        "c.misc.s2": None,
+    }

@@ -13,11 +13,14 @@ statement), and Oracle's constraint states (``ENABLE NOVALIDATE``) and key index
 skipped statement that lacks its ``;`` is warned of (or named by the error when no table is read). Only table
 definitions are parsed: ``CREATE ... TABLE`` (also as an element of ``CREATE SCHEMA s CREATE
 TABLE ...``, in schema ``s``), ``ALTER TABLE`` (added columns, primary and foreign keys, as in
-``pg_dump`` output; dropped and renamed columns, renamed tables; ``ATTACH PARTITION``),
-``COMMENT ON TABLE/COLUMN``, ``CREATE UNIQUE INDEX`` on one column (no ``WHERE``: a key
-declared as an index, :attr:`Column.unique`, like a ``UNIQUE`` constraint), ``CREATE DOMAIN`` and
-PostgreSQL's enumerations (``CREATE TYPE ... AS ENUM``, ``ALTER TYPE ... ADD VALUE``; MySQL's and
-DuckDB's are inline, ``ENUM('a', 'b')``, and MySQL's ``SET('a', 'b')`` too); every other
+``pg_dump`` output; dropped and renamed columns, renamed tables; ``ATTACH PARTITION``; a column's
+new type: ``ALTER [COLUMN] c [SET DATA] TYPE t``, T-SQL's ``ALTER COLUMN c t``, MySQL's ``MODIFY``
+and ``CHANGE``, which renames too), ``COMMENT ON TABLE/COLUMN``, ``CREATE UNIQUE INDEX`` on one
+column (no ``WHERE``: a key declared as an index, :attr:`Column.unique`, like a ``UNIQUE``
+constraint), ``CREATE DOMAIN`` and T-SQL's alias types (``CREATE TYPE dbo.Phone FROM
+varchar(20)``), and PostgreSQL's enumerations (``CREATE TYPE ... AS ENUM``, ``ALTER TYPE ... ADD
+VALUE``, ``RENAME TO``; MySQL's and DuckDB's are inline, ``ENUM('a', 'b')``, and MySQL's ``SET('a',
+'b')`` too); an ``ALTER`` form sqlglot cannot read is skipped like any other statement; every other
 statement (``INSERT``, other indexes, other types, ``SET``...) is skipped unread. A table
 definition that sqlglot cannot parse raises :class:`DDLParseError` naming the statement, after a
 retry without what keys do not need (table options; T-SQL's ``MASKED WITH (...)``; the ``ASC`` of a key's columns); an index it
@@ -37,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import groupby
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterator, Sequence, TypeVar
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -51,6 +54,7 @@ from jar_core.schema import Column, ForeignKey, Schema, Table
 
 __all__ = ["load_ddl"]
 
+_T = TypeVar("_T")
 _SNIPPET_CHARS = 80
 _CREATE, _ALTER, _COMMENT, _DOMAIN, _INDEX, _TYPE = "create", "alter", "comment", "domain", "index", "type"
 #: Words that end a ``CREATE DOMAIN``'s type (its constraints and default follow).
@@ -91,10 +95,14 @@ def load_ddl(
             that name (TPC-H's ``dss.ri`` adds keys to ``TPCD.NATION``, created as ``NATION``).
             The tables of a file with several schemas have :attr:`Table.catalog` ``database``:
             the joins between its schemas are inferred as within one database. A column declared
-            with a ``CREATE DOMAIN`` of the file has the domain's base type (``"OrderNumber"`` ->
-            ``VARCHAR(25)``), as a live database reports it. A column declared with an
+            with a ``CREATE DOMAIN`` or a T-SQL alias type (``CREATE TYPE [dbo].[Phone] FROM
+            nvarchar(25)``) of the file has its base type (``"OrderNumber"`` -> ``VARCHAR(25)``),
+            as a live database reports it. A type name is looked up qualified first
+            (``a.status``), then bare: a type defined without a schema, else in the column's
+            table's schema, else the one schema's that defines it. A column declared with an
             enumeration of the file (PostgreSQL's ``CREATE TYPE mood AS ENUM ('sad', 'ok')``,
-            also ``public.mood``) or an inline one (MySQL's and DuckDB's ``ENUM('G', 'PG')``,
+            also ``public.mood``; ``ALTER TYPE mood RENAME TO feeling`` renames the type of its
+            columns) or an inline one (MySQL's and DuckDB's ``ENUM('G', 'PG')``,
             MySQL's ``SET('Trailers', 'Commentaries')``) keeps its declared type and is
             :attr:`Column.enum`: text, no join key, its labels (at most
             :data:`~jar_core.loaders.database.DEFAULT_SAMPLE_VALUES`) as its sample values, which
@@ -143,7 +151,7 @@ def load_ddl(
                         builder.domain(chunk, text)
                         continue
                     if kind == _TYPE:
-                        builder.enum_type(chunk)
+                        builder.type_statement(chunk, text)
                         continue
                     if kind == _INDEX:
                         builder.unique_index(chunk, text)
@@ -694,14 +702,15 @@ _STRINGS = frozenset({TokenType.STRING, TokenType.NATIONAL_STRING, TokenType.BYT
 
 
 def _type_name(tokens: Sequence[Token]) -> tuple[str, list[Token]]:
-    """The last part of the (schema-qualified) type name that ``tokens`` start with, lower case
-    (``public."Mood"`` -> ``"mood"``), and the tokens after the name."""
+    """The (schema-qualified) type name that ``tokens`` start with, lower case, unquoted
+    (``public."Mood"`` -> ``"public.mood"``, ``[dbo].[Phone]`` -> ``"dbo.phone"``), and the tokens
+    after the name."""
     rest = list(tokens)
     name = [rest.pop(0)]
     while len(rest) > 1 and rest[0].token_type == TokenType.DOT:
         rest.pop(0)
         name.append(rest.pop(0))
-    return name[-1].text.lower(), rest
+    return ".".join(t.text for t in name).lower(), rest
 
 
 #: sqlglot's inline enumeration types: MySQL's ``ENUM('a', 'b')`` and ``SET('a', 'b')`` (a set of
@@ -720,13 +729,32 @@ def inline_enum_labels(kind: exp.DataType | None) -> list[str] | None:
     return [e.this for e in labels if isinstance(e, exp.Literal) and e.is_string]
 
 
-def _type_key(declared: str) -> str:
-    """A column's declared type as :func:`_type_name` names a domain or an enumeration
-    (``public."Mood"`` -> ``"mood"``, ``[dbo].[Phone]`` -> ``"phone"``); an array of one
-    (``mood[]``) is neither."""
+def _type_key(declared: str) -> str | None:
+    """A column's declared type as :func:`_type_name` names a domain, an alias type or an
+    enumeration (``public."Mood"`` -> ``"public.mood"``, ``[dbo].[Phone]`` -> ``"dbo.phone"``);
+    ``None`` for an array of one (``mood[]``), which is neither."""
     if declared.rstrip().endswith("[]"):
-        return declared
-    return declared.rsplit(".", 1)[-1].strip().strip('"`[]').lower()
+        return None
+    return ".".join(part.strip().strip('"`[]') for part in declared.split(".")).lower()
+
+
+def _user_type(types: dict[str, _T], declared: str, schema: str | None = None) -> str | None:
+    """The key in ``types`` (domains or enumerations by :func:`_type_name`) of the type a column
+    is declared with: its qualified name first (``a.status``), then its bare name (``status``)
+    defined without a schema; a bare name also in ``schema`` (the column's table's), then in the
+    one schema that defines it (none when several do). ``None``: no type of the file."""
+    key = _type_key(declared)
+    if key is None or not types:
+        return None
+    qualifier, _, bare = key.rpartition(".")
+    if key in types or bare in types:
+        return key if key in types else bare
+    if qualifier:
+        return None
+    if schema is not None and f"{schema.lower()}.{bare}" in types:
+        return f"{schema.lower()}.{bare}"
+    found = [k for k in types if k.rpartition(".")[2] == bare]
+    return found[0] if len(found) == 1 else None
 
 
 def _name(node: exp.Expr | None) -> str:
@@ -804,8 +832,9 @@ class _Builder:
         self.partitions = partitions
         self.tables: dict[tuple[str, str], _TableDef] = {}
         self.skipped: dict[int, _TableDef] = {}  # id of a partition left out -> the table holding its rows
-        self.domains: dict[str, str] = {}  # CREATE DOMAIN: name (lower case) -> its base type
-        self.enums: dict[str, list[str]] = {}  # CREATE TYPE ... AS ENUM: name (lower case) -> its labels
+        # by name as written (lower case, schema-qualified where it is: _type_name)
+        self.domains: dict[str, str] = {}  # CREATE DOMAIN, T-SQL's CREATE TYPE ... FROM: name -> its base type
+        self.enums: dict[str, list[str]] = {}  # CREATE TYPE ... AS ENUM: name -> its labels
 
     # -- lookup -----------------------------------------------------------------------
     def find(self, database: str, name: str) -> _TableDef | None:
@@ -887,7 +916,8 @@ class _Builder:
         if tdef is None:
             # a statement that only drops or alters (pg_dump --clean's DROP CONSTRAINT IF EXISTS
             # before the tables it drops and creates again) loses nothing: no warning
-            if all(isinstance(a, (exp.Drop, exp.AlterColumn)) for a in tree.args.get("actions") or ()):
+            altering = (exp.Drop, exp.AlterColumn, exp.ModifyColumn)
+            if all(isinstance(a, altering) for a in tree.args.get("actions") or ()):
                 return
             warnings.warn(
                 f"{self.origin}: ALTER TABLE {f'{database}.{name}'!r} (statement {number}) names no table "
@@ -903,6 +933,11 @@ class _Builder:
                 self._rename_column(tdef, _name(action.this), _name(action.args.get("to")))
             elif isinstance(action, exp.AlterRename) and isinstance(action.this, exp.Table):
                 self._rename_table(tdef, _table_name(action.this))
+            elif isinstance(action, exp.AlterColumn):  # SET DEFAULT, DROP NOT NULL...: only a new type counts
+                if isinstance(action.args.get("dtype"), exp.DataType):
+                    self._retype_column(tdef, _name(action.this), action.args["dtype"])
+            elif isinstance(action, exp.ModifyColumn) and isinstance(action.this, exp.ColumnDef):
+                self._modify_column(tdef, action.this, _name(action.args.get("rename_from")))
             else:
                 # Oracle's ADD (CONSTRAINT ..., col type) comes as a Schema of the added items
                 added = isinstance(action, (exp.AddConstraint, exp.Schema)) and not isinstance(action.this, exp.Table)
@@ -920,9 +955,9 @@ class _Builder:
         tdef.unique = [c for c in tdef.unique if c.lower() != col.name.lower()]
         tdef.foreign_keys = [fk for fk in tdef.foreign_keys if col.name.lower() not in (c.lower() for c in fk.columns)]
 
-    @staticmethod
-    def _rename_column(tdef: _TableDef, old: str, new: str) -> None:
-        """``ALTER TABLE ... RENAME COLUMN old TO new``, in the table's keys too."""
+    def _rename_column(self, tdef: _TableDef, old: str, new: str) -> None:
+        """``ALTER TABLE ... RENAME COLUMN old TO new``, in the table's keys and in the references
+        to it too."""
         col = tdef.column(old)
         if col is None or not new:
             return
@@ -935,6 +970,10 @@ class _Builder:
         tdef.unique = list(renamed(tdef.unique))
         for fk in tdef.foreign_keys:
             fk.columns = renamed(fk.columns)
+        for owner in self.tables.values():
+            for fk in owner.foreign_keys:
+                if fk.ref_columns and self._lookup(owner, fk.ref_database, fk.ref_table) is tdef:
+                    fk.ref_columns = renamed(fk.ref_columns)
 
     def _rename_table(self, tdef: _TableDef, new: str) -> None:
         """``ALTER TABLE ... RENAME TO new`` (in the table's own schema)."""
@@ -1016,27 +1055,39 @@ class _Builder:
         name, rest = _type_name(chunk[2:])
         if rest and rest[0].token_type == TokenType.ALIAS:  # AS
             rest.pop(0)
-        end = next((i for i, t in enumerate(rest) if t.text.upper() in _DOMAIN_END), len(rest))
+        self._base_type(name, rest, text)
+
+    def _base_type(self, name: str, tokens: Sequence[Token], text: str) -> None:
+        """Record ``tokens`` (up to a constraint or ``[NOT] NULL``) as the base type of domain or
+        alias type ``name``; a type sqlglot cannot read records nothing."""
+        end = next((i for i, t in enumerate(tokens) if t.text.upper() in _DOMAIN_END), len(tokens))
         if not end:
             return
+        spelled = text[tokens[0].start : tokens[end - 1].end + 1]
         try:
-            base = exp.DataType.build(text[rest[0].start : rest[end - 1].end + 1], dialect=self.dialect)
+            base = exp.DataType.build(spelled, dialect=self.dialect)
         except (SqlglotError, ValueError):
-            return
+            try:  # T-SQL's bracketed [varchar](20), which sqlglot reads in a CAST only
+                cast = self.dialect.parse(f"CAST(NULL AS {spelled})")[0]
+            except (SqlglotError, ValueError, IndexError):
+                return
+            if not isinstance(cast, exp.Cast) or cast.to.is_type(exp.DataType.Type.USERDEFINED):
+                return
+            base = cast.to
         self.domains[name] = base.sql(dialect=self.dialect)
 
-    def _domain_type(self, declared: str) -> str:
-        """The base type of a column declared with a domain's name (``"OrderNumber"``,
-        ``public.year``), else ``declared``."""
-        if not self.domains:
-            return declared
-        return self.domains.get(_type_key(declared), declared)
+    def _domain_type(self, declared: str, tdef: _TableDef | None = None) -> str:
+        """The base type of a column (of ``tdef``) declared with a domain's or an alias type's name
+        (``"OrderNumber"``, ``public.year``, ``[dbo].[Phone]``), else ``declared``."""
+        key = _user_type(self.domains, declared, (tdef.sql_schema or tdef.database) if tdef else None)
+        return declared if key is None else self.domains[key]
 
-    def enum_type(self, chunk: Sequence[Token]) -> None:
+    def type_statement(self, chunk: Sequence[Token], text: str) -> None:
         """``CREATE TYPE name AS ENUM ('a', 'b')`` (PostgreSQL): the labels of enumeration ``name``,
         which ``ALTER TYPE name ADD VALUE [IF NOT EXISTS] 'c' [BEFORE | AFTER 'b']`` and ``RENAME
-        VALUE 'a' TO 'z'`` change. Any other type (composite, range, base type; T-SQL's and
-        Oracle's table types) is no table and no enumeration: skipped."""
+        VALUE 'a' TO 'z'`` change and ``ALTER TYPE name RENAME TO new`` renames. T-SQL's alias type
+        ``CREATE TYPE name FROM base [NOT NULL]`` is read as a domain. Any other type (composite,
+        range, base type; T-SQL's and Oracle's table types) is no table and no enumeration: skipped."""
         at = next((i for i, t in enumerate(chunk[:5]) if t.text.upper() == "TYPE"), len(chunk)) + 1
         if at >= len(chunk):
             return
@@ -1046,24 +1097,46 @@ class _Builder:
         if chunk[0].token_type == TokenType.CREATE:
             if words[:3] == ["AS", "ENUM", "("]:
                 self.enums[name] = labels
+            elif len(rest) > 1 and rest[0].token_type == TokenType.FROM:  # T-SQL's alias type
+                self._base_type(name, rest[1:], text)
             return
-        known = self.enums.get(name)
-        if known is None or not labels:
+        key = _user_type(self.enums, name)
+        if key is None:
             return
-        if words[:2] == ["ADD", "VALUE"] and labels[0] not in known:
+        known = self.enums[key]
+        if words[:2] == ["RENAME", "TO"] and len(rest) == 3 and not labels:
+            self._rename_enum(key, rest[2])
+        elif not labels:
+            return
+        elif words[:2] == ["ADD", "VALUE"] and labels[0] not in known:
             where = next((w for w in words if w in ("BEFORE", "AFTER")), None)
             anchor = known.index(labels[1]) if where and len(labels) > 1 and labels[1] in known else None
             known.insert(len(known) if anchor is None else anchor + (where == "AFTER"), labels[0])
         elif words[:2] == ["RENAME", "VALUE"] and len(labels) == 2 and labels[0] in known:
             known[known.index(labels[0])] = labels[1]
 
+    def _rename_enum(self, key: str, new: Token) -> None:
+        """``ALTER TYPE name RENAME TO new``: enumeration ``key`` is called ``new`` in its schema,
+        and so is the type of the columns declared with it before (as a database reports them)."""
+        schema = key.rpartition(".")[0]
+        new_key = f"{schema}.{new.text.lower()}" if schema else new.text.lower()
+        if new_key in self.enums:
+            return
+        spelled = exp.to_identifier(new.text, quoted=new.token_type == TokenType.IDENTIFIER).sql(dialect=self.dialect)
+        for tdef in self.tables.values():
+            for i, col in enumerate(tdef.columns):
+                if _user_type(self.enums, col.type, tdef.sql_schema or tdef.database) == key:
+                    qualifier = col.type.rpartition(".")[0]
+                    tdef.columns[i] = dataclasses.replace(col, type=f"{qualifier}.{spelled}" if qualifier else spelled)
+        self.enums[new_key] = self.enums.pop(key)
+
     def _enumerations(self, tdef: _TableDef) -> None:
         """Mark the columns of ``tdef`` declared with an enumeration's name (``mood``,
-        ``public.mood``, ``"Mood"``) as such, its labels as their sample."""
+        ``public.mood``, ``"Mood"``; :func:`_user_type`) as such, its labels as their sample."""
         for col in tdef.columns:
-            labels = self.enums.get(_type_key(col.type))
-            if labels is not None:
-                col.enum, col.sample = True, enum_sample(labels)
+            key = _user_type(self.enums, col.type, tdef.sql_schema or tdef.database)
+            if key is not None:
+                col.enum, col.sample = True, enum_sample(self.enums[key])
 
     def _add_column(self, tdef: _TableDef, node: exp.ColumnDef) -> None:
         name = _name(node.this)
@@ -1071,11 +1144,21 @@ class _Builder:
             return
         if isinstance(node.this, exp.Identifier) and not node.this.quoted and name.upper() in _INLINE_INDEX:
             return  # T-SQL's INDEX ix [NON]CLUSTERED (a) in the column list, which sqlglot reads as a column
-        kind = node.args.get("kind")
-        column = Column(name=name, type=self._domain_type(kind.sql(dialect=self.dialect)) if kind is not None else "")
+        tdef.columns.append(self._column(tdef, node, name))
+
+    def _typed(self, tdef: _TableDef, column: Column, kind: exp.DataType | None) -> Column:
+        """``column`` of ``tdef`` with type ``kind``: a domain's or alias type's base type, an inline
+        enumeration's labels as its sample (MySQL's ``ENUM('G', 'PG')`` and ``SET(...)``, DuckDB's
+        ``ENUM(...)``); a named enumeration is marked when the tables are built."""
         labels = inline_enum_labels(kind)
-        if labels is not None:  # MySQL's ENUM('G', 'PG') and SET(...), DuckDB's ENUM(...)
-            column.enum, column.sample = True, enum_sample(labels)
+        return dataclasses.replace(
+            column, type=self._domain_type(kind.sql(dialect=self.dialect), tdef) if kind is not None else "",
+            enum=labels is not None, sample=enum_sample(labels) if labels is not None else (),
+        )
+
+    def _column(self, tdef: _TableDef, node: exp.ColumnDef, name: str) -> Column:
+        """The column ``node`` defines in ``tdef``; its key constraints are added to ``tdef``."""
+        column = self._typed(tdef, Column(name=name), node.args.get("kind"))
         for constraint in node.args.get("constraints") or ():
             spec = constraint.args.get("kind") if isinstance(constraint, exp.ColumnConstraint) else constraint
             if isinstance(spec, exp.PrimaryKeyColumnConstraint):
@@ -1088,7 +1171,30 @@ class _Builder:
                 column.comment = _text(spec.this)
             elif isinstance(spec, exp.ComputedColumnConstraint):  # AS (expr), GENERATED ALWAYS AS (expr)
                 column.computed = True
-        tdef.columns.append(column)
+        return column
+
+    def _retype_column(self, tdef: _TableDef, name: str, kind: exp.DataType) -> None:
+        """``ALTER TABLE ... ALTER [COLUMN] name [SET DATA] TYPE kind`` (PostgreSQL, T-SQL's
+        ``ALTER COLUMN name kind``): the column has type ``kind``."""
+        col = tdef.column(name)
+        if col is not None:
+            tdef.columns[tdef.columns.index(col)] = self._typed(tdef, col, kind)
+
+    def _modify_column(self, tdef: _TableDef, node: exp.ColumnDef, old: str) -> None:
+        """MySQL's ``ALTER TABLE ... MODIFY [COLUMN] name definition`` and ``CHANGE [COLUMN] old name
+        definition``: the column (renamed, in the table's keys too) has the new definition; its
+        comment stays unless the definition gives one."""
+        name = _name(node.this)
+        col = tdef.column(old or name)
+        if col is None or not name:
+            return
+        if name != col.name:
+            if tdef.column(name) is not None and tdef.column(name) is not col:
+                return  # CHANGE a b where b exists: an error to the database
+            self._rename_column(tdef, col.name, name)
+            col = tdef.column(name)
+        fresh = self._column(tdef, node, name)
+        tdef.columns[tdef.columns.index(col)] = dataclasses.replace(fresh, comment=fresh.comment or col.comment)
 
     def _add_reference(self, tdef: _TableDef, columns: tuple[str, ...], reference: exp.Expr | None) -> None:
         if not isinstance(reference, exp.Reference) or not columns:
