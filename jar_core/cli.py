@@ -518,7 +518,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true", help="print the result as JSON (= --format json)")
     r.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
     r.add_argument("--no-samples", action="store_true",
-                   help="keep the columns' sample values (rows of the source) out of the index cache")
+                   help="keep the columns' sample values (rows of the source) out of the index cache; "
+                   "an enumeration's labels, read from the schema, stay")
     _add_source(r)
     r.set_defaults(func=_cmd_retrieve)
 
@@ -531,7 +532,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "the index lacks are embedded")
     first_stage_argument(i)
     i.add_argument("--no-samples", action="store_true",
-                   help="keep the columns' sample values (rows of the source) out of the index")
+                   help="keep the columns' sample values (rows of the source) out of the index; "
+                   "an enumeration's labels, read from the schema, stay")
     _add_source(i, saved_index=False)
     i.set_defaults(func=_cmd_index)
 
@@ -551,7 +553,8 @@ def build_parser() -> argparse.ArgumentParser:
     _search_arguments(s)
     s.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
     s.add_argument("--no-samples", action="store_true",
-                   help="keep the columns' sample values (rows of the source) out of the index cache")
+                   help="keep the columns' sample values (rows of the source) out of the index cache; "
+                   "an enumeration's labels, read from the schema, stay")
     _add_source(s)
     s.set_defaults(func=_cmd_serve, quiet=True)
 

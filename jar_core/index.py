@@ -112,17 +112,25 @@ def _all_finite(arr: np.ndarray, rows: int = 1 << 16, after: Any = None) -> bool
     return True
 
 
+def _without_samples(columns: list[dict[str, Any]]) -> None:
+    """Drop the sample values (rows of the source) of saved columns; an enumeration's labels,
+    which come from the schema and not from rows, stay."""
+    for c in columns:
+        if not c.get("enum"):
+            c.pop("sample", None)
+
+
 def _changes(old: Schema, new: Schema, *, samples: bool = True) -> dict[str, tuple[str, ...]]:
     """The table ids ``added``, ``dropped`` and ``changed`` from ``old`` to ``new``: any
-    difference of their saved form (:meth:`Table.to_dict`), sample values too unless not ``samples``."""
+    difference of their saved form (:meth:`Table.to_dict`), sample values too unless not ``samples``
+    (an enumeration's labels always)."""
     before = {t.id: t for t in old.tables}
     after = {t.id: t for t in new.tables}
 
     def saved(t: Table) -> dict[str, Any]:
         d = t.to_dict()
         if not samples:
-            for c in d["columns"]:
-                c.pop("sample", None)
+            _without_samples(d["columns"])
         return d
 
     return {
@@ -461,7 +469,8 @@ class SchemaIndex:
         in one atomic exchange where the system has one (Linux, macOS). A failed save leaves the
         old index intact and removes its temporary directory; one killed outright leaves it
         behind for the next save to remove. With ``store_samples=False`` the column sample
-        values (rows of the source) are left out of the saved schema. ``ann``: save the
+        values (rows of the source) are left out of the saved schema; an enumeration's labels
+        (:attr:`Column.enum`, from the schema, not from rows) are kept. ``ann``: save the
         approximate index of the first stage (:mod:`jar_core.ann`) always (``True``), never
         (``False``), or when one is at hand or the index is large enough (``None``).
 
@@ -521,8 +530,7 @@ class SchemaIndex:
         schema = self.schema.to_dict()
         if not store_samples:
             for t in schema["tables"]:
-                for c in t["columns"]:
-                    c.pop("sample", None)
+                _without_samples(t["columns"])
         data = json.dumps(schema, ensure_ascii=False).encode("utf-8")
         del schema
         _write_file(folder / "schema.json", data)

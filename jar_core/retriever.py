@@ -447,9 +447,10 @@ class TableRetriever:
         """Save the index (atomically) for :meth:`from_index` or :meth:`load_or_build_index`.
 
         The saved schema holds the columns' sample values (rows of the source) unless
-        ``store_samples=False``. The approximate index of the first stage (:mod:`jar_core.ann`)
-        is saved with it when this retriever uses one, or when the index has at least
-        ``ANN_THRESHOLD`` tables (``ann=None``); ``ann=True`` / ``False`` always / never.
+        ``store_samples=False``; an enumeration's labels (:attr:`Column.enum`, from the schema,
+        not from rows) are kept either way. The approximate index of the first stage
+        (:mod:`jar_core.ann`) is saved with it when this retriever uses one, or when the index has
+        at least ``ANN_THRESHOLD`` tables (``ann=None``); ``ann=True`` / ``False`` always / never.
         """
         if ann is None:
             from jar_core.ann import ApproximateCandidates
@@ -462,9 +463,10 @@ class TableRetriever:
 
         ``path`` is a cache: when it cannot be written, a warning says so and the index built in
         memory is used. With ``store_samples=False`` a cached index holding sample values is
-        rewritten without them. A cached index without the join graph this retriever uses (saved
-        before graphs were, by other join rules, or from other sample values), or without the
-        column-name vectors of the paper's join mode (``joins="paper"``), is rewritten with them.
+        rewritten without them (enumerations' labels stay, as in :meth:`save_index`). A cached
+        index without the join graph this retriever uses (saved before graphs were, by other join
+        rules, or from other sample values), or without the column-name vectors of the paper's
+        join mode (``joins="paper"``), is rewritten with them.
         """
         try:
             self._index = SchemaIndex.load(path, schema=self.schema, model_name=self.embedder.name)

@@ -430,7 +430,8 @@ class JoinAwareRetriever(BaseRetriever):
         """Save the index and this retriever's settings in ``persist_dir`` (for :meth:`from_persist_dir`).
 
         Writes ``persist_dir/index`` (the saved index: schema and embeddings, atomically, see
-        ``TableRetriever.save_index``; ``store_samples=False`` keeps the columns' sample values out)
+        ``TableRetriever.save_index``; ``store_samples=False`` keeps the columns' sample values out,
+        but for an enumeration's labels, which come from the schema)
         and ``persist_dir/jar_retriever.json`` (``k``, ``include``, ``exclude``, ``database``,
         ``dialect``, ``table_descriptions``, the core's strategy with its weights and every other
         core option of ``TableRetriever.options()`` that is a plain value). A folder that cannot be

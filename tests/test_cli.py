@@ -467,6 +467,15 @@ def test_index_no_samples_keeps_sample_values_out(tmp_path, capsys):
     assert main(["retrieve", DEMO_QUESTION, "--index", str(tmp_path / "without"), "-k", "3", "--json"]) == 0
 
 
+def test_index_no_samples_keeps_the_labels_of_enumerations(tmp_path, capsys):
+    ddl = tmp_path / "moods.sql"
+    ddl.write_text("CREATE TYPE mood AS ENUM ('sad', 'ok');\nCREATE TABLE person (id int PRIMARY KEY, m mood);\n")
+    assert main(["index", "--out", str(tmp_path / "idx"), "--ddl", str(ddl), "--dialect", "postgres", "-q",
+                 "--no-samples"]) == 0
+    saved = json.loads((tmp_path / "idx" / "schema.json").read_text())
+    assert [c.get("sample") for c in saved["tables"][0]["columns"]] == [None, ["sad", "ok"]]
+
+
 # -- issue 10: --weights, --sample-rows, --explain legend, candidates, --format, --schema ------
 
 

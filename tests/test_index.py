@@ -365,6 +365,30 @@ def test_store_samples_false_keeps_sample_values_out_of_the_index(tmp_path):
     assert "ann@example.com" not in (tmp_path / "with" / "schema.json").read_text()
 
 
+def test_store_samples_false_keeps_the_labels_of_enumerations_from_ddl_or_catalog(tmp_path):
+    # an enumeration's labels come from the schema (DDL, catalog), not from rows: they stay
+    from jar_core.schema import Column, Schema, Table
+
+    ddl = load_ddl("CREATE TYPE mood AS ENUM ('sad', 'ok');\nCREATE TABLE person (id int, m mood);", dialect="postgres")
+    reflected = Table("d", "people", [Column("email", "text", sample=("ann@example.com",)),
+                                      Column("rating", "ENUM('G', 'PG')", sample=("G", "PG"), enum=True)])
+    s = Schema([*ddl.tables, reflected])
+    idx = SchemaIndex.build(s, BagOfWordsEmbedder())
+    idx.save(tmp_path / "without", store_samples=False)
+    saved = json.loads((tmp_path / "without" / "schema.json").read_text())
+    samples = {c["name"]: c.get("sample") for t in saved["tables"] for c in t["columns"]}
+    assert samples == {"id": None, "m": ["sad", "ok"], "email": None, "rating": ["G", "PG"]}
+    loaded = SchemaIndex.load(tmp_path / "without")
+    assert loaded.schema["person"].column("m").sample == ("sad", "ok") and loaded.schema["person"].column("m").enum
+    # an update of that index finds no table changed (labels kept on both sides, the e-mail on neither)
+    updated = SchemaIndex.update(loaded, s, BagOfWordsEmbedder())
+    assert updated.report.changed == () and updated.report.embedded == 0
+    r = TableRetriever(s, embedder=BagOfWordsEmbedder())
+    r.load_or_build_index(tmp_path / "cache", store_samples=False)
+    text = (tmp_path / "cache" / "schema.json").read_text()
+    assert '"sad"' in text and '"PG"' in text and "ann@example.com" not in text
+
+
 def test_one_fingerprint_per_load_and_retriever(tmp_path, index, monkeypatch):
     import hashlib
 
