@@ -1595,3 +1595,24 @@ def test_a_role_before_the_own_table_and_a_unique_reference_name_other_tables():
     # people by their office
     assert got["teleconsultations.medical_officer_id = users.id"][1] == "person", got
     assert got["teleconsultations.signatory_id = users.id"][1] == "person"
+
+
+_LONG_MODULES = """
+CREATE TABLE active_storage_attachments (id bigint PRIMARY KEY, record_type varchar, record_id bigint, blob_id bigint);
+CREATE TABLE active_storage_blobs (id bigint PRIMARY KEY, key varchar, filename varchar);
+CREATE TABLE active_storage_variant_records (id bigint PRIMARY KEY, blob_id bigint, variation_digest varchar);
+CREATE TABLE iap_subject_category (iap_subject_category_key int PRIMARY KEY, name varchar);
+CREATE TABLE iap_subject_person (iap_subject_person_key int PRIMARY KEY, person_name varchar);
+CREATE TABLE cip (cip_key int PRIMARY KEY, category_code varchar(8));
+"""
+
+
+def test_a_module_prefix_of_two_words_leaves_the_entity_name():
+    from jar_core.loaders import load_ddl
+
+    got = edges(load_ddl(_LONG_MODULES, dialect="postgres"))
+    # every active_ table goes on with storage_: the module is active_storage_, and a blob its blobs
+    assert got["active_storage_attachments.blob_id = active_storage_blobs.id"] == (0.92, "entity"), got
+    assert got["active_storage_blobs.id = active_storage_variant_records.blob_id"] == (0.92, "entity")
+    # a generic word left alone names no entity: a CIP code's category is no IAP subject category
+    assert not any(e.startswith("cip.category_code") or e.endswith("cip.category_code") for e in got), got

@@ -466,6 +466,38 @@ def _module_words(schema: Schema) -> set[tuple[str, str]]:
     return {k for k, v in count.items() if v >= MODULE_TABLES and len(nexts[k]) > 1}
 
 
+def _long_modules(schema: Schema) -> dict[tuple[str, str], list[str]]:
+    """``(database, table name) -> entity words`` of the tables led by a module prefix of two words
+    or more (Rails' ``active_storage_`` in ``active_storage_blobs``: ``blob``), which the one-word
+    prefixes of :func:`_module_words` miss (every ``active`` table goes on with ``storage``). A
+    prefix that ``MODULE_TABLES`` or more tables of the database start with and go on from with
+    different words; the longest such prefix of a table. None where the prefix is a table's name
+    (``StockItems``: ``StockItemHoldings`` is a stock item's, no module's ``Holdings``), where the
+    rest is a qualifier (``SalesOrderHeader``) or a generic word alone (``IAP_SUBJECT_CATEGORY`` is
+    no database's ``category``), nor where the rest names another table."""
+    tws = [(t.join_scope, tuple(words(t.name))) for t in schema.tables]
+    count: dict[tuple[str, tuple[str, ...]], int] = {}
+    nexts: dict[tuple[str, tuple[str, ...]], set[str]] = {}
+    names: dict[str, set[str]] = {}
+    for t, (scope, tw) in zip(schema.tables, tws):
+        names.setdefault(scope, set()).update(table_names(t))
+        for n in range(2, len(tw)):
+            count[(scope, tw[:n])] = count.get((scope, tw[:n]), 0) + 1
+            nexts.setdefault((scope, tw[:n]), set()).add(tw[n])
+    out: dict[tuple[str, str], list[str]] = {}
+    for t, (scope, tw) in zip(schema.tables, tws):
+        for n in range(len(tw) - 1, 1, -1):
+            lead = (scope, tw[:n])
+            if count.get(lead, 0) >= MODULE_TABLES and len(nexts[lead]) > 1:
+                rest = list(tw[n:])
+                flat = "".join(rest)
+                if ("".join(tw[:n]) not in names[scope] and len(flat) >= 3 and flat not in names[scope]
+                        and not (len(rest) == 1 and (rest[0] in TABLE_QUALIFIERS or rest[0] in GENERIC_HEADS))):
+                    out[(scope, t.name)] = rest
+                break
+    return out
+
+
 #: Trailing words that make a table a copy of the table it is named after, when it holds all of
 #: that table's columns (``Customers_Archive``, ``FCLT_BUILDING_HIST_1``, ``orders_bak``).
 COPY_WORDS = TABLE_QUALIFIERS | {"archived", "audit", "backup", "bak", "copy", "log", "prev", "previous", "staging"}
@@ -707,30 +739,38 @@ class ColumnProfile:
         module_words: list[str] = []
         # what a name tells depends on the names alone: worked out once per (column, table, prefix)
         # and per table name, shared (never changed) by the columns that repeat them
-        by_table: dict[str, tuple[list[str], list[list[str]], list[str]]] = {}
+        by_table: dict[tuple[str, str], tuple[list[str], list[list[str]], list[str]]] = {}
         by_name: dict[tuple[str, str, str | None, bool, int], tuple[str | None, bool, list[list[str]], list[str], int, str]] = {}
         # what a declared type tells: (join class, holds no key, real, integer), once per type
         by_type: dict[str | None, tuple[str, bool, bool, bool, bool]] = {}
         named_level: list[int] = []  # how exactly each column names its table (see _name_facts)
         names_table: list[int] = []
         leads = _module_words(schema)
+        long_leads = _long_modules(schema)
+
+        def names_of(t: Table) -> tuple[list[str], list[list[str]], list[str]]:
+            """The table's entity names, word lists and words (and the name without a long module prefix)."""
+            rest = long_leads.get((t.join_scope, t.name))
+            key = (t.name, "".join(rest) if rest else "")
+            named = by_table.get(key)
+            if named is None:
+                tn, tw = table_names(t), table_words(t)
+                if rest and key[1] not in tn:
+                    tn, tw = tn + [key[1]], tw + [rest]
+                named = by_table[key] = (tn, tw, words(t.name))
+            return named
+
         # per database, the flat names of its tables: what a key word glued to a name may follow
         # (one set for databases with the same names: a lake's copies share their names' facts)
         scope_names: dict[str, set[str]] = {}
         for t in schema.tables:
-            named = by_table.get(t.name)
-            if named is None:
-                named = by_table[t.name] = (table_names(t), table_words(t), words(t.name))
-            scope_names.setdefault(t.join_scope, set()).update(named[0])
+            scope_names.setdefault(t.join_scope, set()).update(names_of(t)[0])
         shared: dict[frozenset[str], frozenset[str]] = {}
         entities = {scope: shared.setdefault(names, names)
                     for scope, names in ((scope, frozenset(v)) for scope, v in scope_names.items())}
         for ti, t in enumerate(schema.tables):
             prefix = _table_prefix(t)
-            named = by_table.get(t.name)
-            if named is None:
-                named = by_table[t.name] = (table_names(t), table_words(t), words(t.name))
-            tnames, twl, twords = named
+            tnames, twl, twords = names_of(t)
             module = bool(twords) and (t.join_scope, twords[0]) in leads  # a name of no word leads nothing
             pk = t.primary_key
             db = dbs.setdefault(t.join_scope, len(dbs))
