@@ -1616,3 +1616,29 @@ def test_a_module_prefix_of_two_words_leaves_the_entity_name():
     assert got["active_storage_blobs.id = active_storage_variant_records.blob_id"] == (0.92, "entity")
     # a generic word left alone names no entity: a CIP code's category is no IAP subject category
     assert not any(e.startswith("cip.category_code") or e.endswith("cip.category_code") for e in got), got
+
+
+_LINKS_BY_NAMES = """
+CREATE TABLE wallets (id uuid PRIMARY KEY, name varchar);
+CREATE TABLE wallet_transactions (id uuid PRIMARY KEY, wallet_id uuid);
+CREATE TABLE invoice_custom_sections (id uuid PRIMARY KEY, name varchar);
+CREATE TABLE wallets_invoice_custom_sections (id uuid PRIMARY KEY, wallet_id uuid, invoice_custom_section_id uuid);
+CREATE TABLE wallet_transactions_invoice_custom_sections (id uuid PRIMARY KEY, wallet_transaction_id uuid,
+                                                          invoice_custom_section_id uuid);
+CREATE TABLE reports (id uuid PRIMARY KEY, title varchar);
+CREATE TABLE scan_reports (id uuid PRIMARY KEY, format varchar);
+CREATE TABLE scan_launches (id uuid PRIMARY KEY, report_id uuid, launched_at timestamp);
+"""
+
+
+def test_a_link_table_is_not_named_by_the_table_it_links():
+    from jar_core.loaders import load_ddl
+
+    got = edges(load_ddl(_LINKS_BY_NAMES, dialect="postgres"))
+    # the rest of ``wallets_invoice_custom_sections`` is another table's whole name: that table's
+    key = "invoice_custom_sections.id = wallet_transactions_invoice_custom_sections.invoice_custom_section_id"
+    assert got[key] == (0.92, "entity"), got
+    assert ("wallet_transactions_invoice_custom_sections.invoice_custom_section_id = wallets_invoice_custom_sections.id"
+            not in got)
+    # a module's table (``scan_``, which names no table) keeps its entity's name beside another table's
+    assert got["scan_launches.report_id = scan_reports.id"] == (0.92, "entity"), got

@@ -739,7 +739,7 @@ class ColumnProfile:
         module_words: list[str] = []
         # what a name tells depends on the names alone: worked out once per (column, table, prefix)
         # and per table name, shared (never changed) by the columns that repeat them
-        by_table: dict[tuple[str, str], tuple[list[str], list[list[str]], list[str]]] = {}
+        by_table: dict[tuple[str, str, int], tuple[list[str], list[list[str]], list[str]]] = {}
         by_name: dict[tuple[str, str, str | None, bool, int], tuple[str | None, bool, list[list[str]], list[str], int, str]] = {}
         # what a declared type tells: (join class, holds no key, real, integer), once per type
         by_type: dict[str | None, tuple[str, bool, bool, bool, bool]] = {}
@@ -747,17 +747,28 @@ class ColumnProfile:
         names_table: list[int] = []
         leads = _module_words(schema)
         long_leads = _long_modules(schema)
+        wholes: dict[str, set[str]] = {}  # per database, its tables' whole names
+        for t in schema.tables:
+            wholes.setdefault(t.join_scope, set()).add("".join(words(t.name)))
 
         def names_of(t: Table) -> tuple[list[str], list[list[str]], list[str]]:
-            """The table's entity names, word lists and words (and the name without a long module prefix)."""
+            """The table's entity names, word lists and words: :func:`table_words`, the name without
+            a long module prefix too; for a table led by another table's name, none that is a third
+            table's whole name (``wallets_invoice_custom_sections`` links wallets to
+            ``invoice_custom_sections``, which an ``invoice_custom_section_id`` names; a module's
+            ``scan_reports`` is still a ``report`` beside ``reports``)."""
             rest = long_leads.get((t.join_scope, t.name))
-            key = (t.name, "".join(rest) if rest else "")
+            others = wholes[t.join_scope]
+            key = (t.name, "".join(rest) if rest else "", id(others))
             named = by_table.get(key)
             if named is None:
                 tn, tw = table_names(t), table_words(t)
                 if rest and key[1] not in tn:
                     tn, tw = tn + [key[1]], tw + [rest]
-                named = by_table[key] = (tn, tw, words(t.name))
+                tws = words(t.name)
+                link = len(tws) > 1 and tws[0] in others  # led by a table's name: a link, no module
+                keep = [j for j, x in enumerate(tn) if j == 0 or not link or x not in others]
+                named = by_table[key] = ([tn[j] for j in keep], [tw[j] for j in keep], words(t.name))
             return named
 
         # per database, the flat names of its tables: what a key word glued to a name may follow
