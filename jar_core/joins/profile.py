@@ -614,18 +614,19 @@ def _part_references(
     stems: list[list[list[str]]], pk_declared: list[bool], unique_declared: list[bool],
     leads: set[tuple[str, str]],
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Two bool arrays per column. The first: a key by its name (:attr:`ColumnProfile.own_key`, not declared) that names
-    a part of its table's name, never the whole, and that part is another table of its database:
-    the whole name of that table (``ProductVendor.ProductID``: ``Product``) or an abbreviation of
-    a table named by one word that holds a column named by it (``dept_emp.emp_no``: ``employees``,
-    with its ``emp_no``; ``dept_manager.dept_no``: ``departments``). A table named after two
-    entities links them, or is one entity's part; its column named after the other table is a
-    reference to that table, not the link's key (``episode_event.episode_id``). A table whose part
-    is no other table keeps it (``customer_orders.order_id``). The second: a column declared
+    """Two bool arrays per column. The first: a key by its name (:attr:`ColumnProfile.own_key`, not
+    declared) that names a part of its table's name, never the whole, and that part is another table
+    of its database: the whole name of that table (``ProductVendor.ProductID``: ``Product``) or an
+    abbreviation of a table named by one word that holds a column named by it (``dept_emp.emp_no``:
+    ``employees``, with its ``emp_no``; ``dept_manager.dept_no``: ``departments``). A table named
+    after two entities links them, or is one entity's part; its column named after the other table
+    is a reference to that table, not the link's key (``episode_event.episode_id``). A table whose
+    part is no other table keeps it (``customer_orders.order_id``). The second: a column declared
     unique beside its table's primary key and named after another table of its database by that
-    table's whole name, never its own (Lago's ``usage_monitoring_subscription_activities.subscription_id``, one row per
-    subscription): a reference to that table, one to one, not an alternate key that others
-    refer to. ``leads``: the module prefixes (:func:`_module_words`)."""
+    table's whole name, never its own (Lago's
+    ``usage_monitoring_subscription_activities.subscription_id``, one row per subscription): a
+    reference to that table, one to one, not an alternate key that others refer to. ``leads``: the
+    module prefixes (:func:`_module_words`)."""
     out = np.zeros(len(own), dtype=bool)
     one_to_one = np.zeros(len(own), dtype=bool)
     whole: list[list[str]] = []
@@ -747,9 +748,11 @@ class ColumnProfile:
         names_table: list[int] = []
         leads = _module_words(schema)
         long_leads = _long_modules(schema)
-        wholes: dict[str, set[str]] = {}  # per database, its tables' whole names
+        whole_sets: dict[str, set[str]] = {}  # per database, its tables' whole names
         for t in schema.tables:
-            wholes.setdefault(t.join_scope, set()).add("".join(words(t.name)))
+            whole_sets.setdefault(t.join_scope, set()).add("".join(words(t.name)))
+        one_set: dict[frozenset[str], frozenset[str]] = {}  # one set for a lake's copies of a database
+        wholes = {scope: one_set.setdefault(frozenset(v), frozenset(v)) for scope, v in whole_sets.items()}
 
         def names_of(t: Table) -> tuple[list[str], list[list[str]], list[str]]:
             """The table's entity names, word lists and words: :func:`table_words`, the name without
