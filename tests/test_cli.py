@@ -206,23 +206,42 @@ def test_a_value_beginning_with_minus_and_a_digit_is_the_option_value(tmp_path, 
     _one_line_error(capsys, "--weights: weight l_join must be a number in [0, 1e+06], got -2.0")
 
 
-def test_verbose_library_log_lines_are_printed_once(tmp_path):
+def _bench_script(tmp_path, *body: str):
+    """A script that runs ``jar-retrieval`` with the ``bench`` command replaced by one of ``body``'s
+    lines (then ``return 0``); transformers is imported before ``jar_core.cli`` where
+    ``$IMPORT_FIRST`` is set."""
     script = tmp_path / "run.py"
     script.write_text(
-        "import logging, sys\n"
+        "import logging, os, sys\n"
+        "if os.environ.get('IMPORT_FIRST'):\n"
+        "    import transformers.utils.logging\n"
         "import jar_core.cli as cli\n"
         "def command(args):\n"
-        "    from huggingface_hub.utils import logging as hub_logging\n"
-        "    hub_logging.get_logger('huggingface_hub.file_download').warning('a hub line')\n"
-        "    logging.getLogger('sentence_transformers.SentenceTransformer').info('a model line')\n"
-        "    from huggingface_hub import constants\n"
-        "    print(constants.HF_HUB_DISABLE_PROGRESS_BARS)\n"
-        "    return 0\n"
+        + "".join(f"    {line}\n" for line in body)
+        + "    return 0\n"
         "cli._cmd_bench = command\n"
         "sys.exit(cli.main(sys.argv[1:]))\n"
     )
-    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
-    env["HF_HUB_OFFLINE"] = "1"
+    return script
+
+
+def _offline_env(*unset: str) -> dict[str, str]:
+    """The environment offline (``HF_HUB_OFFLINE=1``), without the variables ``unset`` (nor
+    ``$IMPORT_FIRST``: a test sets it where it means to)."""
+    drop = {*unset, "IMPORT_FIRST"}
+    return {**{k: v for k, v in os.environ.items() if k not in drop}, "HF_HUB_OFFLINE": "1"}
+
+
+def test_verbose_library_log_lines_are_printed_once(tmp_path):
+    script = _bench_script(
+        tmp_path,
+        "from huggingface_hub.utils import logging as hub_logging",
+        "hub_logging.get_logger('huggingface_hub.file_download').warning('a hub line')",
+        "logging.getLogger('sentence_transformers.SentenceTransformer').info('a model line')",
+        "from huggingface_hub import constants",
+        "print(constants.HF_HUB_DISABLE_PROGRESS_BARS)",
+    )
+    env = _offline_env("HF_HUB_DISABLE_PROGRESS_BARS")
     p = subprocess.run([sys.executable, str(script), "--verbose", "bench"], capture_output=True, text=True, env=env,
                        timeout=300)
     assert p.returncode == 0, p.stderr
@@ -235,24 +254,15 @@ def test_verbose_library_log_lines_are_printed_once(tmp_path):
 def test_verbose_transformers_log_lines_are_in_the_project_format_once(tmp_path):
     """transformers' own handler ('[transformers] message', and also the root's where $CI is set)
     gives way to the root's with --verbose, whether transformers is imported before or after."""
-    script = tmp_path / "run.py"
-    script.write_text(
-        "import logging, os, sys\n"
-        "if os.environ.get('IMPORT_FIRST'):\n"
-        "    import transformers.utils.logging\n"
-        "import jar_core.cli as cli\n"
-        "def command(args):\n"
-        "    from transformers.utils import logging as tlog\n"
-        "    tlog.get_logger('transformers.modeling_utils').warning('a transformers line')\n"
-        "    tlog.get_logger('transformers.modeling_utils').info('an info line')\n"  # transformers' level: WARNING
-        "    tlog.get_logger('sentence_transformers.util').warning('a sentence-transformers line')\n"
-        "    logging.getLogger('transformers.tokenization_utils').error('an error line')\n"
-        "    return 0\n"
-        "cli._cmd_bench = command\n"
-        "sys.exit(cli.main(sys.argv[1:]))\n"
+    script = _bench_script(
+        tmp_path,
+        "from transformers.utils import logging as tlog",
+        "tlog.get_logger('transformers.modeling_utils').warning('a transformers line')",
+        "tlog.get_logger('transformers.modeling_utils').info('an info line')",  # transformers' level: WARNING
+        "tlog.get_logger('sentence_transformers.util').warning('a sentence-transformers line')",
+        "logging.getLogger('transformers.tokenization_utils').error('an error line')",
     )
-    env = {k: v for k, v in os.environ.items() if k not in ("CI", "TRANSFORMERS_VERBOSITY")}
-    env["HF_HUB_OFFLINE"] = "1"
+    env = _offline_env("CI", "TRANSFORMERS_VERBOSITY")
     verbose = ["jar-retrieval: a transformers line", "jar-retrieval: a sentence-transformers line",
                "jar-retrieval: an error line"]
     for args, extra in ((["bench", "-v"], {}), (["--verbose", "bench"], {"CI": "1", "IMPORT_FIRST": "1"})):
@@ -266,23 +276,14 @@ def test_verbose_transformers_log_lines_are_in_the_project_format_once(tmp_path)
 def test_without_verbose_transformers_errors_are_printed_once_where_ci_is_set(tmp_path):
     """With $CI set, transformers' logger propagates to the root as well as printing through its
     own handler: an error line came out twice ('[transformers] ...' and 'jar-retrieval: ...')."""
-    script = tmp_path / "run.py"
-    script.write_text(
-        "import logging, os, sys\n"
-        "if os.environ.get('IMPORT_FIRST'):\n"
-        "    import transformers.utils.logging\n"
-        "import jar_core.cli as cli\n"
-        "def command(args):\n"
-        "    from transformers.utils import logging as tlog\n"
-        "    tlog.get_logger('transformers.configuration_utils').error('an error line')\n"
-        "    tlog.get_logger('transformers.modeling_utils').warning('a warning line')\n"
-        "    logging.getLogger('sentence_transformers.util').error('a sentence-transformers error')\n"
-        "    return 0\n"
-        "cli._cmd_bench = command\n"
-        "sys.exit(cli.main(sys.argv[1:]))\n"
+    script = _bench_script(
+        tmp_path,
+        "from transformers.utils import logging as tlog",
+        "tlog.get_logger('transformers.configuration_utils').error('an error line')",
+        "tlog.get_logger('transformers.modeling_utils').warning('a warning line')",
+        "logging.getLogger('sentence_transformers.util').error('a sentence-transformers error')",
     )
-    env = {k: v for k, v in os.environ.items() if k not in ("CI", "TRANSFORMERS_VERBOSITY")}
-    env["HF_HUB_OFFLINE"] = "1"
+    env = _offline_env("CI", "TRANSFORMERS_VERBOSITY")
     for ci in ("true", "1"):
         for first in ("", "1"):
             p = subprocess.run([sys.executable, str(script), "bench"], capture_output=True, text=True,
@@ -359,20 +360,13 @@ def test_quiet_before_the_command_turns_the_progress_bars_off(tmp_path, capsys, 
 
 
 def test_quiet_with_verbose_logs_without_download_progress_bars(tmp_path):
-    script = tmp_path / "run.py"
-    script.write_text(
-        "import logging, sys\n"
-        "import jar_core.cli as cli\n"
-        "def command(args):\n"
-        "    logging.getLogger('jar_core.index').info('a log line')\n"
-        "    from huggingface_hub import constants\n"
-        "    print(constants.HF_HUB_DISABLE_PROGRESS_BARS is True)\n"
-        "    return 0\n"
-        "cli._cmd_bench = command\n"
-        "sys.exit(cli.main(sys.argv[1:]))\n"
+    script = _bench_script(
+        tmp_path,
+        "logging.getLogger('jar_core.index').info('a log line')",
+        "from huggingface_hub import constants",
+        "print(constants.HF_HUB_DISABLE_PROGRESS_BARS is True)",
     )
-    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
-    env["HF_HUB_OFFLINE"] = "1"
+    env = _offline_env("HF_HUB_DISABLE_PROGRESS_BARS")
     for args, bars_off in ((["-v", "bench"], False), (["-q", "-v", "bench"], True), (["-v", "bench", "-q"], True)):
         p = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, env=env, timeout=300)
         assert p.returncode == 0 and p.stderr == "jar-retrieval: a log line\n", (args, p.stderr)

@@ -771,7 +771,7 @@ class ColumnProfile:
                 tws = words(t.name)
                 link = len(tws) > 1 and tws[0] in others  # led by a table's name: a link, no module
                 keep = [j for j, x in enumerate(tn) if j == 0 or not link or x not in others]
-                named = by_table[key] = ([tn[j] for j in keep], [tw[j] for j in keep], words(t.name))
+                named = by_table[key] = ([tn[j] for j in keep], [tw[j] for j in keep], tws)
             return named
 
         # per database, the flat names of its tables: what a key word glued to a name may follow

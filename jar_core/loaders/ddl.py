@@ -1189,7 +1189,8 @@ class _Builder:
         if col is None or not name:
             return
         if name != col.name:
-            if tdef.column(name) is not None and tdef.column(name) is not col:
+            other = tdef.column(name)
+            if other is not None and other is not col:
                 return  # CHANGE a b where b exists: an error to the database
             self._rename_column(tdef, col.name, name)
             col = tdef.column(name)
