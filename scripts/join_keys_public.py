@@ -40,7 +40,9 @@ the DDL files of public repositories, fetched separately (not shipped here):
   postgres_create_tables.sql`` and ``postgres_add_constraints.sql`` of ``MIT-LCP/mimic-code``; OMOP
   CDM 5.4, ``inst/ddl/5.4/postgresql/OMOPCDM_postgresql_5.4_{ddl,primary_keys,constraints}.sql`` of
   ``OHDSI/CommonDataModel`` with ``@cdmDatabaseSchema.`` removed; ``employees.sql`` of
-  ``datacharmer/test_db``; each concatenated into one file.
+  ``datacharmer/test_db``; each concatenated into one file; AdventureWorksDW,
+  ``samples/databases/adventure-works/data-warehouse-install-script/instawdbdw.sql`` of
+  ``microsoft/sql-server-samples`` (UTF-16, read as it is or after ``iconv -f UTF-16 -t UTF-8``).
 
     python scripts/join_keys_public.py chinook.sql:sqlite sqlite:///chinook.db sakila.sql:mysql \\
         northwind.sql:postgres tpch.sql tpcds.sql [--list]

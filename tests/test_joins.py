@@ -1642,3 +1642,35 @@ def test_a_link_table_is_not_named_by_the_table_it_links():
             not in got)
     # a module's table (``scan_``, which names no table) keeps its entity's name beside another table's
     assert got["scan_launches.report_id = scan_reports.id"] == (0.92, "entity"), got
+
+
+_WAREHOUSE = """
+CREATE TABLE DimCurrency (CurrencyKey int PRIMARY KEY, CurrencyName nvarchar(50));
+CREATE TABLE DimDate (DateKey int PRIMARY KEY, FullDate date);
+CREATE TABLE DimProduct (ProductKey int PRIMARY KEY, ProductName nvarchar(50));
+CREATE TABLE FactInternetSales (SalesOrderNumber nvarchar(20), SalesOrderLineNumber tinyint, ProductKey int,
+    OrderDateKey int, CurrencyKey int, SalesAmount money, PRIMARY KEY (SalesOrderNumber, SalesOrderLineNumber));
+CREATE TABLE FactResellerSales (SalesOrderNumber nvarchar(20), SalesOrderLineNumber tinyint, ProductKey int,
+    OrderDateKey int, CurrencyKey int, SalesAmount money, PRIMARY KEY (SalesOrderNumber, SalesOrderLineNumber));
+CREATE TABLE FactInternetSalesReason (SalesOrderNumber nvarchar(20), SalesOrderLineNumber tinyint,
+    SalesReasonKey int, PRIMARY KEY (SalesOrderNumber, SalesOrderLineNumber, SalesReasonKey));
+CREATE TABLE NewFactCurrencyRate (AverageRate real, CurrencyKey int, DateKey int);
+"""
+
+
+def test_two_kinds_of_one_fact_and_a_module_table_by_the_rest_of_its_name():
+    from jar_core.loaders import load_ddl
+
+    got = directed(load_ddl(_WAREHOUSE, dialect="tsql"))
+    # two tables keyed alike whose names end with one head noun are two kinds of it (internet and
+    # reseller sales), not one the other's reference, though ``Fact`` leads both
+    assert not any(e.startswith("FactInternetSales.") and "-> FactResellerSales." in e and v[1] == "composite key"
+                   for e, v in got.items()), got
+    # a table named by another's whole name and a word references that table on its whole key
+    for c in ("SalesOrderNumber", "SalesOrderLineNumber"):
+        assert got[f"FactInternetSalesReason.{c} -> FactInternetSales.{c}"] == (0.85, "composite key"), got
+        assert f"FactInternetSalesReason.{c} -> FactResellerSales.{c}" not in got, got
+    # ``DimCurrency`` goes by ``currency`` once the ``Dim`` module's prefix is dropped: the keyless
+    # rate table's ``CurrencyKey`` references it (was: the currency's key referenced the rates)
+    assert got["NewFactCurrencyRate.CurrencyKey -> DimCurrency.CurrencyKey"][0] >= 0.9, got
+    assert "DimCurrency.CurrencyKey -> NewFactCurrencyRate.CurrencyKey" not in got, got

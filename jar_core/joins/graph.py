@@ -77,7 +77,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "EVIDENCE", "VALU
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 44
+JOIN_RULES_VERSION = 45
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
 EVIDENCE = ("declared", *RULES, "inclusion", "composite key", "copy")
@@ -254,9 +254,12 @@ def _composite(
     ``supplier``): joined on one column, the rows repeat (a part has four suppliers); on all of them,
     a line item has one ``partsupp`` row. Each pair gets :data:`COMPOSITE`. When ``A``'s own key is
     what matches, the two tables are keyed alike and ``A`` references ``B`` only in ``B``'s family
-    (``web_returns`` -> ``web_sales``; ``catalog_sales`` and ``web_sales`` are two sets of rows).
-    A table that matches several such keys references the best (the weakest pair's confidence,
-    then a table of its family); on a tie each is capped at :data:`AMBIGUOUS`. Declared
+    (``web_returns`` -> ``web_sales``; ``catalog_sales`` and ``web_sales`` are two sets of rows),
+    and not when both names end with one head noun (``FactInternetSales``, ``FactResellerSales``:
+    two kinds of sales). A table that matches several such keys references the best (the weakest
+    pair's confidence, then a table of its family, then one whose whole name leads its own:
+    ``FactInternetSalesReason`` -> ``FactInternetSales``); on a tie each is capped at
+    :data:`AMBIGUOUS`. Declared
     references are left alone.
     """
     none = (np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0),)
@@ -294,11 +297,17 @@ def _composite(
     np.minimum.at(weakest, inverse, c)
     head = _first_of(inverse)  # a pair of columns per group, for the family test
     family = _same_family(p, x[head], y[head])
+    names_a = [p.table_words[i][0] for i in x[head].tolist()]
+    names_b = [p.table_words[i][0] for i in y[head].tolist()]
+    # two kinds of one thing (FactInternetSales, FactResellerSales: both end with ``sales``)
+    kinds = np.array([len(a) > 1 and len(b) > 1 and a[-1] == b[-1] for a, b in zip(names_a, names_b)], dtype=bool)
+    # B's whole name leads A's (FactInternetSalesReason of FactInternetSales)
+    leads = np.array([len(b) < len(a) and a[:len(b)] == b for a, b in zip(names_a, names_b)], dtype=bool)
     # A's own key matching B's: two tables keyed alike (catalog_sales, web_sales) are two sets of
-    # rows unless they are of one family (web_returns of web_sales)
+    # rows unless they are of one family (web_returns of web_sales) and not two kinds of one thing
     own = np.bincount(inverse, weights=p.in_pk[x], minlength=len(codes))
-    complete &= ~((own == size) & (key_size[g_a] == size)) | family
-    rank = np.where(complete, weakest + FAMILY * family, -np.inf)
+    complete &= ~((own == size) & (key_size[g_a] == size)) | (family & ~kinds)
+    rank = np.where(complete, weakest + FAMILY * (family.astype(float) + leads), -np.inf)
     best = np.full(n_tables, -np.inf)
     np.maximum.at(best, g_a, rank)
     chosen = complete & (rank >= best[g_a] - TIE_MARGIN)

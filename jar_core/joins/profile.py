@@ -620,7 +620,9 @@ def _part_references(
     abbreviation of a table named by one word that holds a column named by it (``dept_emp.emp_no``:
     ``employees``, with its ``emp_no``; ``dept_manager.dept_no``: ``departments``). A table named
     after two entities links them, or is one entity's part; its column named after the other table
-    is a reference to that table, not the link's key (``episode_event.episode_id``). A table whose
+    is a reference to that table, not the link's key (``episode_event.episode_id``). A part may
+    be the rest of a module's table's name, where that table alone goes by it (a word of
+    ``NewFactCurrencyRate`` is ``DimCurrency``'s ``currency``). A table whose
     part is no other table keeps it (``customer_orders.order_id``). The second: a column declared
     unique beside its table's primary key and named after another table of its database by that
     table's whole name, never its own (Lago's
@@ -656,17 +658,31 @@ def _part_references(
 
     # a module prefix names no table (``FCLT_BUILDING`` is the module's building); a leading word
     # that does is an entity (``dept_emp``: ``departments``)
+    moduled: dict[tuple[str, str], list[int]] = {}
     for ti, t in enumerate(schema.tables):
         tw = words(t.name)
         if len(tw) > 1 and (t.join_scope, tw[0]) in leads and not is_table(t.join_scope, tw[0], ti):
             whole[ti] = whole[ti] + ["".join(tw[1:])]
+            moduled.setdefault((t.join_scope, "".join(tw[1:])), []).append(ti)
+    # the one table a module's name goes by once its prefix is dropped (``DimCurrency``: ``currency``;
+    # not ``department`` of both ``SIS_DEPARTMENT`` and ``STUDENT_DEPARTMENT``)
+    going_by: dict[tuple[str, str], int] = {}
+    for t in schema.tables:
+        for x in table_names(t):
+            going_by[(t.join_scope, x)] = going_by.get((t.join_scope, x), 0) + 1
+    module_name = {k: v[0] for k, v in moduled.items() if len(v) == 1 and going_by.get(k, 0) <= 1}
     with_kw = np.fromiter((k is not None for k in key_word), dtype=bool, count=len(key_word))
     for i in np.flatnonzero(own & with_kw & ~np.asarray(pk_declared, dtype=bool)
                             & ~np.asarray(unique_declared, dtype=bool)).tolist():
         ti = int(table[i])
         flat = ["".join(st) for st in stems[i] if st]
-        if len(words(schema.tables[ti].name)) > 1 and flat and not any(f in whole[ti] for f in flat):
-            out[i] = any(is_table(schema.tables[ti].join_scope, f, ti) for f in flat)
+        tw = words(schema.tables[ti].name)
+        if len(tw) > 1 and flat and not any(f in whole[ti] for f in flat):
+            scope = schema.tables[ti].join_scope
+            # a word of the name that is a module's table (``NewFactCurrencyRate.CurrencyKey``)
+            runs = {"".join(tw[a:b]) for a in range(len(tw)) for b in range(a + 1, len(tw) + 1)}
+            out[i] = any(is_table(scope, f, ti) or (f in runs and module_name.get((scope, f), ti) != ti)
+                         for f in flat)
     for i in np.flatnonzero(np.asarray(unique_declared, dtype=bool) & with_kw).tolist():
         ti = int(table[i])
         flat = ["".join(st) for st in stems[i] if st]
