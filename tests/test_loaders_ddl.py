@@ -178,6 +178,102 @@ def test_tsql_script_of_ssdt_each_statement_ended_and_batched() -> None:
     assert [c.name for c in load_ddl("CREATE TABLE t ([INDEX] INT, a INT)", dialect="tsql").tables[0].columns] == ["INDEX", "a"]
 
 
+def test_tsql_statements_without_semicolons_are_read_apart() -> None:
+    # AdventureWorksDW's install script: T-SQL needs no ';', and two ALTER TABLEs in a row were read
+    # as one statement sqlglot cannot read, so both foreign keys were lost
+    ddl = """CREATE TABLE [dbo].[DimGeography] ([GeographyKey] int NOT NULL PRIMARY KEY)
+CREATE TABLE [dbo].[DimCustomer] ([CustomerKey] int NOT NULL, [GeographyKey] int NULL, [Code] nvarchar(15))
+CREATE UNIQUE NONCLUSTERED INDEX [AK_DimCustomer_Code] ON [dbo].[DimCustomer]([Code])
+CREATE NONCLUSTERED INDEX [IX_DimCustomer_Geography] ON [dbo].[DimCustomer]([GeographyKey])
+CREATE TABLE [dbo].[DimDepartmentGroup] ([DepartmentGroupKey] int NOT NULL, [ParentDepartmentGroupKey] int,
+    [Budget] int)
+GO
+ALTER TABLE [dbo].[DimDepartmentGroup]
+ALTER COLUMN [Budget] bigint NOT NULL
+ALTER TABLE [dbo].[DimDepartmentGroup] WITH CHECK ADD
+    CONSTRAINT [PK_DimDepartmentGroup] PRIMARY KEY CLUSTERED ([DepartmentGroupKey]) ON [PRIMARY]
+ALTER TABLE [dbo].[DimCustomer] ADD
+\tCONSTRAINT [FK_DimCustomer_DimGeography] FOREIGN KEY
+\t(
+\t\t[GeographyKey]
+\t)
+\tREFERENCES [dbo].[DimGeography] ([GeographyKey])
+
+ALTER TABLE [dbo].[DimDepartmentGroup] ADD
+    CONSTRAINT [FK_DimDepartmentGroup_DimDepartmentGroup] FOREIGN KEY
+    (
+        [ParentDepartmentGroupKey]
+    ) REFERENCES [dbo].[DimDepartmentGroup] ([DepartmentGroupKey]);
+GO
+"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = load_ddl(ddl, dialect="tsql")
+    assert [t.id for t in s] == ["dbo.DimGeography", "dbo.DimCustomer", "dbo.DimDepartmentGroup"]
+    assert s["dbo.DimCustomer"].foreign_keys == [ForeignKey(("GeographyKey",), "dbo.DimGeography", ("GeographyKey",))]
+    group = s["dbo.DimDepartmentGroup"]
+    assert group.foreign_keys == [
+        ForeignKey(("ParentDepartmentGroupKey",), "dbo.DimDepartmentGroup", ("DepartmentGroupKey",))]
+    assert group.primary_key == ("DepartmentGroupKey",)
+    assert group.column("Budget").type == "BIGINT"  # ALTER COLUMN on its own line is part of its ALTER TABLE
+    assert s["dbo.DimCustomer"].column("Code").unique
+    # a CREATE TABLE after a statement without its ';' is a table of its own in T-SQL; the elements of
+    # CREATE SCHEMA stay its own
+    s = load_ddl("CREATE TABLE a (id INT PRIMARY KEY);\nCREATE INDEX ix ON a (id)\nCREATE TABLE b (id INT)\n"
+                 "GO\nCREATE SCHEMA s AUTHORIZATION dbo\nCREATE TABLE c (a_id INT REFERENCES a (id))\nGO", dialect="tsql")
+    assert [t.id for t in s] == ["main.a", "main.b", "s.c"]
+    # other dialects need their ';': the statement is skipped with the table, and warned of
+    with pytest.warns(UserWarning, match="';' missing"):
+        assert [t.id for t in load_ddl("CREATE TABLE a (id INT);\nCREATE INDEX ix ON a (id)\nCREATE TABLE b (id INT);",
+                                       dialect="postgres")] == ["main.a"]
+
+
+def test_tsql_routine_bodies_hold_no_tables() -> None:
+    # WideWorldImporters' procedures: a temporary table and ALTER TABLEs in a body that runs to the GO,
+    # after a ';' or none; before, those after a ';' were read (#CityChanges was a table)
+    ddl = """CREATE TABLE [Application].[Cities] ([CityID] int NOT NULL PRIMARY KEY, [CityName] nvarchar(50));
+GO
+CREATE PROCEDURE [Integration].[GetCityUpdates] @LastCutoff datetime2(7)
+AS
+BEGIN
+    SET NOCOUNT ON;
+    CREATE TABLE #CityChanges ([WWI City ID] int, [City] nvarchar(50))
+    ALTER TABLE #CityChanges ADD [Valid To] datetime2(7)
+    CREATE INDEX ix ON #CityChanges ([WWI City ID]);
+    ALTER TABLE [Application].[Cities] ADD [Population] bigint;
+    IF @LastCutoff IS NULL
+        CREATE TABLE #Other (x int)
+    SELECT * FROM #CityChanges;
+END;
+GO
+CREATE OR ALTER PROC dbo.Reload AS
+    SET XACT_ABORT ON;
+    CREATE TABLE #Work (x int)
+GO
+CREATE TRIGGER dbo.OnCities ON [Application].[Cities] AFTER INSERT AS
+BEGIN
+    PRINT 'x';
+    ALTER TABLE [Application].[Cities] ADD [Touched] bit
+END
+GO
+CREATE TABLE [Application].[Countries] ([CountryID] int NOT NULL PRIMARY KEY, [Function] int)
+ALTER TABLE [Application].[Cities] ADD [CountryID] int REFERENCES [Application].[Countries] ([CountryID])
+GO
+"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = load_ddl(ddl, dialect="tsql")
+    assert [t.id for t in s] == ["Application.Cities", "Application.Countries"]
+    cities = s["Application.Cities"]
+    assert [c.name for c in cities.columns] == ["CityID", "CityName", "CountryID"]
+    assert cities.foreign_keys == [ForeignKey(("CountryID",), "Application.Countries", ("CountryID",))]
+    # a body whose every statement ends with ';'
+    s = load_ddl("CREATE TABLE a (id INT);\nGO\nCREATE PROCEDURE p AS\nBEGIN\n  SET NOCOUNT ON;\n"
+                 "  CREATE TABLE #t (x INT);\n  ALTER TABLE a ADD y INT;\nEND;\nGO\n", dialect="tsql")
+    assert [(t.name, [c.name for c in t.columns]) for t in s] == [("a", ["id"])]
+
+
+
 def test_oracle_types() -> None:
     ddl = """
 CREATE TABLE dept (id NUMBER(10) PRIMARY KEY, name VARCHAR2(50 CHAR));

@@ -2,14 +2,16 @@
 
 The text is tokenized once with the dialect's tokenizer and split into statements at ``;``
 (and at the ``GO`` lines of SQL Server's tools, read as ``;``: SSMS and SSDT scripts end each
-statement with both). The MySQL client's ``DELIMITER`` blocks (triggers, procedures and
-functions in ``mysqldump`` output) are read at their own delimiter, and only the table
-definitions among them are kept: a ``CREATE TEMPORARY TABLE`` in a procedure's body is no
-table of the schema. ``pg_dump``'s ``COPY ... FROM stdin`` data rows and psql's meta-command
-lines (``\\connect``, ``\\copy``) are blanked before tokenizing: they are no SQL; so are, for
-Oracle, SQL*Plus command lines (``REM``, ``PROMPT``, ``SET``, ``@script``; a lone ``/`` ends a
-statement), and Oracle's constraint states (``ENABLE NOVALIDATE``) and key index attributes
-(``USING INDEX ... TABLESPACE``) are dropped before parsing. A ``CREATE TABLE`` swallowed by a
+statement with both; T-SQL needs neither, and a ``CREATE`` or ``ALTER TABLE`` that starts a line
+after a complete statement starts one; a T-SQL routine's body runs to the ``GO``, and is skipped).
+The MySQL client's ``DELIMITER`` blocks (triggers, procedures and functions in ``mysqldump``
+output) are read at their own delimiter, and only the table definitions among them are kept: a
+``CREATE TEMPORARY TABLE`` in a procedure's body is no table of the schema. ``pg_dump``'s ``COPY
+... FROM stdin`` data rows and psql's meta-command lines (``\\connect``, ``\\copy``) are blanked
+before tokenizing: they are no SQL; so are, for Oracle, SQL*Plus command lines (``REM``,
+``PROMPT``, ``SET``, ``@script``; a lone ``/`` ends a statement), and Oracle's constraint states
+(``ENABLE NOVALIDATE``) and key index attributes (``USING INDEX ... TABLESPACE``) are dropped
+before parsing. A ``CREATE TABLE`` swallowed by a
 skipped statement that lacks its ``;`` is warned of (or named by the error when no table is read). Only table
 definitions are parsed: ``CREATE ... TABLE`` (also as an element of ``CREATE SCHEMA s CREATE
 TABLE ...``, in schema ``s``), ``ALTER TABLE`` (added columns, primary and foreign keys, as in
@@ -45,6 +47,7 @@ from typing import Iterator, Sequence, TypeVar
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.dialects.oracle import Oracle
+from sqlglot.dialects.tsql import TSQL
 from sqlglot.errors import ErrorLevel, SqlglotError, TokenError
 from sqlglot.tokens import Token, TokenType
 
@@ -139,7 +142,8 @@ def load_ddl(
         # warnings wait for the outcome: an ALTER of a table never read is no news when none was
         with _quiet_sqlglot(), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            for number, statement in enumerate(_split_statements(tokens), start=1):
+            statements = _tsql_statements(tokens, text) if isinstance(reader, TSQL) else _split_statements(tokens)
+            for number, statement in enumerate(statements, start=1):
                 for schema, chunk in _schema_elements(statement):
                     kind = _statement_kind(chunk)
                     if kind is None:
@@ -381,6 +385,85 @@ def _is_separator(token: Token) -> bool:
 def _split_statements(tokens: Sequence[Token]) -> list[list[Token]]:
     """The token lists of the statements (separators dropped)."""
     return [list(group) for sep, group in groupby(tokens, key=_is_separator) if not sep]
+
+
+def _tsql_statements(tokens: Sequence[Token], text: str) -> list[list[Token]]:
+    """The statements of a T-SQL script: those between ``;`` and ``GO`` lines, each cut where another
+    starts without a ``;`` (:func:`_unended_statements`). In a script of batches (with ``GO`` lines),
+    a procedure's, function's or trigger's body runs to the end of its batch, as SQL Server reads it:
+    the statements after the first ``;`` of its body (``SET NOCOUNT ON; CREATE TABLE #t ...``, an
+    ``ALTER TABLE`` that WideWorldImportersDW's load procedure runs) are no statements of the
+    script, and are dropped."""
+    batched = _BATCH_LINE.search(text) is not None
+    out: list[list[Token]] = []
+    body = False  # in a routine's body, up to the batch's end
+    for sep, group in groupby(tokens, key=_is_separator):
+        chunk = list(group)
+        if sep:  # _batches wrote the ';' of a GO line where its G is
+            body = body and not any(text[t.start : t.start + 2].upper() == "GO" for t in chunk)
+        elif not body:
+            out.extend(_unended_statements(chunk, text))
+            body = batched and _is_routine(out[-1])
+    return out
+
+
+#: What a T-SQL ``CREATE [OR ALTER]`` or ``ALTER`` whose body runs to the batch's end defines.
+_ROUTINE_KINDS = frozenset({"PROCEDURE", "PROC", "FUNCTION", "TRIGGER"})
+
+
+def _is_routine(chunk: Sequence[Token]) -> bool:
+    """Whether ``chunk`` is T-SQL's ``CREATE [OR ALTER]`` or ``ALTER`` of a procedure, function or trigger."""
+    if chunk[0].token_type not in (TokenType.CREATE, TokenType.ALTER):
+        return False
+    words = [t.text.upper() for t in chunk[1:4]]
+    if words[:2] == ["OR", "ALTER"]:
+        words = words[2:]
+    return bool(words) and words[0] in _ROUTINE_KINDS
+
+
+#: First words of a statement whose body a ``CREATE`` on the next line is (T-SQL's ``IF``, ``WHILE``).
+_CONTROL_WORDS = frozenset({"IF", "ELSE", "WHILE"})
+#: Tokens that are no keyword: a quoted ``[Function]`` is a name (and the rows of an ``INSERT`` go fast).
+_NO_WORDS = frozenset({TokenType.IDENTIFIER, TokenType.STRING, TokenType.NATIONAL_STRING, TokenType.NUMBER,
+                       TokenType.COMMA, TokenType.L_PAREN, TokenType.R_PAREN, TokenType.DOT})
+
+
+def _unended_statements(chunk: list[Token], text: str) -> list[list[Token]]:
+    """The T-SQL statements of ``chunk``: T-SQL needs no ``;`` between two statements
+    (AdventureWorksDW's install script: an ``ALTER TABLE ... REFERENCES ...``, then the next ``ALTER
+    TABLE`` on a line of its own, read as one statement that sqlglot cannot read, so both keys were
+    lost). A ``CREATE`` (of anything) or ``ALTER TABLE`` starts a statement where it starts a line, at
+    parenthesis depth 0, after a complete statement: none ending in ``,`` or ``AS``, no ``IF`` /
+    ``ELSE`` / ``WHILE`` (whose body it is), no ``CREATE SCHEMA`` (whose element it is), and no
+    routine (``CREATE PROCEDURE p AS BEGIN ... CREATE TABLE #t ...``: its body's tables are no
+    tables of the schema)."""
+    pieces, start, depth = [], 0, 0
+    open_ = False  # the statement runs to the chunk's end: IF, CREATE SCHEMA, a routine
+    for i, t in enumerate(chunk):
+        kind = t.token_type
+        if i > start and depth == 0 and not open_ and _starts_statement(chunk, i, text):
+            pieces.append(chunk[start:i])
+            start = i
+        if i == start:
+            open_ = t.text.upper() in _CONTROL_WORDS or (
+                kind == TokenType.CREATE and i + 1 < len(chunk) and chunk[i + 1].token_type == TokenType.SCHEMA)
+        if not open_ and kind not in _NO_WORDS and (kind == TokenType.PROCEDURE or t.text.upper() in _ROUTINE_WORDS):
+            open_ = True  # T-SQL's PROC is a PROCEDURE token
+        depth += (kind == TokenType.L_PAREN) - (kind == TokenType.R_PAREN)
+    pieces.append(chunk[start:])
+    return pieces
+
+
+def _starts_statement(chunk: Sequence[Token], i: int, text: str) -> bool:
+    """Whether ``chunk[i]`` is a ``CREATE`` or ``ALTER TABLE`` that starts its line, after no ``,`` or ``AS``."""
+    t = chunk[i]
+    if t.token_type == TokenType.ALTER:
+        if i + 1 == len(chunk) or chunk[i + 1].token_type != TokenType.TABLE:
+            return False  # ALTER COLUMN: a clause of ALTER TABLE
+    elif t.token_type != TokenType.CREATE:
+        return False
+    return (chunk[i - 1].token_type not in (TokenType.COMMA, TokenType.ALIAS)
+            and not text[text.rfind("\n", 0, t.start) + 1 : t.start].strip())
 
 
 def _statement_kind(chunk: Sequence[Token]) -> str | None:
