@@ -70,16 +70,20 @@ def explain_legend(strategy: Any = None) -> str:
         formula = "the CRUSH pair score that picked the table"
     else:
         formula = f"the {name} objective's gain"
+    why = WHY if not getattr(strategy, "near_copies", False) else WHY.replace(" or pinned", f", {NEAR_COPY_WHY} or pinned")
     return (
         "Columns: coarse = similarity of the table to the question; coverage = how much it adds to "
         f"covering the sub-queries; join = {join}; score (utility in the trace) = {formula}; "
-        f"why = {WHY}."
+        f"why = {why}."
     )
 
 
 #: What the ``why`` column (:attr:`RetrievedTable.reason`) says, for the legend.
 WHY = ("relevance, coverage or join (its largest weighted gain when chosen), bridge (added only to join the "
        "others), reference (k=auto: a chosen table refers to it for a sub-query it answers better) or pinned")
+#: The same for a search that replaces near copies (``join-aware``'s ``near_copies``).
+NEAR_COPY_WHY = ("near copy (in place of the table named after it, of nearly the same columns, as it joins the "
+                 "others more surely)")
 
 
 def result_text(
@@ -112,7 +116,9 @@ def result_text(
     with_reason = any(hasattr(t, "reason") for t in res.tables)  # why each table is there, where known
     rows = [
         (t.step, t.id + (" (pinned)" if t.pinned else "") + ("" if t.joined else "  [no join]"),
-         t.score, t.coarse, t.coverage, t.join, *([getattr(t, "reason", "") or "-"] if with_reason else []))
+         t.score, t.coarse, t.coverage, t.join,
+         *([(getattr(t, "reason", "") or "-") + (f" of {t.replaced}" if getattr(t, "replaced", "") else "")]
+           if with_reason else []))
         for t in res.tables
     ]
     out.append(_cells(rows, ("step", "table", "score", "coarse", "coverage", "join", *(["why"] if with_reason else []))))

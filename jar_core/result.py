@@ -31,7 +31,9 @@ class RetrievedTable:
     ``joined`` is False when the table has no join to the rest of the selection; ``reason`` why
     it is there: ``relevance``, ``coverage`` or ``join`` (the largest weighted gain when it was
     chosen), ``bridge`` (added only to connect the others), ``reference`` (``k="auto"``: a chosen
-    table refers to it for a sub-query it answers better, ``film_actor`` -> ``actor``) or ``pinned``.
+    table refers to it for a sub-query it answers better, ``film_actor`` -> ``actor``), ``near copy``
+    (in place of ``replaced``, a table of nearly the same columns the search had chosen, because
+    it joins the others more surely: :func:`jar_core.near_copies.prefer_joined`) or ``pinned``.
     """
 
     table: Table
@@ -43,6 +45,7 @@ class RetrievedTable:
     pinned: bool = False
     joined: bool = True
     reason: str = ""
+    replaced: str = ""  # id of the near copy this table replaced (reason ``near copy``)
 
     @property
     def name(self) -> str:
@@ -69,6 +72,7 @@ class RetrievedTable:
             "pinned": self.pinned,
             "joined": self.joined,
             "reason": self.reason,
+            "replaced": self.replaced,
         }
 
 

@@ -778,6 +778,7 @@ class TableRetriever:
         weights = (getattr(strat, "l_coarse", 1.0), getattr(strat, "l_cov", 0.0), getattr(strat, "l_join", 0.0))
         bridges = set(getattr(sel, "bridges", []) or [])
         references = set(getattr(sel, "references", []) or [])
+        replaced = dict(getattr(sel, "replaced", {}) or {})
 
         def reason(pos: int, i: int, s: Any) -> str:
             if pos < n_pinned:
@@ -786,6 +787,8 @@ class TableRetriever:
                 return "bridge"
             if i in references:
                 return "reference"
+            if i in replaced:
+                return "near copy"
             if s is None:
                 return "relevance"
             parts = (weights[0] * s.coarse, weights[1] * s.coverage, weights[2] * s.join)
@@ -824,6 +827,7 @@ class TableRetriever:
                     join=s.join if s else 0.0, pinned=pos < n_pinned,
                     joined=len(tables) == 1 or bool(np.count_nonzero(comp == comp[pos]) > 1),
                     reason=reason(pos, i, s),
+                    replaced=self.schema.tables[int(sig.candidates[replaced[i]])].id if i in replaced else "",
                 )
             )
         trace = [

@@ -49,6 +49,8 @@ class Signals:
         links: optional boolean ``(n,)``: tables that only link others (``film_category``:
             keys and dates, no column of their own, :func:`jar_core.joins.graph.link_tables`);
             ``None`` with the paper's pair score.
+        near_copies: optional boolean ``(n, n)``: two tables of one database with nearly the same
+            columns (:func:`jar_core.near_copies.near_copy_matrix`).
     """
 
     candidates: np.ndarray
@@ -64,6 +66,7 @@ class Signals:
     family: np.ndarray | None = None  # bool (n, n): same database and same leading name word
     references: np.ndarray | None = None  # bool (n, n): i's join with l goes to l's key
     links: np.ndarray | None = None  # bool (n,): tables that only link others
+    near_copies: np.ndarray | None = None  # bool (n, n): same database, nearly the same columns
 
     @property
     def n(self) -> int:
@@ -108,6 +111,8 @@ def compute_signals(
     Joins weaker than ``min_join_score`` are dropped (``w = 0``): a weak join is no join,
     neither for the search nor in the returned join path.
     """
+    from jar_core.near_copies import near_copy_matrix  # it imports the strategies, which import this
+
     candidates = np.asarray(candidates, dtype=np.int64)
     w, join_columns, declared, evidence, references = join_compatibility(
         index, candidates, mode=joins, cross_database=cross_database_joins
@@ -135,6 +140,7 @@ def compute_signals(
         family=_family(index, candidates),
         references=references,
         links=None if references is None else index.link_tables(cross_database=cross_database_joins)[candidates],
+        near_copies=near_copy_matrix(index, candidates),
     )
 
 

@@ -15,10 +15,13 @@ Configurations, each adding one part to the one above it:
 * ``+ family gain``: a table of a chosen table's family (same leading name word) gains 0.4;
 * ``+ hub correction``: fine relevance corrected for hub tables (``hubness`` 0.5, :mod:`jar_core.hubness`);
 * ``+ BM25 in relevance``: the search's coarse relevance mixes in the question's BM25 (weight
-  0.1); this is the default configuration (``--methods default``);
+  0.1);
+* ``+ near copies``: a chosen table's near copy (nearly the same columns) that joins the other
+  chosen tables more surely takes its place (:mod:`jar_core.near_copies`); this is the default
+  configuration (``--methods default``);
 
 and the default without expansion, without bridges, without the lookahead alone, without value matching, without the family
-gain, without the hub correction, and with other BM25, family, hub and relevance weights, to
+gain, without the hub correction, without near copies, and with other BM25, family, hub and relevance weights, to
 see each part alone; then the
 default with ``k="auto"``: the average number of tables returned against R and CR.
 """
@@ -46,21 +49,23 @@ CONFIGS = (
     ("+ expansion", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0, **PAPER_RELEVANCE),
      lambda: GreedyStrategy()),
     ("+ connection gain", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0, **PAPER_RELEVANCE),
-     lambda: JoinAwareStrategy(l_family=0, bridges=False)),
+     lambda: JoinAwareStrategy(l_family=0, bridges=False, near_copies=False)),
     ("+ bridges", dict(expand=DEFAULT_EXPAND, match_values=False, lexical=0.0, **PAPER_RELEVANCE),
-     lambda: JoinAwareStrategy(l_family=0)),
+     lambda: JoinAwareStrategy(l_family=0, near_copies=False)),
     ("+ value matching", dict(expand=DEFAULT_EXPAND, lexical=0.0, **PAPER_RELEVANCE),
-     lambda: JoinAwareStrategy(l_family=0)),
-    ("+ BM25 fusion", dict(expand=DEFAULT_EXPAND, **PAPER_RELEVANCE), lambda: JoinAwareStrategy(l_family=0)),
-    ("+ family gain", dict(expand=DEFAULT_EXPAND, **PAPER_RELEVANCE), lambda: JoinAwareStrategy()),
-    ("+ hub correction", dict(expand=DEFAULT_EXPAND, **HUB), lambda: JoinAwareStrategy()),
-    ("+ BM25 in relevance (default)", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy()),
+     lambda: JoinAwareStrategy(l_family=0, near_copies=False)),
+    ("+ BM25 fusion", dict(expand=DEFAULT_EXPAND, **PAPER_RELEVANCE), lambda: JoinAwareStrategy(l_family=0, near_copies=False)),
+    ("+ family gain", dict(expand=DEFAULT_EXPAND, **PAPER_RELEVANCE), lambda: JoinAwareStrategy(near_copies=False)),
+    ("+ hub correction", dict(expand=DEFAULT_EXPAND, **HUB), lambda: JoinAwareStrategy(near_copies=False)),
+    ("+ BM25 in relevance", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(near_copies=False)),
+    ("+ near copies (default)", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy()),
     ("default - expansion", dict(expand=0), lambda: JoinAwareStrategy()),
     ("default - bridges", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(bridges=False)),
     ("default - lookahead", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(lookahead=False)),
     ("default - value matching", dict(expand=DEFAULT_EXPAND, match_values=False), lambda: JoinAwareStrategy()),
     ("default - family gain", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(l_family=0)),
     ("default - hub correction", dict(expand=DEFAULT_EXPAND, hubness=0.0), lambda: JoinAwareStrategy()),
+    ("default - near copies", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(near_copies=False)),
     ("default, BM25 weight 0.3", dict(expand=DEFAULT_EXPAND, lexical=0.3), lambda: JoinAwareStrategy()),
     ("default, BM25 weight 0.5", dict(expand=DEFAULT_EXPAND, lexical=0.5), lambda: JoinAwareStrategy()),
     ("default, family weight 0.2", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(l_family=0.2)),

@@ -841,3 +841,71 @@ def test_time_values_script_builds_an_index_and_finds_a_name_one_letter_off():
     row = load_script("time_values").one(20, 5)  # 2 tables of 10 text columns, 5 names each
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[:3] == ["20", "5", "100"] and float(cells[3]) >= 0 and float(cells[5]) > 0
+
+
+_COPIES = """
+CREATE TABLE terms (term_code text PRIMARY KEY, term_description text, start_date date, end_date date);
+CREATE TABLE course_catalog (term_code text REFERENCES terms, subject_id text, subject_title text, units int,
+    prerequisites text, instructors text, department_code text, department_name text, description text);
+CREATE TABLE drupal_course_catalog (so_term_code text, subject_id text, subject_title text, units int,
+    prerequisites text, instructors text, department_code text, department_name text, description text);
+CREATE TABLE buildings (building_key int PRIMARY KEY, building_name text);
+"""
+
+
+def test_near_copies_are_tables_of_one_database_with_nearly_the_same_columns():
+    r = TableRetriever.from_ddl(_COPIES, embedder=BagOfWordsEmbedder())
+    s = r.signals("courses and terms", [])
+    names = [r.schema.tables[int(c)].name for c in s.candidates]
+    pairs = {(names[i], names[j]) for i, j in zip(*np.nonzero(s.near_copies))}
+    # 8 of 10 column names shared: a Jaccard index of 0.8
+    assert pairs == {("course_catalog", "drupal_course_catalog"), ("drupal_course_catalog", "course_catalog")}
+
+
+def _twins(join_of_copy: float) -> Signals:
+    # 0: the table the search seeds with, 1: its near copy, 2: the table chosen beside it
+    s = sig([0.60, 0.58, 0.50], [[0, 0, 0.87], [0, 0, join_of_copy], [0.87, join_of_copy, 0]],
+            F=[[0.9, 0.9, 0.1], [0.1, 0.1, 0.9]])
+    s.near_copies = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]], dtype=bool)
+    return s
+
+
+def test_a_near_copy_that_joins_the_rest_more_surely_takes_the_seeds_place():
+    got = JoinAwareStrategy().select(_twins(0.97), 2)
+    assert got.order == [1, 2] and got.replaced == {1: 0}
+    assert got.steps[0].candidate == 1 and got.steps[0].join == pytest.approx(0.97)
+    # without the step, or with a copy that joins no better, the search's choice stays
+    assert JoinAwareStrategy(near_copies=False).select(_twins(0.97), 2).order == [0, 2]
+    same = JoinAwareStrategy().select(_twins(0.87), 2)
+    assert same.order == [0, 2] and same.replaced == {}
+    # the paper's greedy has no such step
+    assert GreedyStrategy().select(_twins(0.97), 2).order == [0, 2]
+
+
+def test_a_near_copy_says_which_table_it_replaced():
+    r = TableRetriever.from_ddl(_COPIES, embedder=BagOfWordsEmbedder())
+    s = r.signals("course titles and term descriptions", [])
+    names = [r.schema.tables[int(c)].name for c in s.candidates]
+    cc, dc, t = names.index("course_catalog"), names.index("drupal_course_catalog"), names.index("terms")
+    from jar_core.render import result_text
+    from jar_core.strategies import Selection
+
+    sel = Selection(order=[cc, t], replaced={cc: dc})
+    res = r._result("course titles", r.decomposer.decompose("course titles", r.schema), s, sel, r.strategy, 0, [])
+    assert res.tables[0].reason == "near copy" and res.tables[0].replaced == "main.drupal_course_catalog"
+    assert res.to_dict()["tables"][0]["replaced"] == "main.drupal_course_catalog"
+    assert res.to_dict()["tables"][1]["replaced"] == "" and res.tables[1].reason != "near copy"
+    assert "near copy of main.drupal_course_catalog" in result_text(res, explain=True)
+
+
+def test_columns_that_many_tables_hold_make_no_near_copies():
+    # every table keeps its bookkeeping columns (AdventureWorks' ModifiedDate, rowguid, Name): a
+    # category and its subcategories share them and the category's key, and are no copies
+    book = "name text, rowguid uuid, modified_date timestamp"
+    ddl = (f"CREATE TABLE product_category (product_category_id int PRIMARY KEY, {book});"
+           f"CREATE TABLE product_subcategory (product_subcategory_id int PRIMARY KEY, product_category_id int, {book});"
+           f"CREATE TABLE product (product_id int PRIMARY KEY, product_subcategory_id int, {book});"
+           f"CREATE TABLE vendor (vendor_id int PRIMARY KEY, {book});")
+    r = TableRetriever.from_ddl(ddl, embedder=BagOfWordsEmbedder())
+    s = r.signals("product categories", [])
+    assert not s.near_copies.any()

@@ -43,7 +43,8 @@ class Selection:
     that step; ``status`` is ``"ok"`` or a solver outcome (``optimal``, ``feasible``,
     ``no_solution``, ``infeasible``); ``bridges`` the candidates added only to connect the others;
     ``references`` those added because a chosen table refers to them for a sub-query they answer
-    better (``k="auto"``).
+    better (``k="auto"``); ``replaced`` maps a chosen candidate to the near copy the search had
+    chosen in its place (:func:`jar_core.near_copies.prefer_joined`).
     """
 
     order: list[int]
@@ -53,6 +54,7 @@ class Selection:
     status: str = "ok"
     bridges: list[int] = field(default_factory=list)  # candidates added only to connect the others
     references: list[int] = field(default_factory=list)  # candidates a chosen table refers to (k="auto")
+    replaced: dict[int, int] = field(default_factory=dict)  # chosen candidate -> the near copy it replaced
 
 
 @runtime_checkable

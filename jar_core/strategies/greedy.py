@@ -243,17 +243,24 @@ class JoinAwareStrategy(GreedyStrategy):
     def __init__(
         self, l_cov: float = JOIN_AWARE_WEIGHTS[0], l_join: float = JOIN_AWARE_WEIGHTS[1],
         l_coarse: float = JOIN_AWARE_WEIGHTS[2], *, l_family: float = FAMILY_WEIGHT, bridges: bool = True,
-        lookahead: bool | None = None, trace_width: int = 5,
+        lookahead: bool | None = None, near_copies: bool = True, trace_width: int = 5,
     ) -> None:
         super().__init__(l_cov, l_join, l_coarse, trace_width=trace_width)
         (self.l_family,) = check_weights((("l_family", l_family),), all_zero=True)
         self.bridges = bool(bridges)
         self.lookahead = self.bridges if lookahead is None else bool(lookahead)
-
+        self.near_copies = bool(near_copies)
 
     def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
-        """The greedy's choice; with ``bridges``, connected within ``k`` (:func:`jar_core.bridge.connect`)."""
+        """The greedy's choice; with ``near_copies``, a chosen table's near copy that joins the others
+        more surely in its place (:func:`jar_core.near_copies.prefer_joined`); with ``bridges``,
+        connected within ``k`` (:func:`jar_core.bridge.connect`)."""
         sel = super().select(signals, k, pinned=pinned)
+        if self.near_copies and signals.near_copies is not None:
+            from jar_core.near_copies import prefer_joined
+
+            sel = prefer_joined(signals, sel, (self.l_cov, self.l_join, self.l_coarse), l_family=self.l_family,
+                                pinned=len(pinned))
         # each choice after the first joined one before it (its join gain was > 0): connected
         if not self.bridges or all(s.join > 0 for s in sel.steps[1:]):
             return sel
@@ -292,7 +299,8 @@ def with_bridges(
     cov = F[:, order].max(axis=1) if F.shape[0] else np.zeros(0)
     kept = [b for b in sel.bridges if b in order]  # the search's own bridges (lookahead) stay bridges
     return Selection(order=list(order), steps=new_steps, trace=sel.trace[: len(order)], coverage=np.maximum(cov, 0.0),
-                     bridges=list(dict.fromkeys([*kept, *bridges])), references=list(references))
+                     bridges=list(dict.fromkeys([*kept, *bridges])), references=list(references),
+                     replaced={a: b for a, b in sel.replaced.items() if a in order})
 
 
 class DenseStrategy:
