@@ -178,6 +178,106 @@ def test_tsql_script_of_ssdt_each_statement_ended_and_batched() -> None:
     assert [c.name for c in load_ddl("CREATE TABLE t ([INDEX] INT, a INT)", dialect="tsql").tables[0].columns] == ["INDEX", "a"]
 
 
+def test_tsql_key_with_a_column_list_after_a_column_is_the_tables() -> None:
+    # WideWorldImportersDW's [Dimension].[Date]: no comma between the last column and the table's key;
+    # SQL Server reads it as the key on [Date] (the list), which was read as [ISO Week Number]'s own
+    ddl = """
+CREATE TABLE [Dimension].[Date] (
+    [Date]                                  DATE          NOT NULL
+  , [Day Number]                            INT           NOT NULL
+  , [ISO Week Number]                       INT           NOT NULL  -- 1
+    CONSTRAINT [PK_Dimension_Date] PRIMARY KEY CLUSTERED ([Date] ASC)
+);
+GO
+CREATE TABLE [Fact].[Stock] (
+    [Stock Key] INT NOT NULL PRIMARY KEY,
+    [Date Key] DATE NOT NULL,
+    [Code] NVARCHAR(10) NOT NULL,
+    [Bin] INT NOT NULL CONSTRAINT [UQ_Stock_Code] UNIQUE NONCLUSTERED ([Code])
+        CONSTRAINT [FK_Stock_Date] FOREIGN KEY ([Date Key]) REFERENCES [Dimension].[Date] ([Date])
+);
+GO
+"""
+    s = load_ddl(ddl, dialect="tsql")
+    assert s["Dimension.Date"].primary_key == ("Date",)
+    stock = s["Fact.Stock"]
+    assert stock.primary_key == ("Stock Key",)  # a column's own PRIMARY KEY, without a list, stays its own
+    assert [c.name for c in stock.columns if c.unique] == ["Code"]
+    assert stock.foreign_keys == [ForeignKey(("Date Key",), "Dimension.Date", ("Date",))]
+
+
+def test_tsql_key_storage_and_column_options_keys_do_not_need_are_read_past() -> None:
+    # WideWorldImportersDW's partitioned facts (a key ON a partition scheme), AdventureWorks'
+    # ROWGUIDCOL and UNIQUE before a named DEFAULT, pubs' PRIMARY KEY CLUSTERED without a list:
+    # each made the whole file unreadable
+    ddl = """
+CREATE TABLE [Fact].[Movement] (
+    [Movement Key] BIGINT IDENTITY (1, 1) NOT NULL,
+    [Date Key] DATE NOT NULL,
+    [Stock Item Key] INT NOT NULL,
+    CONSTRAINT [PK_Fact_Movement] PRIMARY KEY NONCLUSTERED ([Movement Key] ASC, [Date Key] ASC) ON [PS_Date] ([Date Key]),
+    CONSTRAINT [FK_Movement_Item] FOREIGN KEY ([Stock Item Key]) REFERENCES [Item] ([Stock Item Key]) ON DELETE CASCADE
+);
+GO
+CREATE UNIQUE NONCLUSTERED INDEX [UX_Movement_Item] ON [Fact].[Movement]([Stock Item Key] ASC) ON [PS_Date] ([Date Key]);
+GO
+CREATE TABLE [Item] (
+    [Stock Item Key] INT CONSTRAINT [PK_Item] PRIMARY KEY CLUSTERED WITH (FILLFACTOR = 90) ON [PRIMARY],
+    [rowguid] uniqueidentifier ROWGUIDCOL NOT NULL UNIQUE CONSTRAINT [DF_Item_rowguid] DEFAULT (NEWID()),
+    [Notes] NVARCHAR(MAX) SPARSE NULL
+) ON [PRIMARY] TEXTIMAGE_ON [PRIMARY];
+GO
+CREATE TABLE [Bin] ([Bin Key] INT NOT NULL, [Date Key] DATE NOT NULL, [Code] INT NOT NULL);
+GO
+ALTER TABLE [Bin] ADD CONSTRAINT [PK_Bin] PRIMARY KEY CLUSTERED ([Bin Key], [Date Key]) ON [PS_Date] ([Date Key]);
+GO
+ALTER TABLE [Bin] ADD CONSTRAINT [UQ_Bin_Code] UNIQUE NONCLUSTERED ([Code]) WITH FILLFACTOR = 80;
+GO
+"""
+    s = load_ddl(ddl, dialect="tsql")
+    movement = s["Fact.Movement"]
+    assert movement.primary_key == ("Movement Key", "Date Key")
+    assert movement.foreign_keys == [ForeignKey(("Stock Item Key",), "main.Item", ("Stock Item Key",))]
+    assert movement.column("Stock Item Key").unique
+    item = s["Item"]
+    assert item.primary_key == ("Stock Item Key",)
+    assert [c.name for c in item.columns] == ["Stock Item Key", "rowguid", "Notes"]
+    assert item.column("rowguid").unique and item.column("rowguid").type == "UNIQUEIDENTIFIER"
+    assert s["Bin"].primary_key == ("Bin Key", "Date Key") and s["Bin"].column("Code").unique
+
+
+def test_tsql_indexes_in_the_column_list() -> None:
+    # WideWorldImporters' Application.Logs: INDEX ... CLUSTERED COLUMNSTORE failed the file; a UNIQUE
+    # index on one column is a key, as CREATE UNIQUE INDEX is; a filtered one or one on two columns is not
+    ddl = """
+CREATE TABLE [Application].[Logs](
+    [Message] NVARCHAR(4000) NOT NULL,
+    [EventTime] DATETIME2 (7) NOT NULL,
+    INDEX CCX_Application_Logs CLUSTERED COLUMNSTORE
+)
+GO
+CREATE TABLE [Sales].[Codes] (
+    [CodeID] INT NOT NULL,
+    [Code] NVARCHAR(20) NOT NULL,
+    [Alias] NVARCHAR(20) NULL,
+    [Region] INT NOT NULL,
+    INDEX [UX_Codes_Code] UNIQUE NONCLUSTERED ([Code] ASC) INCLUDE ([Region]) WITH (FILLFACTOR = 90) ON [PRIMARY],
+    INDEX [UX_Codes_Alias] UNIQUE ([Alias]) WHERE [Alias] IS NOT NULL,
+    INDEX [UX_Codes_Pair] UNIQUE ([CodeID], [Region]),
+    INDEX [IX_Codes_Region] NONCLUSTERED HASH ([Region]) WITH (BUCKET_COUNT = 64)
+)
+GO
+CREATE TABLE [Sales].[Tags] ([TagID] INT NOT NULL, [Tag] NVARCHAR(20) NOT NULL, INDEX [UX_Tags_Tag] UNIQUE NONCLUSTERED ([Tag]))
+GO
+"""
+    s = load_ddl(ddl, dialect="tsql")
+    assert [c.name for c in s["Application.Logs"].columns] == ["Message", "EventTime"]
+    codes = s["Sales.Codes"]
+    assert [c.name for c in codes.columns] == ["CodeID", "Code", "Alias", "Region"]
+    assert [c.name for c in codes.columns if c.unique] == ["Code"]
+    assert [c.name for c in s["Sales.Tags"].columns if c.unique] == ["Tag"]  # read by sqlglot as it stands
+
+
 def test_tsql_statements_without_semicolons_are_read_apart() -> None:
     # AdventureWorksDW's install script: T-SQL needs no ';', and two ALTER TABLEs in a row were read
     # as one statement sqlglot cannot read, so both foreign keys were lost

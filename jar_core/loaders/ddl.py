@@ -25,10 +25,14 @@ VALUE``, ``RENAME TO``; MySQL's and DuckDB's are inline, ``ENUM('a', 'b')``, and
 'b')`` too); an ``ALTER`` form sqlglot cannot read is skipped like any other statement; every other
 statement (``INSERT``, other indexes, other types, ``SET``...) is skipped unread. A table
 definition that sqlglot cannot parse raises :class:`DDLParseError` naming the statement, after a
-retry without what keys do not need (table options; T-SQL's ``MASKED WITH (...)``; the ``ASC`` of a key's columns); an index it
-cannot parse is skipped, and so is an index in a column list (T-SQL ``INDEX ix NONCLUSTERED (a)``). No
-statistics are computed: uniqueness ratios stay empty, and so do samples but for the labels of
-an enumeration's columns.
+retry without what keys do not need (table options; the ``ASC`` of a key's columns; T-SQL's
+``MASKED WITH (...)``, ``ROWGUIDCOL``, a key's ``[NON]CLUSTERED`` and storage, ``ON [PRIMARY]``, ``ON
+[PS_Date] ([Date Key])``, ``WITH (FILLFACTOR = 90)``; a T-SQL ``ALTER TABLE`` is retried so too); an
+index it cannot parse is skipped, and so is an index in a column list (T-SQL ``INDEX ix NONCLUSTERED
+(a)``, ``INDEX ix CLUSTERED COLUMNSTORE``) but for a ``UNIQUE`` one, a key like ``CREATE UNIQUE
+INDEX``. A key with a column list after a column's definition, without a comma (T-SQL reads it so),
+is the table's key on the listed columns. No statistics are computed: uniqueness ratios stay
+empty, and so do samples but for the labels of an enumeration's columns.
 """
 
 from __future__ import annotations
@@ -575,21 +579,26 @@ def _parse_statement(
     (ignored by the caller); a ``CREATE TABLE`` must parse into a ``Create``.
 
     An unparseable ``CREATE TABLE`` is retried without what follows its column list (table
-    options sqlglot does not know, such as SQLite's ``WITHOUT ROWID``).
+    options sqlglot does not know, such as SQLite's ``WITHOUT ROWID``), and without the column and
+    key options keys do not need (:func:`_without_column_options`); so is a T-SQL ``ALTER TABLE``
+    that sqlglot cannot read (``ADD CONSTRAINT pk PRIMARY KEY (a) ON [PS_Date] ([b])``).
     """
     chunk = _without_key_names(chunk)
     if isinstance(reader, Oracle):
         chunk = _without_constraint_states(chunk)
+    tsql_alter = kind == _ALTER and isinstance(reader, TSQL)
     try:
         tree = _parse_tokens(reader, chunk, text)
         if kind == _CREATE and not isinstance(tree, exp.Create):
             raise _UnsupportedSyntax("unsupported syntax")
+        if tsql_alter and isinstance(tree, exp.Command):
+            return _without_column_options(reader, chunk, text, alter=True) or tree
         return tree
     except (SqlglotError, _UnsupportedSyntax) as err:  # ParseError mostly
-        if kind == _CREATE:
-            tree = _with_keyword_types(reader, chunk, text, err)
+        if kind == _CREATE or tsql_alter:
+            tree = _with_keyword_types(reader, chunk, text, err) if kind == _CREATE else None
             if tree is None:
-                tree = _without_column_options(reader, chunk, text)
+                tree = _without_column_options(reader, chunk, text, alter=tsql_alter)
             if tree is not None:
                 return tree
         short = _without_table_options(chunk) if kind == _CREATE else None
@@ -643,34 +652,133 @@ _INLINE_INDEX = frozenset({"INDEX"})
 #: Column options of T-SQL that sqlglot does not read and that say nothing of keys:
 #: ``MASKED WITH (FUNCTION = 'default()')`` (dynamic data masking).
 _MASKED = "MASKED"
+#: T-SQL's column flags that sqlglot does not read and that say nothing of keys (AdventureWorks'
+#: ``[rowguid] uniqueidentifier ROWGUIDCOL NOT NULL``).
+_COLUMN_FLAGS = frozenset({"ROWGUIDCOL", "SPARSE", "FILESTREAM"})
+#: T-SQL's index kind after ``PRIMARY KEY`` / ``UNIQUE`` (``NONCLUSTERED HASH`` of a memory-optimized
+#: table), which sqlglot reads only before a column list, if at all.
+_CLUSTERED_WORDS = frozenset({"CLUSTERED", "NONCLUSTERED", "HASH"})
+#: Words of an inline index that declare no key: a columnstore index, a filtered one (``WHERE``).
+_NO_KEY_INDEX = frozenset({"COLUMNSTORE", "WHERE"})
+#: Tokens after which a T-SQL ``ON`` / ``WITH`` is a key's or an index's storage: its column list's
+#: ``)``, or ``PRIMARY KEY`` / ``UNIQUE`` (a column's own key, whose ``[NON]CLUSTERED`` is dropped).
+_KEY_ENDS = frozenset({TokenType.R_PAREN, TokenType.PRIMARY_KEY, TokenType.UNIQUE})
 
 
-def _without_column_options(reader: Dialect, chunk: list[Token], text: str) -> exp.Create | None:
-    """A ``CREATE TABLE`` parsed again without what sqlglot cannot read and keys do not need, or
-    ``None``: T-SQL's ``MASKED WITH (...)`` column option, and the ``ASC`` / ``DESC`` of a key's
-    columns (``UNIQUE ([CustomerName] ASC)``, which sqlglot reads only after ``[NON]CLUSTERED``)."""
+def _without_column_options(reader: Dialect, chunk: list[Token], text: str, *, alter: bool = False) -> exp.Expr | None:
+    """A ``CREATE TABLE`` (an ``ALTER TABLE`` if ``alter``) parsed again without what sqlglot cannot
+    read and keys do not need (:func:`_column_options_dropped`), also without its table options
+    when that is not enough, or ``None``."""
+    out = _column_options_dropped(chunk, tsql=isinstance(reader, TSQL), depth=0 if alter else 1)
+    if out is None:
+        return None
+    want = exp.Alter if alter else exp.Create
+    for tokens in (out, None if alter else _without_table_options(out)):
+        if tokens is None:
+            continue
+        try:
+            tree = _parse_tokens(reader, tokens, text)
+        except SqlglotError:
+            continue
+        if isinstance(tree, want):
+            return tree
+    return None
+
+
+def _column_options_dropped(chunk: list[Token], *, tsql: bool, depth: int) -> list[Token] | None:
+    """``chunk`` without what sqlglot cannot read and keys do not need, or ``None`` when there is
+    none: the ``ASC`` / ``DESC`` of a key's columns (``UNIQUE ([CustomerName] ASC)``, which sqlglot
+    reads only after ``[NON]CLUSTERED``), T-SQL's ``MASKED WITH (...)`` column option, and, for
+    T-SQL, at parenthesis ``depth`` (1: a ``CREATE TABLE``'s column list; 0: an ``ALTER TABLE``'s
+    clauses): the column flags :data:`_COLUMN_FLAGS`; the ``[NON]CLUSTERED`` after ``PRIMARY KEY`` /
+    ``UNIQUE``; a key's or index's storage after its columns (``ON [PRIMARY]``, a partition scheme
+    ``ON [PS_Date] ([Date Key])``, ``WITH (...)``, ``WITH FILLFACTOR = 90``) and an index's
+    ``INCLUDE (...)``; an index in the column list (``INDEX ix CLUSTERED COLUMNSTORE``), but for a
+    ``UNIQUE`` one that is not filtered (``INDEX ix UNIQUE (a)`` is a key, as ``CREATE UNIQUE INDEX``
+    is). A word in a column's place (after ``(`` or ``,``) or quoted is a name and stays."""
+    types = [t.token_type for t in chunk]
+    n = len(chunk)
+
+    def word(i: int) -> str:  # a quoted name or a string is no word
+        quoted = i >= n or types[i] == TokenType.IDENTIFIER or types[i] in _STRINGS
+        return "" if quoted else chunk[i].text.upper()
+
+    def group_end(i: int) -> int:
+        """The position after the parenthesised group opening at ``i``."""
+        close = _closing(types, i)
+        return n if close is None else close + 1
+
     out: list[Token] = []
-    i, changed = 0, False
-    while i < len(chunk):
-        t = chunk[i]
-        if (t.text.upper() == _MASKED and i + 2 < len(chunk) and chunk[i + 1].token_type == TokenType.WITH
-                and chunk[i + 2].token_type == TokenType.L_PAREN):
-            close = _closing([x.token_type for x in chunk], i + 2)
-            i, changed = (len(chunk) if close is None else close + 1), True
+    held: list[Token] = []  # a column's own [CONSTRAINT c] UNIQUE, moved to the end of its definition
+    i, level, changed = 0, 0, False
+    while i < n:
+        t, w = chunk[i], word(i)
+        if held and level == depth and t.token_type in (TokenType.COMMA, TokenType.R_PAREN):
+            out.extend(held)
+            held.clear()
+        nxt = types[i + 1] if i + 1 < n else None
+        prev = out[-1].token_type if out else None
+        skip = i
+        if w == _MASKED and nxt == TokenType.WITH and i + 2 < n and types[i + 2] == TokenType.L_PAREN:
+            skip = group_end(i + 2)
+        elif t.token_type in (TokenType.ASC, TokenType.DESC) and nxt in (TokenType.COMMA, TokenType.R_PAREN):
+            skip = i + 1
+        elif tsql and level == depth:
+            if w in _COLUMN_FLAGS and prev not in (None, TokenType.L_PAREN, TokenType.COMMA):
+                skip = i + 1
+            elif w in _CLUSTERED_WORDS and prev in (TokenType.PRIMARY_KEY, TokenType.UNIQUE):
+                skip = i + 1
+            elif t.token_type == TokenType.UNIQUE:
+                after = next((j for j in range(i + 1, n) if word(j) not in _CLUSTERED_WORDS), n)
+                if after < n and types[after] not in (TokenType.L_PAREN, TokenType.COMMA, TokenType.R_PAREN):
+                    # sqlglot reads the word after T-SQL's UNIQUE as a key's name (AdventureWorks'
+                    # Document.rowguid: NOT NULL UNIQUE CONSTRAINT [DF_...] DEFAULT (NEWID())); the
+                    # constraints of a column are read in any order
+                    start = len(out) - 2 if len(out) > 1 and out[-2].token_type == TokenType.CONSTRAINT else len(out)
+                    held.extend([*out[start:], t])
+                    del out[start:]
+                    skip = after
+            elif (t.token_type == TokenType.ON and prev in _KEY_ENDS and nxt is not None
+                  and nxt not in (TokenType.DELETE, TokenType.UPDATE, TokenType.L_PAREN)):
+                skip = group_end(i + 2) if i + 2 < n and types[i + 2] == TokenType.L_PAREN else i + 2
+            elif t.token_type == TokenType.WITH and prev in _KEY_ENDS and nxt == TokenType.L_PAREN:
+                skip = group_end(i + 1)
+            elif (t.token_type == TokenType.WITH and prev in _KEY_ENDS and word(i + 1) == "FILLFACTOR"
+                  and i + 3 < n and types[i + 2] == TokenType.EQ):
+                skip = i + 4
+            elif w == "INCLUDE" and prev == TokenType.R_PAREN and nxt == TokenType.L_PAREN:
+                skip = group_end(i + 1)
+            elif w in _INLINE_INDEX and prev in (TokenType.L_PAREN, TokenType.COMMA):
+                end = _item_end(types, i)
+                words = {word(j) for j in range(i, end)}
+                if word(i + 2) != "UNIQUE" or words & _NO_KEY_INDEX:
+                    skip = end
+                    if prev == TokenType.COMMA:
+                        out.pop()
+                    elif end < n and types[end] == TokenType.COMMA:
+                        skip = end + 1
+        if skip > i:
+            i, changed = skip, True
             continue
-        if (t.token_type in (TokenType.ASC, TokenType.DESC) and i + 1 < len(chunk)
-                and chunk[i + 1].token_type in (TokenType.COMMA, TokenType.R_PAREN)):
-            i, changed = i + 1, True
-            continue
+        level += (t.token_type == TokenType.L_PAREN) - (t.token_type == TokenType.R_PAREN)
         out.append(t)
         i += 1
-    if not changed:
-        return None
-    try:
-        tree = _parse_tokens(reader, out, text)
-    except SqlglotError:
-        return None
-    return tree if isinstance(tree, exp.Create) else None
+    return [*out, *held] if changed else None
+
+
+def _item_end(types: Sequence[TokenType], start: int) -> int:
+    """The position of the ``,`` or ``)`` that ends the list item starting at ``start``."""
+    depth = 0
+    for i in range(start, len(types)):
+        if types[i] == TokenType.L_PAREN:
+            depth += 1
+        elif types[i] == TokenType.R_PAREN:
+            if depth == 0:
+                return i
+            depth -= 1
+        elif types[i] == TokenType.COMMA and depth == 0:
+            return i
+    return len(types)
 
 
 def _without_key_names(chunk: list[Token]) -> list[Token]:
@@ -696,7 +804,7 @@ def _without_constraint_states(chunk: list[Token]) -> list[Token]:
     ``,`` or ``)`` that ends the constraint). A word in a column's place (after ``(`` or ``,``)
     or quoted is a name and stays."""
     out: list[Token] = []
-    i, n = 0, len(chunk)
+    i, n, types = 0, len(chunk), [t.token_type for t in chunk]
     while i < n:
         t = chunk[i]
         word = t.text.upper() if t.token_type != TokenType.IDENTIFIER else ""
@@ -705,18 +813,7 @@ def _without_constraint_states(chunk: list[Token]) -> list[Token]:
             i += 1
             continue
         if word == "USING" and i + 1 < n and chunk[i + 1].text.upper() == "INDEX" and prev != TokenType.COMMA:
-            depth, i = 0, i + 2
-            while i < n:
-                tt = chunk[i].token_type
-                if tt == TokenType.L_PAREN:
-                    depth += 1
-                elif tt == TokenType.R_PAREN:
-                    if depth == 0:
-                        break
-                    depth -= 1
-                elif tt == TokenType.COMMA and depth == 0:
-                    break
-                i += 1
+            i = _item_end(types, i + 2)
             continue
         out.append(t)
         i += 1
@@ -866,6 +963,28 @@ def _table_name(table: exp.Table) -> str:
     return name
 
 
+def _unique_columns(item: exp.UniqueColumnConstraint, *, named: bool = True) -> tuple[str, ...] | None:
+    """The columns of ``UNIQUE (a, b)`` (T-SQL's ``UNIQUE [NON]CLUSTERED (a, b)`` too; MySQL's ``UNIQUE
+    KEY name (a, b)`` unless not ``named``); ``None`` for a ``UNIQUE`` without a column list (a column's own)."""
+    if isinstance(item.this, exp.Schema) and item.this.expressions and (named or item.this.this is None):
+        return _names(item.this.expressions)
+    if isinstance(item.this, _CLUSTERED) and item.this.this:
+        return _names(item.this.this)
+    return None
+
+
+def _inline_index(node: exp.ColumnDef) -> bool:
+    """Whether ``node`` is T-SQL's ``INDEX ix [UNIQUE] [NON]CLUSTERED (a)`` in a column list, which
+    sqlglot reads as a column called ``INDEX``."""
+    return isinstance(node.this, exp.Identifier) and not node.this.quoted and node.this.name.upper() in _INLINE_INDEX
+
+
+def _constraint_kinds(node: exp.ColumnDef) -> list[exp.Expr]:
+    """The constraints of a column definition, each without its ``CONSTRAINT name``."""
+    constraints = node.args.get("constraints") or ()
+    return [c.args.get("kind") if isinstance(c, exp.ColumnConstraint) else c for c in constraints]
+
+
 def _names(nodes: Sequence[exp.Expr] | None) -> tuple[str, ...]:
     return tuple(filter(None, map(_name, nodes or ())))
 
@@ -968,7 +1087,7 @@ class _Builder:
             tdef.parents.insert(0, partition_of.this)  # its columns are the parent's
         for item in items:
             self._add_item(tdef, item)
-        defined = [_name(i.this) for i in items if isinstance(i, exp.ColumnDef)]
+        defined = [_name(i.this) for i in items if isinstance(i, exp.ColumnDef) and not _inline_index(i)]
         twice = sorted({n for n in defined if sum(d.lower() == n.lower() for d in defined) > 1}, key=str.lower)
         if twice:
             warnings.warn(
@@ -1102,8 +1221,7 @@ class _Builder:
         elif isinstance(item, exp.ForeignKey):
             self._add_reference(tdef, _names(item.expressions), item.args.get("reference"))
         elif isinstance(item, exp.UniqueColumnConstraint):  # UNIQUE (a): a key of one column
-            cols = (_names(item.this.expressions) if isinstance(item.this, exp.Schema)
-                    else _names(item.this.this) if isinstance(item.this, _CLUSTERED) else ())
+            cols = _unique_columns(item) or ()
             if len(cols) == 1:
                 tdef.unique.append(cols[0])
         elif isinstance(item, exp.Constraint):  # CONSTRAINT name <PRIMARY KEY | FOREIGN KEY ...>
@@ -1223,10 +1341,13 @@ class _Builder:
 
     def _add_column(self, tdef: _TableDef, node: exp.ColumnDef) -> None:
         name = _name(node.this)
+        if _inline_index(node):  # no column; a UNIQUE one is a key, as CREATE UNIQUE INDEX is
+            for spec in _constraint_kinds(node):
+                if isinstance(spec, exp.UniqueColumnConstraint):
+                    self._add_item(tdef, spec)
+            return
         if not name or tdef.column(name) is not None:  # ALTER ... MODIFY of a known column
             return
-        if isinstance(node.this, exp.Identifier) and not node.this.quoted and name.upper() in _INLINE_INDEX:
-            return  # T-SQL's INDEX ix [NON]CLUSTERED (a) in the column list, which sqlglot reads as a column
         tdef.columns.append(self._column(tdef, node, name))
 
     def _typed(self, tdef: _TableDef, column: Column, kind: exp.DataType | None) -> Column:
@@ -1242,12 +1363,21 @@ class _Builder:
     def _column(self, tdef: _TableDef, node: exp.ColumnDef, name: str) -> Column:
         """The column ``node`` defines in ``tdef``; its key constraints are added to ``tdef``."""
         column = self._typed(tdef, Column(name=name), node.args.get("kind"))
-        for constraint in node.args.get("constraints") or ():
-            spec = constraint.args.get("kind") if isinstance(constraint, exp.ColumnConstraint) else constraint
+        specs = _constraint_kinds(node)
+        for i, spec in enumerate(specs):
+            # a key with a column list after a column, without a comma (T-SQL reads WideWorldImportersDW's
+            # [ISO Week Number] INT NOT NULL CONSTRAINT pk PRIMARY KEY CLUSTERED ([Date] ASC)), is the
+            # table's key on the listed columns, as it is after a comma; sqlglot reads the list of
+            # PRIMARY KEY [NON]CLUSTERED (a) as the next constraint
+            listed = specs[i + 1] if i + 1 < len(specs) and isinstance(specs[i + 1], _CLUSTERED) else None
             if isinstance(spec, exp.PrimaryKeyColumnConstraint):
-                tdef.primary_key.append(name)
+                tdef.primary_key.extend(_names(listed.this) if listed is not None and listed.this else (name,))
+            elif isinstance(spec, exp.UniqueColumnConstraint) and _unique_columns(spec, named=False) is not None:
+                self._add_item(tdef, spec)  # UNIQUE [NON]CLUSTERED (a)
             elif isinstance(spec, exp.UniqueColumnConstraint):
                 tdef.unique.append(name)
+            elif isinstance(spec, (exp.PrimaryKey, exp.ForeignKey)):  # PRIMARY KEY (a), FOREIGN KEY (a) REFERENCES
+                self._add_item(tdef, spec)
             elif isinstance(spec, exp.Reference):
                 self._add_reference(tdef, (name,), spec)
             elif isinstance(spec, exp.CommentColumnConstraint):
