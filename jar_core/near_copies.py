@@ -38,12 +38,12 @@ COMMON_MIN = 3
 JOIN_MARGIN = 1e-6
 
 
-def _incidence(index: "SchemaIndex") -> tuple[sparse.csr_matrix, np.ndarray, np.ndarray]:
-    """Tables x distinct column names (case-folded, per database), each table's name count and
-    database code; built once per index. A name that :data:`COMMON_SHARE` of its database's
-    tables or more hold (and at least :data:`COMMON_MIN` of them) is left out: bookkeeping
-    columns (``ModifiedDate``, ``rowguid``, ``Name`` in AdventureWorks) make small tables look
-    alike (``ProductCategory``, ``ProductSubcategory``) without their being copies."""
+def _incidence(index: "SchemaIndex") -> tuple[sparse.csr_matrix, np.ndarray]:
+    """Tables x distinct column names (case-folded, per database: tables of two databases share
+    none) and each table's name count; built once per index. A name that :data:`COMMON_SHARE` of
+    its database's tables or more hold (and at least :data:`COMMON_MIN` of them) is left out:
+    bookkeeping columns (``ModifiedDate``, ``rowguid``, ``Name`` in AdventureWorks) make small
+    tables look alike (``ProductCategory``, ``ProductSubcategory``) without their being copies."""
     cached = getattr(index, "_column_name_incidence", None)
     if cached is None:
         tables = index.schema.tables
@@ -58,12 +58,11 @@ def _incidence(index: "SchemaIndex") -> tuple[sparse.csr_matrix, np.ndarray, np.
         rows_a, cols_a = np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)
         held = np.bincount(cols_a, minlength=len(vocab))  # tables holding each name
         name_db = np.fromiter((d for d, _ in vocab), dtype=np.int64, count=len(vocab))
-        per_db = np.bincount(db, minlength=len(dbs))
-        common = (held >= COMMON_MIN) & (held >= COMMON_SHARE * per_db[name_db]) if len(vocab) else held > 0
-        keep = ~common[cols_a] if len(cols_a) else np.zeros(0, dtype=bool)
+        common = (held >= COMMON_MIN) & (held >= COMMON_SHARE * np.bincount(db, minlength=len(dbs))[name_db])
+        keep = ~common[cols_a]
         m = sparse.csr_matrix((np.ones(int(keep.sum()), dtype=np.float32), (rows_a[keep], cols_a[keep])),
                               shape=(len(tables), max(len(vocab), 1)))
-        cached = index._column_name_incidence = (m, np.asarray(m.sum(axis=1)).ravel(), db)
+        cached = index._column_name_incidence = (m, np.asarray(m.sum(axis=1)).ravel())
     return cached
 
 
@@ -71,12 +70,12 @@ def near_copy_matrix(index: "SchemaIndex", candidates: np.ndarray) -> np.ndarray
     """bool ``(n, n)``: candidates of one database whose column names overlap by a Jaccard index of
     :data:`NEAR_COPY` or more (zero diagonal), names common to many of the database's tables left
     out. Spider's databases have no such pair; BEAVER-DW's warehouse has 15."""
-    m, sizes, db = _incidence(index)
+    m, sizes = _incidence(index)
     c = np.asarray(candidates, dtype=np.int64)
     sub = m[c]
     inter = np.asarray((sub @ sub.T).todense(), dtype=np.float64)
     union = sizes[c][:, None] + sizes[c][None, :] - inter
-    out = (inter >= NEAR_COPY * np.maximum(union, 1.0)) & (db[c][:, None] == db[c][None, :]) & (union > 0)
+    out = (inter >= NEAR_COPY * np.maximum(union, 1.0)) & (union > 0)
     np.fill_diagonal(out, False)
     return out
 
