@@ -96,3 +96,45 @@ def load_script(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module
+
+
+# -- comparing answers printed by two processes ----------------------------------------------------
+# Two processes (or thread counts, or backends) may round a score differently in its last printed
+# digit (4.059556 against 4.059555): the encoder's sums run in another order. Answers are compared
+# for what they mean: the same text and structure, and numbers equal up to that last digit.
+_NUMBER = re.compile(r"-?\d+\.\d+")
+
+
+def _last_digit(token: str) -> float:
+    return 10.0 ** -len(token.split(".")[1])
+
+
+def assert_same_text(a: str, b: str, *, digits: int = 2) -> None:
+    """``a`` and ``b`` are the same text but for decimal numbers, which may differ by up to
+    ``digits`` units of their last printed digit (a rounding flip, a column width kept)."""
+    parts_a, parts_b = _NUMBER.split(a), _NUMBER.split(b)
+    nums_a, nums_b = _NUMBER.findall(a), _NUMBER.findall(b)
+    assert len(nums_a) == len(nums_b) and [p.strip() for p in parts_a] == [p.strip() for p in parts_b], (a, b)
+    for x, y in zip(nums_a, nums_b):
+        assert abs(float(x) - float(y)) <= digits * max(_last_digit(x), _last_digit(y)) + 1e-12, (x, y)
+
+
+def assert_same_json(a, b, *, rel: float = 1e-4, abs_: float = 1e-4, path: str = "$") -> None:
+    """Equal JSON values, floats within a tolerance (the keys, the order of lists and every string
+    exactly)."""
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        assert a == b, (path, a, b)
+    elif isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        assert abs(a - b) <= max(abs_, rel * max(abs(a), abs(b))), (path, a, b)
+    elif isinstance(a, dict) and isinstance(b, dict):
+        assert list(a) == list(b), (path, list(a), list(b))
+        for key in a:
+            assert_same_json(a[key], b[key], rel=rel, abs_=abs_, path=f"{path}.{key}")
+    elif isinstance(a, list) and isinstance(b, list):
+        assert len(a) == len(b), (path, len(a), len(b))
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same_json(x, y, rel=rel, abs_=abs_, path=f"{path}[{i}]")
+    elif isinstance(a, str) and isinstance(b, str):
+        assert_same_text(a, b)
+    else:
+        assert a == b, (path, a, b)

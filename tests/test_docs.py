@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import assert_same_text
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PAGES = ("getting-started.md", "langchain.md", "llamaindex.md", "databases.md", "lakes.md")
@@ -49,9 +51,9 @@ def test_documented_metadata_is_what_the_code_gives(page, demo_retriever):
           f"score {md['score']}, coarse/coverage/join {md['coarse']}, {md['coverage']}, {md['join']}, "
           f"join_keys[0] {md['join_keys'][0]}")
     assert ast.literal_eval(ex["subqueries"].strip("`")) == md["subqueries"]
-    assert float(ex["score"].strip("`")) == pytest.approx(md["score"], abs=1e-6)
+    assert float(ex["score"].strip("`")) == pytest.approx(md["score"], abs=1e-4)
     coarse, coverage, join = (float(x.strip("` ")) for x in ex["coarse"].split(","))
-    assert (coarse, coverage, join) == pytest.approx((md["coarse"], md["coverage"], md["join"]), abs=1e-6)
+    assert (coarse, coverage, join) == pytest.approx((md["coarse"], md["coverage"], md["join"]), abs=1e-4)
     first_key = ast.literal_eval(ex["join_keys"].strip("`").replace(", ...]", "]"))[0]
     assert first_key == md["join_keys"][0]
     assert md["rank"] == int(ex["rank"].strip("`")) and md["table_id"] == ex["table_id"].strip('`"')
@@ -68,7 +70,7 @@ def test_the_docs_picture_is_the_commands_output(capsys, embedder, monkeypatch):
                  "-k", "4", "-q", "--no-cache", "--format", "mermaid"]) == 0
     mermaid = capsys.readouterr().out.strip()
     shown = re.search(r"```mermaid\n(.*?)```", (DOCS / "getting-started.md").read_text(), re.S).group(1).strip()
-    assert shown == mermaid
+    assert_same_text(shown, mermaid)
     assert (DOCS / "img" / "joins-shop.svg").read_text().count("<g id=\"node") == 4
 
 
@@ -83,5 +85,6 @@ def test_the_docs_explain_example_is_the_commands_output(capsys, embedder, monke
                  "--no-cache"]) == 0
     out = capsys.readouterr().out
     shown = re.search(r"--explain\n(Question: .*?)\n\.\.\.\n```", (DOCS / "getting-started.md").read_text(), re.S).group(1)
-    assert out.startswith(shown + "\n")
+    lines = shown.count("\n") + 1
+    assert_same_text("\n".join(out.split("\n")[:lines]), shown)  # scores up to their last printed digit
 
