@@ -184,7 +184,8 @@ def test_markdown_and_text(tiny_extras, embedder):
 
 # -- JSON and command ------------------------------------------------------------------
 def _check_shape(data: dict, ks: list[int], methods: list[str], mip: bool) -> None:
-    assert list(data) == ["benchmark", "questions", "candidates", "signals_seconds", "results", "mip_status"]
+    assert list(data) == ["benchmark", "questions", "candidates", "signals_seconds", "results", "mip_status", "joins"]
+    assert data["joins"] in ("rules", "paper")
     assert isinstance(data["benchmark"], str)
     assert isinstance(data["questions"], int) and data["questions"] == 4
     assert isinstance(data["candidates"], int)
@@ -198,6 +199,8 @@ def _check_shape(data: dict, ks: list[int], methods: list[str], mip: bool) -> No
         assert 0.0 <= r["recall"] <= 100.0 and 0.0 <= r["complete_recall"] <= 100.0
     if mip:
         assert list(data["mip_status"]) == [str(k) for k in ks]
+        assert all(list(v) == ["optimal", "feasible", "relaxed", "no_solution", "infeasible"]
+                   for v in data["mip_status"].values())
         for counts in data["mip_status"].values():
             assert list(counts) == list(MIP_STATUSES)
             assert all(isinstance(v, int) for v in counts.values())
@@ -224,7 +227,7 @@ def test_command_json_markdown_plot_and_determinism(tiny_extras, tmp_path, capsy
         assert main(args) == 0
         outs.append(json.loads(out.read_text()))
     printed = capsys.readouterr().out
-    assert "R@2" in printed and "mip K=2" in printed
+    assert "R@2" in printed and "mip K=2 (rules joins): optimal" in printed
     _check_shape(outs[0], [2, 3], ["dense", "greedy", "mip", "crush"], mip=True)
     assert outs[0]["benchmark"] == "tiny-extras"
     assert _strip_seconds(outs[0]) == _strip_seconds(outs[1])

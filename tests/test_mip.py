@@ -69,19 +69,25 @@ def brute_force(sig: Signals, k: int, weights, Q=None, pinned=()):
                     join_best = val if join_best is None else max(join_best, val)
         if join_best is None:
             continue
-        pairs = [(j, i) for j in range(m) for i in S]
-        cov_best = 0.0
-        for bits in itertools.product((0, 1), repeat=len(pairs)):
-            if sum(bits) > Q:
-                continue
-            chosen = [p for p, bit in zip(pairs, bits) if bit]
-            covered = {j for j, _ in chosen}
-            val = w1 * sum(sig.F[j, i] for j, i in chosen) + max(w2, 0.0) * len(covered)
-            cov_best = max(cov_best, val)
-        total = w4 * sum(sig.r[i] for i in S) + cov_best + join_best
+        total = w4 * sum(sig.r[i] for i in S) + _coverage_best(sig, S, w1, w2, Q) + join_best
         if best is None or total > best:
             best, best_set = total, set(S)
     return best, best_set
+
+
+def _coverage_best(sig: Signals, S, w1: float, w2: float, Q: int) -> float:
+    """The coverage part of the objective for the tables S, over every assignment d."""
+    m = sig.F.shape[0]
+    pairs = [(j, i) for j in range(m) for i in S]
+    cov_best = 0.0
+    for bits in itertools.product((0, 1), repeat=len(pairs)):
+        if sum(bits) > Q:
+            continue
+        chosen = [p for p, bit in zip(pairs, bits) if bit]
+        covered = {j for j, _ in chosen}
+        val = w1 * sum(sig.F[j, i] for j, i in chosen) + max(w2, 0.0) * len(covered)
+        cov_best = max(cov_best, val)
+    return cov_best
 
 
 def test_protocol():
@@ -102,7 +108,7 @@ def test_protocol():
 )
 def test_objective_matches_brute_force(seed, k, weights, Q):
     sig = make_signals(6, 3, seed)
-    strat = MipStrategy(weights=weights, max_subqueries=Q)
+    strat = MipStrategy(weights=weights, max_subqueries=Q, connect="tree")
     sel = strat.select(sig, k)
     best, best_set = brute_force(sig, k, weights, Q)
     assert best is not None
@@ -140,21 +146,101 @@ def test_k1_needs_no_join():
     assert strat.last_objective == pytest.approx(best, rel=1e-6)
 
 
-def test_disconnected_instance_is_infeasible():
+def test_disconnected_instance_is_infeasible_in_the_papers_program():
     sig = make_signals(5, 2, 12, zero_share=1.0)
-    sel = MipStrategy().select(sig, 2)
+    sel = MipStrategy(connect="tree").select(sig, 2)
     assert sel.status in ("infeasible", "no_solution")
     assert sel.order == []
     # Only one positive edge: a connected 3-set cannot exist either.
     sig.w[0, 1] = sig.w[1, 0] = 0.5
-    assert MipStrategy().select(sig, 2).order in ([0, 1], [1, 0])
-    sel3 = MipStrategy().select(sig, 3)
+    assert MipStrategy(connect="tree").select(sig, 2).order in ([0, 1], [1, 0])
+    sel3 = MipStrategy(connect="tree").select(sig, 3)
     assert sel3.status in ("infeasible", "no_solution") and sel3.order == []
+
+
+def _components(order, w):
+    """How many join-connected components the tables of ``order`` form (positive w)."""
+    left, parts = set(order), 0
+    while left:
+        parts += 1
+        stack = [left.pop()]
+        while stack:
+            i = stack.pop()
+            for j in [j for j in left if max(w[i, j], w[j, i]) > 0]:
+                left.discard(j)
+                stack.append(j)
+    return parts
+
+
+def _best_forest(sig, k, weights, pinned=()):
+    """Brute force of the relaxed program: the objective with the heaviest forest of joins
+    inside the chosen set (a maximum spanning forest)."""
+    w1, w2, w3, w4 = weights
+    wsym = np.maximum(sig.w, sig.w.T)
+    best = None
+    for combo in itertools.combinations(range(sig.n), k):
+        if not set(pinned) <= set(combo):
+            continue
+        objective = _coverage_best(sig, combo, w1, w2, sig.F.shape[0]) + w4 * float(sig.r[list(combo)].sum())
+        edges = sorted(((wsym[a, b], a, b) for a, b in itertools.combinations(combo, 2) if wsym[a, b] > 0), reverse=True)
+        root = {i: i for i in combo}
+
+        def find(i):
+            while root[i] != i:
+                i = root[i]
+            return i
+
+        for score, a, b in edges:  # Kruskal: the heaviest forest
+            if find(a) != find(b):
+                root[find(a)] = find(b)
+                objective += w3 * score
+        if best is None or objective > best[0]:
+            best = (objective, set(combo))
+    return best
+
+
+def test_no_connected_set_gives_the_best_forest_not_nothing():
+    """The join graph cannot connect K tables: the relaxed solve returns the best K tables whose
+    joins form a forest (connecting what can be connected), status relaxed."""
+    sig = make_signals(6, 2, 31, zero_share=1.0)
+    sig.w[0, 1] = sig.w[1, 0] = 0.6  # two components of two tables, the rest alone
+    sig.w[2, 3] = sig.w[3, 2] = 0.4
+    strat = MipStrategy()
+    for k in (3, 4, 5):
+        sel = strat.select(sig, k)
+        assert sel.status == "relaxed" and len(sel.order) == k
+        best, best_set = _best_forest(sig, k, strat.weights)
+        assert strat.last_objective == pytest.approx(best, rel=1e-5, abs=1e-6)
+        assert _components(sel.order, sig.w) > 1  # no connected K-set exists
+    with pytest.raises(InvalidArgumentError, match="connect must be"):
+        MipStrategy(connect="graph")
+    # pinned tables that cannot be connected to the rest are still returned
+    sel = strat.select(sig, 3, pinned=[5])
+    assert sel.status == "relaxed" and sel.order[0] == 5 and len(sel.order) == 3
+
+
+@pytest.mark.parametrize("seed,k", [(0, 3), (1, 3), (2, 2), (3, 4)])
+def test_forest_objective_matches_brute_force(seed, k):
+    sig = make_signals(6, 2, seed)
+    strat = MipStrategy()
+    sel = strat.select(sig, k)
+    best, _ = _best_forest(sig, k, strat.weights)
+    assert len(sel.order) == k and strat.last_objective == pytest.approx(best, rel=1e-5, abs=1e-6)
+    assert (sel.status == "relaxed") == (_components(sel.order, sig.w) > 1)  # says when it is not connected
+
+
+def test_forest_is_the_papers_program_when_every_pair_joins():
+    for seed in range(4):
+        sig = make_signals(6, 2, 40 + seed, zero_share=0.0)
+        forest, tree = MipStrategy(), MipStrategy(connect="tree")
+        a, b = forest.select(sig, 3), tree.select(sig, 3)
+        assert a.status == b.status == "optimal" and a.order == b.order
+        assert forest.last_objective == pytest.approx(tree.last_objective, rel=1e-6, abs=1e-6)
 
 
 def test_pinned_respected_and_first():
     sig = make_signals(6, 3, 21, zero_share=0.2)
-    strat = MipStrategy()
+    strat = MipStrategy(connect="tree")
     free = strat.select(sig, 3)
     free_objective = strat.last_objective
     # Pin a candidate the free optimum does not use, if any connected set contains it.
@@ -182,7 +268,7 @@ def test_pinned_that_cannot_connect_is_infeasible():
     sig = make_signals(5, 2, 13, zero_share=0.0)
     sig.w[4, :] = 0.0
     sig.w[:, 4] = 0.0
-    sel = MipStrategy().select(sig, 3, pinned=[4])
+    sel = MipStrategy(connect="tree").select(sig, 3, pinned=[4])
     assert sel.status in ("infeasible", "no_solution") and sel.order == []
 
 
@@ -195,7 +281,7 @@ def test_k_larger_than_n_selects_all():
 def test_no_subqueries():
     sig = make_signals(5, 0, 15, zero_share=0.0)
     assert sig.F.shape == (0, 5)
-    strat = MipStrategy()
+    strat = MipStrategy(connect="tree")
     sel = strat.select(sig, 2)
     best, _ = brute_force(sig, 2, strat.weights)
     assert strat.last_objective == pytest.approx(best, rel=1e-6)

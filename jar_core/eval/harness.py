@@ -70,7 +70,7 @@ ABLATION: tuple[tuple[str, tuple[float, float, float]], ...] = (
 #: CRUSH4SQL's own candidate cutoff (METHOD.md).
 CRUSH_CANDIDATES = 100
 #: How a MIP solve can end.
-MIP_STATUSES = ("optimal", "feasible", "no_solution", "infeasible")
+MIP_STATUSES = ("optimal", "feasible", "relaxed", "no_solution", "infeasible")
 
 
 @dataclass
@@ -103,6 +103,7 @@ class Prepared:
     unparseable: list[int] = field(default_factory=list)  # dev.json positions
     unknown_tables: list[int] = field(default_factory=list)  # dev.json positions
     min_join_score: float = 0.0
+    joins: str = "rules"  # the join graph every method's signals were built on ("rules" or "paper")
 
     def table_ids(self, sig: Any, order: Sequence[int]) -> list[str]:
         tables = self.schema.tables
@@ -336,7 +337,7 @@ def prepare(
         benchmark=bench.name, candidates=candidates, decomposer=decomposer, schema=schema, questions=chosen,
         signals_seconds=seconds, total_questions=len(bench.questions), multi_table_questions=multi,
         unparseable=unparseable, unknown_tables=unknown,
-        min_join_score=float(getattr(retriever, "min_join_score", 0.0)),
+        min_join_score=float(getattr(retriever, "min_join_score", 0.0)), joins=str(getattr(retriever, "joins", "rules")),
     )
 
 
@@ -425,6 +426,7 @@ class Evaluation:
             "signals_seconds": float(self.prepared.signals_seconds),
             "results": [r.to_dict() for r in self.rows],
             "mip_status": {k: dict(v) for k, v in self.mip_status.items()},
+            "joins": self.prepared.joins,
         }
 
 

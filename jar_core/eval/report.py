@@ -22,7 +22,8 @@ from jar_core.errors import InvalidArgumentError, JarError
 
 __all__ = ["write_json", "write_text", "markdown", "plot", "text_table"]
 
-_STATUSES = ("optimal", "feasible", "no_solution", "infeasible")
+#: A MIP solve's outcomes (jar_core.strategies.mip), in the order they are reported.
+_STATUSES = ("optimal", "feasible", "relaxed", "no_solution", "infeasible")
 
 
 def _umask_mode(path: str) -> None:
@@ -171,10 +172,16 @@ def markdown(payload: Mapping[str, Any], *, title: str | None = None) -> str:
 
     status = payload.get("mip_status") or {}
     if status:
-        lines += ["", "MIP solve outcomes per K (time limit per question; no solution = nothing retrieved).", ""]
+        lines += ["", f"MIP solve outcomes per K on the {_joins(payload)} join graph (time limit per question; relaxed = "
+                  "no connected K-set, the fewest join-connected components returned; no solution = nothing "
+                  "retrieved).", ""]
         lines += _md(["K", *_STATUSES], [[k, *(str(status[k].get(s, 0)) for s in _STATUSES)]
                                           for k in sorted(status, key=int)])
     return "\n".join(lines) + "\n"
+
+
+def _joins(payload: Mapping[str, Any]) -> str:
+    return str(payload.get("joins") or "rules")
 
 
 def _has_joins(cells: Mapping[tuple[str, int], Mapping[str, Any]]) -> bool:
@@ -219,7 +226,7 @@ def text_table(payload: Mapping[str, Any]) -> str:
         out += _grid(["joins"] + [f"{m}@{k}" for k in ks for m in ("JP", "JR")], _join_rows(methods, ks, cells))
     status = payload.get("mip_status") or {}
     for k in sorted(status, key=int):
-        out.append(f"mip K={k}: " + ", ".join(f"{s} {status[k].get(s, 0)}" for s in _STATUSES))
+        out.append(f"mip K={k} ({_joins(payload)} joins): " + ", ".join(f"{s} {status[k].get(s, 0)}" for s in _STATUSES))
     return "\n".join(out)
 
 

@@ -26,9 +26,19 @@ then the other chosen candidates by decreasing ``r`` (ties: lower index first).
 
 ``Selection.status`` reports how the solve ended: ``optimal``; ``feasible`` (stopped, e.g. by
 the time limit, with an incumbent, which is returned); ``no_solution`` (stopped without one);
-``infeasible`` (no connected K-set exists, e.g. too few positive join scores, or the pinned
-tables cannot be connected). Without a solution ``order`` is empty (counts as retrieving
-nothing).
+``relaxed`` (``connect="forest"``, the default: the best K tables are not all connected by the
+joins they use); ``infeasible`` (``connect="tree"``: no connected K-set exists, e.g. too few
+positive join scores, or the pinned tables cannot be connected). Without a solution ``order`` is
+empty (counts as retrieving nothing).
+
+Connectivity, ``connect="forest"`` (default): any chosen table may be a source (``sum s >= 1``,
+each emitting up to K units) and at most ``K - sum s`` joins are used, so the joins counted form
+a spanning forest with one tree per source: what can be connected is, and a table no join
+reaches stands alone. The paper's program (``connect="tree"``: one source, a spanning tree)
+requires the K tables to be connected; on the honest ``rules`` join graph, sparser than the
+paper's pair score, that is often impossible, or possible only with tables of another
+database. On a graph with a positive score between every pair of candidates the two agree
+(adding a join of positive score to a forest of several trees always gains).
 
 ``Selection.steps`` holds one :class:`StepGain` per returned table, an attribution of the
 objective to tables (not the marginal gains of a sequential process): ``coarse = r_i``;
@@ -123,6 +133,12 @@ class MipStrategy:
         max_subqueries: the bound ``Q`` on the total number of (sub-query, table) assignments;
             ``None`` means the number of sub-queries.
         solver: ``"cbc"`` (default) or ``"highs"``, through python-mip.
+        connect: ``"forest"`` (default): the joins counted form a spanning forest of the K
+            tables, so what can be connected is and the rest stands alone (status ``relaxed``
+            when the best set is not connected); on a join graph with a positive score between
+            every pair (the paper's pair score) this is the paper's program. ``"tree"``: the
+            paper's constraint that the K tables be connected; a question without a connected
+            K-set among its candidates retrieves nothing (status ``infeasible``).
     """
 
     name = "mip"
@@ -133,6 +149,7 @@ class MipStrategy:
         time_limit: float = 60.0,
         max_subqueries: int | None = None,
         solver: str = "cbc",
+        connect: str = "forest",
     ) -> None:
         try:
             ws = tuple(float(x) for x in weights)
@@ -164,13 +181,16 @@ class MipStrategy:
         self.time_limit = tl
         self.max_subqueries = None if max_subqueries is None else int(max_subqueries)
         self.solver = key
+        if connect not in ("forest", "tree"):
+            raise InvalidArgumentError(f"connect must be 'forest' or 'tree', got {connect!r}")
+        self.connect = connect
         self.seed = 0
         self.last_objective: float | None = None  # objective value of the last solve
 
     def __repr__(self) -> str:
         return (
             f"MipStrategy(weights={self.weights}, time_limit={self.time_limit}, "
-            f"max_subqueries={self.max_subqueries}, solver={self.solver!r})"
+            f"max_subqueries={self.max_subqueries}, solver={self.solver!r}, connect={self.connect!r})"
         )
 
     # ------------------------------------------------------------------ model
@@ -202,8 +222,6 @@ class MipStrategy:
         if K == 0:
             self.last_objective = 0.0
             return Selection(order=[], status="optimal")
-        w1, w2, w3, w4 = self.weights
-        Q = m if self.max_subqueries is None else self.max_subqueries
         wsym = np.maximum(w, w.T)
         edges = (
             [(i, l) for i in range(n) for l in range(i + 1, n) if wsym[i, l] > 0]
@@ -211,6 +229,39 @@ class MipStrategy:
             else []
         )
 
+        forest = self.connect == "forest" and K > 1
+        status, label, sol = self._solve(r, F, wsym, edges, K, pins, relaxed=forest)
+        if label not in ("optimal", "feasible"):
+            return Selection(order=[], status=label)
+        b, d, u, c, objective = sol
+        chosen = [i for i in range(n) if b[i].x is not None and b[i].x >= 0.5]
+        rest = sorted((i for i in chosen if i not in pins), key=lambda i: (-r[i], i))
+        order = pins + rest
+        D = np.array(
+            [[1.0 if (d[j][i].x or 0.0) >= 0.5 else 0.0 for i in range(n)] for j in range(m)]
+        ).reshape(m, n)
+        U = np.array([1.0 if (uj.x or 0.0) >= 0.5 else 0.0 for uj in u])
+        used = [(i, l) for (i, l), var in c.items() if (var.x or 0.0) >= 0.5]
+        if forest and len(used) < K - 1:
+            label = "relaxed"  # a forest of several trees: no connected K-set was better
+        self.last_objective = objective
+        return Selection(
+            order=order,
+            steps=self._steps(order, r, F, wsym, D, U, used),
+            coverage=F[:, order].max(axis=1) if m else np.zeros(0),
+            status=label,
+        )
+
+    def _solve(self, r, F, wsym, edges, K, pins, *, relaxed: bool):
+        """Build and solve the program; ``(status, label, (b, d, u, c, objective))``.
+
+        ``relaxed``: any number of chosen tables may be sources of the flow, so the K tables need
+        not be connected: the objective counts the joins of a spanning forest over them
+        (connect what can be connected) instead of a spanning tree.
+        """
+        n, m = r.shape[0], F.shape[0]
+        w1, w2, w3, w4 = self.weights
+        Q = m if self.max_subqueries is None else self.max_subqueries
         mip, model = self._new_model()
         xsum = mip.xsum
         B = mip.BINARY
@@ -219,6 +270,7 @@ class MipStrategy:
             d = [[model.add_var(var_type=B) for _ in range(n)] for _ in range(m)]
             u = [model.add_var(var_type=B) for _ in range(m)]
             c = {e: model.add_var(var_type=B) for e in edges}
+            s: list = []
 
             model += xsum(b) == K
             for p in pins:
@@ -235,9 +287,19 @@ class MipStrategy:
                     model += var <= b[l]
                 model += xsum(c.values()) <= K - 1
                 s = [model.add_var(var_type=B) for _ in range(n)]
-                model += xsum(s) == 1
                 for i in range(n):
                     model += s[i] <= b[i]
+                if relaxed:
+                    # any chosen table may be a source emitting up to K units; with at most
+                    # K - (sources) joins, the joins used form a spanning forest, one tree a source
+                    model += xsum(s) >= 1
+                    model += xsum(c.values()) <= K - xsum(s)
+                    emit = [model.add_var(lb=0.0, ub=float(K)) for _ in range(n)]
+                    for i in range(n):
+                        model += emit[i] <= K * s[i]
+                else:
+                    model += xsum(s) == 1
+                    emit = [K * s[i] for i in range(n)]
                 out_edges: list[list] = [[] for _ in range(n)]
                 in_edges: list[list] = [[] for _ in range(n)]
                 for (i, l), var in c.items():
@@ -250,7 +312,7 @@ class MipStrategy:
                     out_edges[l].append(f_li)
                     in_edges[i].append(f_li)
                 for i in range(n):
-                    model += xsum(out_edges[i]) - xsum(in_edges[i]) == K * s[i] - b[i]
+                    model += xsum(out_edges[i]) - xsum(in_edges[i]) == emit[i] - b[i]
 
             model.objective = (
                 xsum(float(w1 * F[j, i]) * d[j][i] for j in range(m) for i in range(n))
@@ -268,23 +330,8 @@ class MipStrategy:
             raise SolverError(f"{self.solver} returned an error")
         label = status_label(status, model.num_solutions > 0)
         if label not in ("optimal", "feasible"):
-            return Selection(order=[], status=label)
-
-        chosen = [i for i in range(n) if b[i].x is not None and b[i].x >= 0.5]
-        rest = sorted((i for i in chosen if i not in pins), key=lambda i: (-r[i], i))
-        order = pins + rest
-        D = np.array(
-            [[1.0 if (d[j][i].x or 0.0) >= 0.5 else 0.0 for i in range(n)] for j in range(m)]
-        ).reshape(m, n)
-        U = np.array([1.0 if (uj.x or 0.0) >= 0.5 else 0.0 for uj in u])
-        used = [(i, l) for (i, l), var in c.items() if (var.x or 0.0) >= 0.5]
-        self.last_objective = float(model.objective_value)
-        return Selection(
-            order=order,
-            steps=self._steps(order, r, F, wsym, D, U, used),
-            coverage=F[:, order].max(axis=1) if m else np.zeros(0),
-            status=label,
-        )
+            return status, label, None
+        return status, label, (b, d, u, c, float(model.objective_value))
 
     def _steps(self, order, r, F, wsym, D, U, used) -> list[StepGain]:
         w1, w2, w3, w4 = self.weights
