@@ -45,6 +45,7 @@ from jar_core.errors import (
     SourceError,
     UnknownDatabaseError,
 )
+from jar_core.redact import SECRET_KEY, scrub, secrets_in
 from jar_core.schema import MAX_SAMPLE_VALUES, Column, ForeignKey, Schema, Table
 
 __all__ = ["load_database", "sql_database_source", "redact_url", "read_only_connection", "DEFAULT_SAMPLE_BYTES", "DEFAULT_SAMPLE_VALUES"]
@@ -65,7 +66,7 @@ DEFAULT_SAMPLE_VALUES = 100
 _STREAM_ROWS = 100
 
 #: Query parameters of a URL whose values are secrets.
-_SECRET_PARAM = re.compile(r"pass|pwd|secret|token|credential|api_?key", re.IGNORECASE)
+_SECRET_PARAM = SECRET_KEY
 
 #: pip package to install for a missing DB-API module (module name -> package).
 _DRIVER_PACKAGES = {
@@ -229,9 +230,7 @@ def _one_line(err: BaseException, secrets: Sequence[str] = ()) -> str:
     """The message of ``err`` (of its DB-API cause when wrapped) on one line, ``secrets`` hidden."""
     orig = getattr(err, "orig", None)
     text = str(orig if orig is not None else err)
-    text = text.split("(Background on this error at:")[0]
-    for secret in secrets:
-        text = text.replace(secret, "***")
+    text = scrub(text.split("(Background on this error at:")[0], secrets)
     return " ".join(text.split()) or type(err).__name__
 
 
@@ -250,15 +249,16 @@ def redact_url(url: str | URL | Engine) -> str:
             url = make_url(url)
         except (ArgumentError, ValueError, TypeError):
             return _mask_raw(str(url))
+    secrets = _secrets(url)
     if written is not None and url.password is None and not any(_SECRET_PARAM.search(k) for k in url.query):
-        return written  # nothing to hide: as written (a rendering escapes ``sqlite:///:memory:``)
+        return scrub(written, secrets)  # as written (a rendering escapes ``sqlite:///:memory:``)
     if url.host and "@" in url.host:  # an unescaped '@' in the password, split at the first one
         return _mask_raw(url.render_as_string(hide_password=False))
     marker = "JARREDACTED"  # rendered as is, then shown as ***
     hidden = {k: marker for k in url.query if _SECRET_PARAM.search(k)}
     if hidden:
         url = url.update_query_dict(hidden)
-    return url.render_as_string(hide_password=True).replace(marker, "***")
+    return scrub(url.render_as_string(hide_password=True).replace(marker, "***"), secrets)
 
 
 def _label(url: URL) -> str:
@@ -269,7 +269,7 @@ def _mask_raw(raw: str) -> str:
     """Hide the password and secret query values of a URL string that SQLAlchemy could not parse."""
     scheme, sep, rest = raw.partition("://")
     if not sep:
-        return raw
+        return scrub(raw, _secrets(raw))
     head, q, query = rest.partition("?")
     at = head.rfind("@")
     if at > 0 and not head.startswith("/") and ":" in head[:at]:
@@ -280,33 +280,27 @@ def _mask_raw(raw: str) -> str:
             key, eq, _ = part.partition("=")
             parts.append(f"{key}=***" if eq and _SECRET_PARAM.search(key) else part)
         query = "&".join(parts)
-    return f"{scheme}{sep}{head}{q}{query}"
+    return scrub(f"{scheme}{sep}{head}{q}{query}", _secrets(raw))
 
 
 def _secrets(raw: Any) -> list[str]:
-    """The password and secret query values of a URL (to scrub from driver messages)."""
+    """The secrets of a URL, DSN or ODBC string as typed (to scrub from messages): its password,
+    secret query values and the ``password=`` / ``pwd=``... values inside its query (an
+    ``odbc_connect=`` string); for a string that is no URL, what :func:`secrets_in` finds in it."""
     try:
         url = raw if isinstance(raw, URL) else make_url(raw)
     except (ArgumentError, ValueError, TypeError):
-        _, _, rest = str(raw).partition("://")
-        head = rest.partition("?")[0]
-        userinfo = head[: head.rfind("@")] if "@" in head else ""
-        found = [userinfo.partition(":")[2]] if ":" in userinfo else []
-        return _with_fragments(found)
+        return secrets_in(str(raw))
     found = [url.password or ""]
     if url.host and "@" in url.host:
         found.append(f"{url.password}@{url.host.rpartition('@')[0]}")
+    query = []
     for key, value in url.query.items():
+        values = [value] if isinstance(value, str) else list(value)
         if _SECRET_PARAM.search(key):
-            found.extend([value] if isinstance(value, str) else list(value))
-    return _with_fragments(found)
-
-
-def _with_fragments(secrets: Sequence[Any]) -> list[str]:
-    """``secrets`` and their pieces between ``@``, ``:`` and ``/`` (a parser may split a password there)."""
-    out = {str(s) for s in secrets if s}
-    out |= {piece for s in list(out) for piece in re.split(r"[@:/]", s)}
-    return sorted((s for s in out if len(s) >= 3), key=len, reverse=True)
+            found.extend(values)
+        query.extend(values)
+    return secrets_in(" ".join(query), found, userinfo=False)
 
 
 def parse_url(raw: str | URL) -> URL:
