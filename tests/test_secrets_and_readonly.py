@@ -77,3 +77,76 @@ def test_the_langchain_retriever_and_tool_never_show_an_odbc_password(typed: str
     for shown in (repr(r), str(r), repr(r.model_dump()), repr(tool), repr(tool.model_dump())):
         assert SECRET not in shown
     assert "***" in repr(r.model_dump())
+
+
+# -- item 5: a passed engine in autocommit is read in a read-only transaction -------------------
+
+#: A table whose row-security policy writes on every read (as the reader role, which it applies to),
+#: and a plain table.
+WRITING_POLICY = """
+CREATE TABLE audit (n INTEGER);
+CREATE FUNCTION log_read() RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER AS
+  $$ BEGIN INSERT INTO public.audit VALUES (1); RETURN true; END $$;
+CREATE TABLE watched (id INTEGER PRIMARY KEY, name TEXT);
+INSERT INTO watched VALUES (1, 'a'), (2, 'b');
+ALTER TABLE watched ENABLE ROW LEVEL SECURITY;
+CREATE POLICY logged ON watched FOR SELECT USING (log_read());
+CREATE TABLE plain (id INTEGER PRIMARY KEY, name TEXT);
+INSERT INTO plain VALUES (1, 'Iron Maiden'), (2, 'Daft Punk');
+CREATE ROLE reader LOGIN;
+GRANT SELECT ON watched, plain TO reader;
+"""
+
+
+@pytest.fixture(scope="module")
+def pg():
+    psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (pip install 'jar-retrieval[postgres]')")
+    from pg_server import find_bin_dir, start_or_skip
+
+    srv = start_or_skip(find_bin_dir())
+    dsn = f"host=127.0.0.1 port={srv.port} user=postgres dbname=postgres"
+    try:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(WRITING_POLICY)
+
+        def audited() -> int:
+            with psycopg.connect(dsn) as conn:
+                return conn.execute("SELECT count(*) FROM audit").fetchone()[0]
+
+        yield f"postgresql+psycopg://reader@127.0.0.1:{srv.port}/postgres", audited
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def autocommit(pg):
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(pg[0], isolation_level="AUTOCOMMIT")
+    yield engine
+    engine.dispose()
+
+
+@pytest.mark.integration
+def test_sample_rows_of_an_autocommit_engine_write_nothing(pg, autocommit) -> None:
+    from jar_core.documents import fetch_sample_rows
+    from jar_core.errors import SourceError
+
+    schema = load_database(autocommit, include_tables=["watched"], statistics=False)
+    with pytest.raises(SourceError, match="read-only transaction"):
+        fetch_sample_rows(autocommit, schema.tables, 5)
+    assert pg[1]() == 0
+
+
+@pytest.mark.integration
+def test_load_database_of_an_autocommit_engine_reads_samples(autocommit) -> None:
+    schema = load_database(autocommit, include_tables=["plain"])
+    assert schema.tables[0].column("name").sample == ("Iron Maiden", "Daft Punk")
+
+
+@pytest.mark.integration
+def test_samples_that_cannot_be_read_are_a_warning_naming_the_table(pg, autocommit) -> None:
+    with pytest.warns(UserWarning, match="'watched'.*could not be read"):
+        schema = load_database(autocommit, include_tables=["watched", "plain"])
+    assert schema.find("watched").column("name").sample == ()
+    assert pg[1]() == 0

@@ -370,6 +370,10 @@ _READ_ONLY_TRANSACTION = {
 }
 
 
+#: A transactional isolation level, by dialect, for a connection whose server default is unknown.
+_TRANSACTIONAL_LEVEL = {"postgresql": "READ COMMITTED", "mysql": "REPEATABLE READ", "mariadb": "REPEATABLE READ"}
+
+
 def _session_setter(statements: Sequence[str], commit: bool) -> Any:
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
@@ -401,11 +405,19 @@ def read_only_connection(engine: Engine, *, owned: bool = False) -> Iterator[Con
 
     An engine made here (``owned``) is read-only from its URL and session settings. On another
     engine SQLite's ``query_only`` is switched on for the time of the block and restored, and
-    PostgreSQL / MySQL transactions begin with ``SET TRANSACTION READ ONLY``.
+    PostgreSQL / MySQL reads run in a transaction that begins with ``SET TRANSACTION READ ONLY``,
+    whatever the engine's isolation level: the connection is given a transactional one for the
+    block (the server's default; ``AUTOCOMMIT`` would run each statement outside the read-only
+    transaction), which the pool resets when it is returned.
     """
     conn = engine.connect()
     with conn:
         name = conn.dialect.name
+        if not owned and name in _READ_ONLY_TRANSACTION:
+            level = conn.default_isolation_level
+            if not level or level.upper() == "AUTOCOMMIT":
+                level = _TRANSACTIONAL_LEVEL[name]
+            conn.execution_options(isolation_level=level)
         restore: str | None = None
         begin_listener = None
         if not owned and name == "sqlite":
@@ -748,7 +760,7 @@ def _read_tables(
             sql_schema=schema,
         )
         if sample_rows:
-            _add_statistics(conn, table, schema, sample_rows, sample_values, sample_bytes, where)
+            _add_statistics(conn, table, schema, sample_rows, sample_values, sample_bytes, where, secrets)
         tables.append(table)
     return tables
 
@@ -1054,7 +1066,7 @@ def _foreign_key(fk: Mapping[str, Any], database: str, own_schema: str | None) -
 
 def _add_statistics(
     conn: Connection, table: Table, schema: str | None, sample_rows: int, sample_values: int, sample_bytes: int,
-    where: str,
+    where: str, secrets: Sequence[str] = (),
 ) -> None:
     """Fill the column statistics of ``table`` from its first rows (one bounded, streamed query).
 
@@ -1079,8 +1091,12 @@ def _add_statistics(
                     complete = False
                     break
     except SQLAlchemyError as err:
-        logger.warning("no statistics for table %r of %s: %s", table.name, where, _one_line(err))
         conn.rollback()
+        warnings.warn(
+            f"the rows of table {table.name!r} of {where} could not be read ({_one_line(err, secrets)}); "
+            "it is loaded without sample values (value matching will not find its names)",
+            stacklevel=2,
+        )
         return
     if budget <= 0:
         logger.info("statistics of table %r of %s from its first %d rows (%d-byte budget)", table.name, where,
