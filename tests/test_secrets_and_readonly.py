@@ -93,8 +93,10 @@ ALTER TABLE watched ENABLE ROW LEVEL SECURITY;
 CREATE POLICY logged ON watched FOR SELECT USING (log_read());
 CREATE TABLE plain (id INTEGER PRIMARY KEY, name TEXT);
 INSERT INTO plain VALUES (1, 'Iron Maiden'), (2, 'Daft Punk');
+CREATE TABLE long_notes (id INTEGER PRIMARY KEY, body TEXT, raw BYTEA, tags TEXT[]);
+INSERT INTO long_notes VALUES (1, repeat('x', 3000000), decode(repeat('00', 3000000), 'hex'), ARRAY['a']);
 CREATE ROLE reader LOGIN;
-GRANT SELECT ON watched, plain TO reader;
+GRANT SELECT ON watched, plain, long_notes TO reader;
 """
 
 
@@ -150,3 +152,91 @@ def test_samples_that_cannot_be_read_are_a_warning_naming_the_table(pg, autocomm
         schema = load_database(autocommit, include_tables=["watched", "plain"])
     assert schema.find("watched").column("name").sample == ()
     assert pg[1]() == 0
+
+
+# -- item 8: one long value is cut in SQL, not fetched whole ------------------------------------
+
+LONG = 3 * 2**20  # characters of the long value
+
+
+@pytest.fixture
+def long_value_db(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "long.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, raw BLOB, n)")
+        conn.execute("INSERT INTO notes VALUES (1, ?, ?, 7)", ("x" * LONG, b"\0" * 1000))
+        conn.execute("INSERT INTO notes VALUES (2, 'short', NULL, 'untyped ' || ?)", ("y" * LONG,))
+    return db
+
+
+def test_the_loader_reads_a_long_value_cut_within_the_budget(long_value_db, monkeypatch) -> None:
+    import jar_core.loaders.database as database
+
+    seen: list[int] = []
+    real_add = database._ColumnStats.add
+
+    def counting(self, value, *args):
+        seen.append(len(value) if isinstance(value, (str, bytes)) else 0)
+        return real_add(self, value, *args)
+
+    monkeypatch.setattr(database._ColumnStats, "add", counting)
+    schema = load_database(f"sqlite:///{long_value_db}", sample_bytes=2000)
+    assert seen and max(seen) <= 2000  # a 3 MiB value was fetched whole before
+    notes = schema["notes"]
+    assert notes.column("body").sample == ("x" * 200,)  # the budget is spent by the first row's value
+    assert notes.column("n").sample == (7,)  # a short value keeps its type
+    assert notes.row_count is None  # its length counts against the budget: not every row was read
+
+
+def test_long_values_are_told_apart_by_their_length(tmp_path) -> None:
+    import sqlite3
+
+    db = tmp_path / "docs.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE docs (id INTEGER PRIMARY KEY, body TEXT)")
+        conn.executemany("INSERT INTO docs VALUES (?, ?)", ((i, "h" * (10_000 + i)) for i in range(4)))
+    schema = load_database(f"sqlite:///{db}")
+    assert schema["docs"].column("body").unique_ratio == 1.0
+
+
+def test_sample_rows_for_documents_fetch_a_long_value_cut(long_value_db, monkeypatch) -> None:
+    import sqlalchemy as sa
+
+    import jar_core.documents as documents
+    from jar_core.documents import fetch_sample_rows
+
+    seen: list[int] = []
+    real_short = documents._short
+
+    def counting(value, max_chars):
+        seen.append(len(value) if isinstance(value, (str, bytes)) else 0)
+        return real_short(value, max_chars)
+
+    monkeypatch.setattr(documents, "_short", counting)
+    engine = sa.create_engine(f"sqlite:///{long_value_db}")
+    schema = load_database(engine, statistics=False)
+    columns, rows = fetch_sample_rows(engine, schema.tables, 5, max_chars=80)["long.notes"]
+    engine.dispose()
+    assert max(seen) <= 1000  # the blob is whole (shown by its size); the text cut to 81 characters
+    assert rows[0] == (1, "x" * 79 + "…", "<1000 bytes>", 7)
+    assert rows[1][3] == "untyped " + "y" * 71 + "…"
+
+
+@pytest.mark.integration
+def test_postgres_long_text_and_bytea_are_cut_in_sql(autocommit, monkeypatch) -> None:
+    import jar_core.loaders.database as database
+
+    seen: list[int] = []
+    real_add = database._ColumnStats.add
+
+    def counting(self, value, *args):
+        seen.append(len(value) if isinstance(value, (str, bytes)) else 0)
+        return real_add(self, value, *args)
+
+    monkeypatch.setattr(database._ColumnStats, "add", counting)
+    schema = load_database(autocommit, include_tables=["long_notes"], sample_bytes=5000)
+    assert seen and max(seen) <= 5000
+    notes = schema["long_notes"]
+    assert notes.column("body").sample == ("x" * 200,) and notes.column("tags").sample == ('["a"]',)

@@ -30,10 +30,11 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from sqlalchemy import column as sa_column
-from sqlalchemy import create_engine, event, inspect, select, text
+from sqlalchemy import and_, case, create_engine, event, func, inspect, select, text
 from sqlalchemy import table as sa_table
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.engine.interfaces import Dialect
+from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.types import Enum as SQLEnum
 from sqlalchemy.types import NullType, TypeEngine
@@ -48,7 +49,10 @@ from jar_core.errors import (
 from jar_core.redact import SECRET_KEY, scrub, secrets_in
 from jar_core.schema import MAX_SAMPLE_VALUES, Column, ForeignKey, Schema, Table
 
-__all__ = ["load_database", "sql_database_source", "redact_url", "read_only_connection", "DEFAULT_SAMPLE_BYTES", "DEFAULT_SAMPLE_VALUES"]
+__all__ = [
+    "load_database", "sql_database_source", "redact_url", "read_only_connection", "bounded_columns",
+    "DEFAULT_SAMPLE_BYTES", "DEFAULT_SAMPLE_VALUES",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -1064,6 +1068,60 @@ def _foreign_key(fk: Mapping[str, Any], database: str, own_schema: str | None) -
 # -- statistics -----------------------------------------------------------------------
 
 
+#: Characters (bytes of a binary value) of one value the statistics query reads at most: a
+#: longer one is cut in SQL and known by this prefix and its length.
+_LONG_VALUE_CHARS = 4096
+
+#: Column types cut in SQL: character and binary types, not arrays of them.
+_TEXT_TYPE = re.compile(r"char|text|clob|string", re.IGNORECASE)
+_BINARY_TYPE = re.compile(r"bytea|blob|binary|image", re.IGNORECASE)
+_ARRAY_TYPE = re.compile(r"\[|array", re.IGNORECASE)
+
+#: Dialects whose long values are cut in SQL: (prefix function, length function, cuts binary values).
+_CUT_FUNCTIONS = {
+    "sqlite": ("substr", "length", True),
+    "postgresql": ("substr", "length", True),
+    "mysql": ("substr", "length", True),
+    "mariadb": ("substr", "length", True),
+    "duckdb": ("substr", "length", False),
+    "mssql": ("substring", "datalength", False),
+}
+
+
+def bounded_columns(
+    table: Table, schema: str | None, dialect: str, chars: int, *, binary: bool = True,
+) -> list[tuple[ColumnElement[Any], ColumnElement[Any] | None]]:
+    """Per column of ``table``, (what to select, its full length or ``None``), so that no value read
+    is longer than ``chars`` characters (bytes of a binary value, with ``binary``).
+
+    A character (and binary) column of a dialect of :data:`_CUT_FUNCTIONS` is read as
+    ``substr(c, 1, chars)`` with ``length(c)``; SQLite's columns, of any declared type, as ``CASE
+    WHEN length(c) > chars THEN substr(c, 1, chars) ELSE c END`` (its values keep their types; a
+    blob is read whole without ``binary``). Other columns and dialects are read whole.
+    """
+    names = [c.name for c in table.columns]
+    cols = sa_table(table.name, *map(sa_column, names), schema=schema).c
+    cut = _CUT_FUNCTIONS.get(dialect)
+    out: list[tuple[ColumnElement[Any], ColumnElement[Any] | None]] = []
+    for reflected, col in zip(table.columns, cols):
+        kind = reflected.type or ""
+        cuts = cut is not None and not reflected.enum and not _ARRAY_TYPE.search(kind) and (
+            dialect == "sqlite" or _TEXT_TYPE.search(kind) is not None
+            or (binary and cut[2] and _BINARY_TYPE.search(kind) is not None)
+        )
+        if not cuts:
+            out.append((col, None))
+            continue
+        prefix_fn, length_fn, _ = cut  # type: ignore[misc]
+        length = getattr(func, length_fn)(col)
+        prefix = getattr(func, prefix_fn)(col, 1, chars)
+        if dialect == "sqlite":  # without ``binary`` a blob is read whole
+            longer = length > chars if binary else and_(func.typeof(col) == "text", length > chars)
+            prefix = case((longer, prefix), else_=col)
+        out.append((prefix.label(reflected.name), length))
+    return out
+
+
 def _add_statistics(
     conn: Connection, table: Table, schema: str | None, sample_rows: int, sample_values: int, sample_bytes: int,
     where: str, secrets: Sequence[str] = (),
@@ -1071,22 +1129,27 @@ def _add_statistics(
     """Fill the column statistics of ``table`` from its first rows (one bounded, streamed query).
 
     At most ``sample_rows`` rows are read, and no more once the values read add up to
-    ``sample_bytes``; a long value is kept only as its first characters and a digest.
+    ``sample_bytes`` (a value counted at its full length); a long value is read as its first
+    :data:`_LONG_VALUE_CHARS` characters and its length where the dialect allows
+    (:func:`bounded_columns`), and kept only as its first characters and a digest.
     """
-    names = [c.name for c in table.columns]
-    lightweight = sa_table(table.name, *map(sa_column, names), schema=schema)
-    stmt = select(*lightweight.c).limit(sample_rows)
-    stats = [_ColumnStats(sample_values) for _ in names]
+    columns = bounded_columns(table, schema, conn.dialect.name, min(_LONG_VALUE_CHARS, max(sample_bytes, MAX_SAMPLE_CHARS)))
+    selected = [expr for pair in columns for expr in pair if expr is not None]
+    stmt = select(*selected).limit(sample_rows)
+    stats = [_ColumnStats(sample_values) for _ in columns]
     n_rows, budget, complete = 0, sample_bytes, True
     try:
         result = conn.execution_options(stream_results=True, max_row_buffer=_STREAM_ROWS).execute(stmt)
         with result:
             for row in result:
                 n_rows += 1
-                for column_stats, value in zip(stats, row):
+                values = iter(row)
+                for column_stats, (_, length_expr) in zip(stats, columns):
+                    value = next(values)
+                    length = next(values) if length_expr is not None else None
                     if value is not None:
-                        budget -= _size(value)
-                        column_stats.add(value)
+                        budget -= _size(value) + max(0, (length or 0) - _length(value))
+                        column_stats.add(value, length)
                 if budget <= 0:
                     complete = False
                     break
@@ -1117,9 +1180,10 @@ class _ColumnStats:
         self.distinct: dict[Any, None] = {}
         self.samples: dict[Any, None] = {}
 
-    def add(self, value: Any) -> None:
+    def add(self, value: Any, length: int | None = None) -> None:
+        """Count ``value`` (the first characters of a value of ``length``, when it was cut)."""
         value = _hashable(value)
-        key = _compact(value)
+        key = _compact(value, length)
         if key in self.distinct:
             return
         self.distinct[key] = None
@@ -1151,14 +1215,22 @@ def _size(value: Any) -> int:
     return sys.getsizeof(value)
 
 
-def _compact(value: Any) -> Any:
-    """A hashable stand-in for ``value`` that tells distinct values apart without keeping long ones."""
+def _length(value: Any) -> int:
+    """Characters of a string, bytes of a binary value, 0 for anything else."""
+    if isinstance(value, memoryview):
+        return value.nbytes
+    return len(value) if isinstance(value, (str, bytes, bytearray)) else 0
+
+
+def _compact(value: Any, length: int | None = None) -> Any:
+    """A hashable stand-in for ``value`` that tells distinct values apart without keeping long ones
+    (by their ``length``, when given: that of the whole value of which ``value`` is the start)."""
     if isinstance(value, (bytes, bytearray, memoryview)):
         data = bytes(value)
-        return ("\0bytes", len(data), hashlib.blake2b(data, digest_size=16).digest())
+        return ("\0bytes", length or len(data), hashlib.blake2b(data, digest_size=16).digest())
     if isinstance(value, str) and len(value) > MAX_SAMPLE_CHARS:
         data = value.encode("utf-8", "surrogatepass")
-        return ("\0text", len(value), hashlib.blake2b(data, digest_size=16).digest())
+        return ("\0text", length or len(value), hashlib.blake2b(data, digest_size=16).digest())
     return value
 
 
