@@ -240,3 +240,47 @@ def test_postgres_long_text_and_bytea_are_cut_in_sql(autocommit, monkeypatch) ->
     assert seen and max(seen) <= 5000
     notes = schema["long_notes"]
     assert notes.column("body").sample == ("x" * 200,) and notes.column("tags").sample == ('["a"]',)
+
+
+# -- item 14: an odd table is skipped with a warning naming it, not the whole database refused ---
+
+
+def _sqlite_with(path, *statements: str, virtual_module: str | None = None):
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE ok (id INTEGER PRIMARY KEY, name TEXT)")
+        for statement in statements:
+            conn.execute(statement)
+    if virtual_module is not None:  # a virtual table of a module this process has not loaded
+        conn = sqlite3.connect(path)
+        conn.execute("CREATE VIRTUAL TABLE docs USING fts5(body)")
+        conn.commit()
+        conn.execute("PRAGMA writable_schema = ON")
+        conn.execute("UPDATE sqlite_master SET sql = ? WHERE name = 'docs'",
+                     (f"CREATE VIRTUAL TABLE docs USING {virtual_module}(body)",))
+        conn.commit()
+        conn.close()
+    return f"sqlite:///{path}"
+
+
+def test_a_table_with_a_blank_column_name_is_skipped_naming_it(tmp_path) -> None:
+    url = _sqlite_with(tmp_path / "blank.db", 'CREATE TABLE blank (id INTEGER PRIMARY KEY, " " TEXT)')
+    with pytest.warns(UserWarning, match=r"skipping table 'blank' .*column name.*' '"):
+        schema = load_database(url)
+    assert [t.name for t in schema.tables] == ["ok"]
+
+
+def test_a_virtual_table_of_an_unloaded_module_is_skipped_naming_it(tmp_path) -> None:
+    url = _sqlite_with(tmp_path / "virtual.db", virtual_module="nosuchmodule")
+    with pytest.warns(UserWarning, match=r"skipping table 'docs' .*no such module: nosuchmodule"):
+        schema = load_database(url)
+    assert "ok" in [t.name for t in schema.tables] and "docs" not in [t.name for t in schema.tables]
+
+
+def test_a_database_of_odd_tables_only_says_they_were_skipped(tmp_path) -> None:
+    from jar_core.errors import SchemaError
+
+    url = _sqlite_with(tmp_path / "odd.db", 'CREATE TABLE blank (" " TEXT)')
+    with pytest.warns(UserWarning, match="'blank'"), pytest.raises(SchemaError, match="see the warnings"):
+        load_database(url, include_tables=["blank"])

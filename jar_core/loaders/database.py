@@ -593,7 +593,8 @@ def _load(
     except SQLAlchemyError as err:
         raise DatabaseConnectionError(f"cannot connect to {where_all}: {_one_line(err, secrets)}") from err
     if not tables:
-        raise SchemaError(f"database {where_all} has no tables")
+        skipped = " that can be read (see the warnings)" if any(names for _, names in listed) else "s"
+        raise SchemaError(f"database {where_all} has no table{skipped}")
     if len({t.database for t in tables}) > 1:  # several schemas of one database: they join
         catalog = engine.url.database or label
         for t in tables:
@@ -731,7 +732,10 @@ def _read_tables(
         try:
             columns = _by_name(insp.get_multi_columns(schema=schema, filter_names=names))
         except SQLAlchemyError as err:
-            raise SourceError(f"cannot read the schema of {where}: {_one_line(err, secrets)}") from err
+            if conn.in_transaction():
+                conn.rollback()
+            columns = _columns_one_by_one(conn, insp, schema, names, where, secrets, err)
+            names = [name for name in names if name in columns]
         pks = _keys(conn, insp.get_multi_pk_constraint, schema, names, "primary keys", where, secrets)
         fks = _keys(conn, insp.get_multi_foreign_keys, schema, names, "foreign keys", where, secrets)
         try:
@@ -751,22 +755,49 @@ def _read_tables(
             continue
         pk = set((pks.get(name) or {}).get("constrained_columns") or ())
         alone = unique.get(name) or set()
-        table = Table(
-            database=database,
-            name=name,
-            columns=[
-                _reflected_column(c, conn.dialect, primary_key=c["name"] in pk, unique=c["name"] in alone,
-                                  sample_values=sample_values)
-                for c in cols
-            ],
-            foreign_keys=[_foreign_key(fk, database, own_schema) for fk in fks.get(name) or ()],
-            comment=(comments.get(name) or {}).get("text") or None,
-            sql_schema=schema,
-        )
+        try:
+            table = Table(
+                database=database,
+                name=name,
+                columns=[
+                    _reflected_column(c, conn.dialect, primary_key=c["name"] in pk, unique=c["name"] in alone,
+                                      sample_values=sample_values)
+                    for c in cols
+                ],
+                foreign_keys=[_foreign_key(fk, database, own_schema) for fk in fks.get(name) or ()],
+                comment=(comments.get(name) or {}).get("text") or None,
+                sql_schema=schema,
+            )
+        except SchemaError as err:  # a column named ' '...: this table, not the whole database
+            warnings.warn(f"skipping table {name!r} of {where}: {err}", stacklevel=2)
+            continue
         if sample_rows:
             _add_statistics(conn, table, schema, sample_rows, sample_values, sample_bytes, where, secrets)
         tables.append(table)
     return tables
+
+
+def _columns_one_by_one(
+    conn: Connection, insp: Any, schema: str | None, names: Sequence[str], where: str, secrets: Sequence[str],
+    failure: SQLAlchemyError,
+) -> dict[str, Any]:
+    """The columns of each table read on its own, after reading them all at once failed: a table
+    whose columns cannot be read (a SQLite virtual table of a module not loaded here) is skipped
+    with a warning naming it; :class:`SourceError` when none can be read."""
+    columns: dict[str, Any] = {}
+    for name in names:
+        try:
+            columns[name] = insp.get_columns(name, schema=schema)
+        except SQLAlchemyError as err:
+            if conn.in_transaction():
+                conn.rollback()
+            warnings.warn(
+                f"skipping table {name!r} of {where}: its columns cannot be read ({_one_line(err, secrets)})",
+                stacklevel=3,
+            )
+    if not columns:
+        raise SourceError(f"cannot read the schema of {where}: {_one_line(failure, secrets)}") from failure
+    return columns
 
 
 def _reflected_column(
