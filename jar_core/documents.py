@@ -56,13 +56,14 @@ def fetch_sample_rows(
     connection of the SQLAlchemy ``engine`` (identifiers quoted by its dialect; a table's
     :attr:`~jar_core.schema.Table.sql_schema`, else ``schema``, is its SQL schema; see
     :func:`~jar_core.loaders.database.read_only_connection`).
-    Strings longer than ``max_chars`` are cut (ending in ``…``), binary values become
-    ``<N bytes>``. A failed query raises :class:`SourceError` naming the table.
+    Strings longer than ``max_chars`` are cut (ending in ``…``; in SQL where the dialect allows, so
+    a long one is not fetched whole), binary values become ``<N bytes>``. A failed query raises
+    :class:`SourceError` naming the table.
     """
-    from sqlalchemy import column, select, table
+    from sqlalchemy import select
     from sqlalchemy.exc import SQLAlchemyError
 
-    from jar_core.loaders.database import _one_line, _secrets, read_only_connection
+    from jar_core.loaders.database import _one_line, _secrets, bounded_columns, read_only_connection
 
     n = check_sample_rows(n)
     out: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}
@@ -74,7 +75,9 @@ def fetch_sample_rows(
             for current in tables:
                 names = [c.name for c in current.columns]
                 sql_schema = current.sql_schema or schema
-                stmt = select(*table(current.name, *map(column, names), schema=sql_schema).c).limit(n)
+                # strings cut in SQL where the dialect allows, one character past max_chars (for the "…")
+                cut = bounded_columns(current, sql_schema, conn.dialect.name, max_chars + 1, binary=False)
+                stmt = select(*(value for value, _ in cut)).limit(n)
                 rows = conn.execute(stmt).fetchall()
                 out[current.id] = (names, [tuple(_short(v, max_chars) for v in row) for row in rows])
     except SQLAlchemyError as err:

@@ -30,10 +30,11 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from sqlalchemy import column as sa_column
-from sqlalchemy import create_engine, event, inspect, select, text
+from sqlalchemy import and_, case, create_engine, event, func, inspect, select, text
 from sqlalchemy import table as sa_table
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.engine.interfaces import Dialect
+from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.types import Enum as SQLEnum
 from sqlalchemy.types import NullType, TypeEngine
@@ -45,9 +46,13 @@ from jar_core.errors import (
     SourceError,
     UnknownDatabaseError,
 )
+from jar_core.redact import SECRET_KEY, scrub, secrets_in
 from jar_core.schema import MAX_SAMPLE_VALUES, Column, ForeignKey, Schema, Table
 
-__all__ = ["load_database", "sql_database_source", "redact_url", "read_only_connection", "DEFAULT_SAMPLE_BYTES", "DEFAULT_SAMPLE_VALUES"]
+__all__ = [
+    "load_database", "sql_database_source", "redact_url", "read_only_connection", "bounded_columns",
+    "DEFAULT_SAMPLE_BYTES", "DEFAULT_SAMPLE_VALUES",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +70,7 @@ DEFAULT_SAMPLE_VALUES = 100
 _STREAM_ROWS = 100
 
 #: Query parameters of a URL whose values are secrets.
-_SECRET_PARAM = re.compile(r"pass|pwd|secret|token|credential|api_?key", re.IGNORECASE)
+_SECRET_PARAM = SECRET_KEY
 
 #: pip package to install for a missing DB-API module (module name -> package).
 _DRIVER_PACKAGES = {
@@ -229,9 +234,7 @@ def _one_line(err: BaseException, secrets: Sequence[str] = ()) -> str:
     """The message of ``err`` (of its DB-API cause when wrapped) on one line, ``secrets`` hidden."""
     orig = getattr(err, "orig", None)
     text = str(orig if orig is not None else err)
-    text = text.split("(Background on this error at:")[0]
-    for secret in secrets:
-        text = text.replace(secret, "***")
+    text = scrub(text.split("(Background on this error at:")[0], secrets)
     return " ".join(text.split()) or type(err).__name__
 
 
@@ -250,15 +253,16 @@ def redact_url(url: str | URL | Engine) -> str:
             url = make_url(url)
         except (ArgumentError, ValueError, TypeError):
             return _mask_raw(str(url))
+    secrets = _secrets(url)
     if written is not None and url.password is None and not any(_SECRET_PARAM.search(k) for k in url.query):
-        return written  # nothing to hide: as written (a rendering escapes ``sqlite:///:memory:``)
+        return scrub(written, secrets)  # as written (a rendering escapes ``sqlite:///:memory:``)
     if url.host and "@" in url.host:  # an unescaped '@' in the password, split at the first one
         return _mask_raw(url.render_as_string(hide_password=False))
     marker = "JARREDACTED"  # rendered as is, then shown as ***
     hidden = {k: marker for k in url.query if _SECRET_PARAM.search(k)}
     if hidden:
         url = url.update_query_dict(hidden)
-    return url.render_as_string(hide_password=True).replace(marker, "***")
+    return scrub(url.render_as_string(hide_password=True).replace(marker, "***"), secrets)
 
 
 def _label(url: URL) -> str:
@@ -269,7 +273,7 @@ def _mask_raw(raw: str) -> str:
     """Hide the password and secret query values of a URL string that SQLAlchemy could not parse."""
     scheme, sep, rest = raw.partition("://")
     if not sep:
-        return raw
+        return scrub(raw, _secrets(raw))
     head, q, query = rest.partition("?")
     at = head.rfind("@")
     if at > 0 and not head.startswith("/") and ":" in head[:at]:
@@ -280,33 +284,27 @@ def _mask_raw(raw: str) -> str:
             key, eq, _ = part.partition("=")
             parts.append(f"{key}=***" if eq and _SECRET_PARAM.search(key) else part)
         query = "&".join(parts)
-    return f"{scheme}{sep}{head}{q}{query}"
+    return scrub(f"{scheme}{sep}{head}{q}{query}", _secrets(raw))
 
 
 def _secrets(raw: Any) -> list[str]:
-    """The password and secret query values of a URL (to scrub from driver messages)."""
+    """The secrets of a URL, DSN or ODBC string as typed (to scrub from messages): its password,
+    secret query values and the ``password=`` / ``pwd=``... values inside its query (an
+    ``odbc_connect=`` string); for a string that is no URL, what :func:`secrets_in` finds in it."""
     try:
         url = raw if isinstance(raw, URL) else make_url(raw)
     except (ArgumentError, ValueError, TypeError):
-        _, _, rest = str(raw).partition("://")
-        head = rest.partition("?")[0]
-        userinfo = head[: head.rfind("@")] if "@" in head else ""
-        found = [userinfo.partition(":")[2]] if ":" in userinfo else []
-        return _with_fragments(found)
+        return secrets_in(str(raw))
     found = [url.password or ""]
     if url.host and "@" in url.host:
         found.append(f"{url.password}@{url.host.rpartition('@')[0]}")
+    query = []
     for key, value in url.query.items():
+        values = [value] if isinstance(value, str) else list(value)
         if _SECRET_PARAM.search(key):
-            found.extend([value] if isinstance(value, str) else list(value))
-    return _with_fragments(found)
-
-
-def _with_fragments(secrets: Sequence[Any]) -> list[str]:
-    """``secrets`` and their pieces between ``@``, ``:`` and ``/`` (a parser may split a password there)."""
-    out = {str(s) for s in secrets if s}
-    out |= {piece for s in list(out) for piece in re.split(r"[@:/]", s)}
-    return sorted((s for s in out if len(s) >= 3), key=len, reverse=True)
+            found.extend(values)
+        query.extend(values)
+    return secrets_in(" ".join(query), found, userinfo=False)
 
 
 def parse_url(raw: str | URL) -> URL:
@@ -376,6 +374,10 @@ _READ_ONLY_TRANSACTION = {
 }
 
 
+#: A transactional isolation level, by dialect, for a connection whose server default is unknown.
+_TRANSACTIONAL_LEVEL = {"postgresql": "READ COMMITTED", "mysql": "REPEATABLE READ", "mariadb": "REPEATABLE READ"}
+
+
 def _session_setter(statements: Sequence[str], commit: bool) -> Any:
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
@@ -407,11 +409,19 @@ def read_only_connection(engine: Engine, *, owned: bool = False) -> Iterator[Con
 
     An engine made here (``owned``) is read-only from its URL and session settings. On another
     engine SQLite's ``query_only`` is switched on for the time of the block and restored, and
-    PostgreSQL / MySQL transactions begin with ``SET TRANSACTION READ ONLY``.
+    PostgreSQL / MySQL reads run in a transaction that begins with ``SET TRANSACTION READ ONLY``,
+    whatever the engine's isolation level: the connection is given a transactional one for the
+    block (the server's default; ``AUTOCOMMIT`` would run each statement outside the read-only
+    transaction), which the pool resets when it is returned.
     """
     conn = engine.connect()
     with conn:
         name = conn.dialect.name
+        if not owned and name in _READ_ONLY_TRANSACTION:
+            level = conn.default_isolation_level
+            if not level or level.upper() == "AUTOCOMMIT":
+                level = _TRANSACTIONAL_LEVEL[name]
+            conn.execution_options(isolation_level=level)
         restore: str | None = None
         begin_listener = None
         if not owned and name == "sqlite":
@@ -583,7 +593,8 @@ def _load(
     except SQLAlchemyError as err:
         raise DatabaseConnectionError(f"cannot connect to {where_all}: {_one_line(err, secrets)}") from err
     if not tables:
-        raise SchemaError(f"database {where_all} has no tables")
+        skipped = " that can be read (see the warnings)" if any(names for _, names in listed) else "s"
+        raise SchemaError(f"database {where_all} has no table{skipped}")
     if len({t.database for t in tables}) > 1:  # several schemas of one database: they join
         catalog = engine.url.database or label
         for t in tables:
@@ -721,7 +732,10 @@ def _read_tables(
         try:
             columns = _by_name(insp.get_multi_columns(schema=schema, filter_names=names))
         except SQLAlchemyError as err:
-            raise SourceError(f"cannot read the schema of {where}: {_one_line(err, secrets)}") from err
+            if conn.in_transaction():
+                conn.rollback()
+            columns = _columns_one_by_one(conn, insp, schema, names, where, secrets, err)
+            names = [name for name in names if name in columns]
         pks = _keys(conn, insp.get_multi_pk_constraint, schema, names, "primary keys", where, secrets)
         fks = _keys(conn, insp.get_multi_foreign_keys, schema, names, "foreign keys", where, secrets)
         try:
@@ -741,22 +755,49 @@ def _read_tables(
             continue
         pk = set((pks.get(name) or {}).get("constrained_columns") or ())
         alone = unique.get(name) or set()
-        table = Table(
-            database=database,
-            name=name,
-            columns=[
-                _reflected_column(c, conn.dialect, primary_key=c["name"] in pk, unique=c["name"] in alone,
-                                  sample_values=sample_values)
-                for c in cols
-            ],
-            foreign_keys=[_foreign_key(fk, database, own_schema) for fk in fks.get(name) or ()],
-            comment=(comments.get(name) or {}).get("text") or None,
-            sql_schema=schema,
-        )
+        try:
+            table = Table(
+                database=database,
+                name=name,
+                columns=[
+                    _reflected_column(c, conn.dialect, primary_key=c["name"] in pk, unique=c["name"] in alone,
+                                      sample_values=sample_values)
+                    for c in cols
+                ],
+                foreign_keys=[_foreign_key(fk, database, own_schema) for fk in fks.get(name) or ()],
+                comment=(comments.get(name) or {}).get("text") or None,
+                sql_schema=schema,
+            )
+        except SchemaError as err:  # a column named ' '...: this table, not the whole database
+            warnings.warn(f"skipping table {name!r} of {where}: {err}", stacklevel=2)
+            continue
         if sample_rows:
-            _add_statistics(conn, table, schema, sample_rows, sample_values, sample_bytes, where)
+            _add_statistics(conn, table, schema, sample_rows, sample_values, sample_bytes, where, secrets)
         tables.append(table)
     return tables
+
+
+def _columns_one_by_one(
+    conn: Connection, insp: Any, schema: str | None, names: Sequence[str], where: str, secrets: Sequence[str],
+    failure: SQLAlchemyError,
+) -> dict[str, Any]:
+    """The columns of each table read on its own, after reading them all at once failed: a table
+    whose columns cannot be read (a SQLite virtual table of a module not loaded here) is skipped
+    with a warning naming it; :class:`SourceError` when none can be read."""
+    columns: dict[str, Any] = {}
+    for name in names:
+        try:
+            columns[name] = insp.get_columns(name, schema=schema)
+        except SQLAlchemyError as err:
+            if conn.in_transaction():
+                conn.rollback()
+            warnings.warn(
+                f"skipping table {name!r} of {where}: its columns cannot be read ({_one_line(err, secrets)})",
+                stacklevel=3,
+            )
+    if not columns:
+        raise SourceError(f"cannot read the schema of {where}: {_one_line(failure, secrets)}") from failure
+    return columns
 
 
 def _reflected_column(
@@ -1058,35 +1099,98 @@ def _foreign_key(fk: Mapping[str, Any], database: str, own_schema: str | None) -
 # -- statistics -----------------------------------------------------------------------
 
 
+#: Characters (bytes of a binary value) of one value the statistics query reads at most: a
+#: longer one is cut in SQL and known by this prefix and its length.
+_LONG_VALUE_CHARS = 4096
+
+#: Column types cut in SQL: character and binary types, not arrays of them.
+_TEXT_TYPE = re.compile(r"char|text|clob|string", re.IGNORECASE)
+_BINARY_TYPE = re.compile(r"bytea|blob|binary|image", re.IGNORECASE)
+_ARRAY_TYPE = re.compile(r"\[|array", re.IGNORECASE)
+
+#: Dialects whose long values are cut in SQL: (prefix function, length function, cuts binary values).
+_CUT_FUNCTIONS = {
+    "sqlite": ("substr", "length", True),
+    "postgresql": ("substr", "length", True),
+    "mysql": ("substr", "length", True),
+    "mariadb": ("substr", "length", True),
+    "duckdb": ("substr", "length", False),
+    "mssql": ("substring", "datalength", False),
+}
+
+
+def bounded_columns(
+    table: Table, schema: str | None, dialect: str, chars: int, *, binary: bool = True,
+) -> list[tuple[ColumnElement[Any], ColumnElement[Any] | None]]:
+    """Per column of ``table``, (what to select, its full length or ``None``), so that no value read
+    is longer than ``chars`` characters (bytes of a binary value, with ``binary``).
+
+    A character (and binary) column of a dialect of :data:`_CUT_FUNCTIONS` is read as
+    ``substr(c, 1, chars)`` with ``length(c)``; SQLite's columns, of any declared type, as ``CASE
+    WHEN length(c) > chars THEN substr(c, 1, chars) ELSE c END`` (its values keep their types; a
+    blob is read whole without ``binary``). Other columns and dialects are read whole.
+    """
+    names = [c.name for c in table.columns]
+    cols = sa_table(table.name, *map(sa_column, names), schema=schema).c
+    cut = _CUT_FUNCTIONS.get(dialect)
+    out: list[tuple[ColumnElement[Any], ColumnElement[Any] | None]] = []
+    for reflected, col in zip(table.columns, cols):
+        kind = reflected.type or ""
+        cuts = cut is not None and not reflected.enum and not _ARRAY_TYPE.search(kind) and (
+            dialect == "sqlite" or _TEXT_TYPE.search(kind) is not None
+            or (binary and cut[2] and _BINARY_TYPE.search(kind) is not None)
+        )
+        if not cuts:
+            out.append((col, None))
+            continue
+        prefix_fn, length_fn, _ = cut  # type: ignore[misc]
+        length = getattr(func, length_fn)(col)
+        prefix = getattr(func, prefix_fn)(col, 1, chars)
+        if dialect == "sqlite":  # without ``binary`` a blob is read whole
+            longer = length > chars if binary else and_(func.typeof(col) == "text", length > chars)
+            prefix = case((longer, prefix), else_=col)
+        out.append((prefix.label(reflected.name), length))
+    return out
+
+
 def _add_statistics(
     conn: Connection, table: Table, schema: str | None, sample_rows: int, sample_values: int, sample_bytes: int,
-    where: str,
+    where: str, secrets: Sequence[str] = (),
 ) -> None:
     """Fill the column statistics of ``table`` from its first rows (one bounded, streamed query).
 
     At most ``sample_rows`` rows are read, and no more once the values read add up to
-    ``sample_bytes``; a long value is kept only as its first characters and a digest.
+    ``sample_bytes`` (a value counted at its full length); a long value is read as its first
+    :data:`_LONG_VALUE_CHARS` characters and its length where the dialect allows
+    (:func:`bounded_columns`), and kept only as its first characters and a digest.
     """
-    names = [c.name for c in table.columns]
-    lightweight = sa_table(table.name, *map(sa_column, names), schema=schema)
-    stmt = select(*lightweight.c).limit(sample_rows)
-    stats = [_ColumnStats(sample_values) for _ in names]
+    columns = bounded_columns(table, schema, conn.dialect.name, min(_LONG_VALUE_CHARS, max(sample_bytes, MAX_SAMPLE_CHARS)))
+    selected = [expr for pair in columns for expr in pair if expr is not None]
+    stmt = select(*selected).limit(sample_rows)
+    stats = [_ColumnStats(sample_values) for _ in columns]
     n_rows, budget, complete = 0, sample_bytes, True
     try:
         result = conn.execution_options(stream_results=True, max_row_buffer=_STREAM_ROWS).execute(stmt)
         with result:
             for row in result:
                 n_rows += 1
-                for column_stats, value in zip(stats, row):
+                values = iter(row)
+                for column_stats, (_, length_expr) in zip(stats, columns):
+                    value = next(values)
+                    length = next(values) if length_expr is not None else None
                     if value is not None:
-                        budget -= _size(value)
-                        column_stats.add(value)
+                        budget -= _size(value) + max(0, (length or 0) - _length(value))
+                        column_stats.add(value, length)
                 if budget <= 0:
                     complete = False
                     break
     except SQLAlchemyError as err:
-        logger.warning("no statistics for table %r of %s: %s", table.name, where, _one_line(err))
         conn.rollback()
+        warnings.warn(
+            f"the rows of table {table.name!r} of {where} could not be read ({_one_line(err, secrets)}); "
+            "it is loaded without sample values (value matching will not find its names)",
+            stacklevel=2,
+        )
         return
     if budget <= 0:
         logger.info("statistics of table %r of %s from its first %d rows (%d-byte budget)", table.name, where,
@@ -1107,9 +1211,10 @@ class _ColumnStats:
         self.distinct: dict[Any, None] = {}
         self.samples: dict[Any, None] = {}
 
-    def add(self, value: Any) -> None:
+    def add(self, value: Any, length: int | None = None) -> None:
+        """Count ``value`` (the first characters of a value of ``length``, when it was cut)."""
         value = _hashable(value)
-        key = _compact(value)
+        key = _compact(value, length)
         if key in self.distinct:
             return
         self.distinct[key] = None
@@ -1141,14 +1246,22 @@ def _size(value: Any) -> int:
     return sys.getsizeof(value)
 
 
-def _compact(value: Any) -> Any:
-    """A hashable stand-in for ``value`` that tells distinct values apart without keeping long ones."""
+def _length(value: Any) -> int:
+    """Characters of a string, bytes of a binary value, 0 for anything else."""
+    if isinstance(value, memoryview):
+        return value.nbytes
+    return len(value) if isinstance(value, (str, bytes, bytearray)) else 0
+
+
+def _compact(value: Any, length: int | None = None) -> Any:
+    """A hashable stand-in for ``value`` that tells distinct values apart without keeping long ones
+    (by their ``length``, when given: that of the whole value of which ``value`` is the start)."""
     if isinstance(value, (bytes, bytearray, memoryview)):
         data = bytes(value)
-        return ("\0bytes", len(data), hashlib.blake2b(data, digest_size=16).digest())
+        return ("\0bytes", length or len(data), hashlib.blake2b(data, digest_size=16).digest())
     if isinstance(value, str) and len(value) > MAX_SAMPLE_CHARS:
         data = value.encode("utf-8", "surrogatepass")
-        return ("\0text", len(value), hashlib.blake2b(data, digest_size=16).digest())
+        return ("\0text", length or len(value), hashlib.blake2b(data, digest_size=16).digest())
     return value
 
 
