@@ -6,7 +6,9 @@ from collections import deque
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
+from sqlglot.tokens import TokenType
 
 from jar_core.result import one_line
 from jar_core.schema import Table
@@ -35,12 +37,38 @@ def quote_identifier(name: str, dialect: str | None = None) -> str:
 
 
 def _data_type(raw: str, dialect: str | None) -> exp.DataType:
-    for d in (dialect, None):
+    """``raw`` as a column type of ``dialect``; a type sqlglot keeps as raw text (user-defined)
+    that could end the column list or the statement is written as one quoted name."""
+    head = raw.split("(")[0].split()[0] if raw.strip() else "TEXT"
+    for text, d in ((raw or "TEXT", dialect), (raw or "TEXT", None), (head, None)):
         try:
-            return exp.DataType.build(raw or "TEXT", dialect=d, udt=True)
+            built = exp.DataType.build(text, dialect=d, udt=True)
         except (SqlglotError, ValueError, TypeError):
             continue
-    return exp.DataType.build(raw.split("(")[0].split()[0] if raw.strip() else "TEXT", udt=True)
+        if all(_one_type(t.args.get("kind"), dialect) for t in built.find_all(exp.DataType)
+               if t.this == exp.DataType.Type.USERDEFINED):
+            return built
+        break
+    return exp.DataType(this=exp.DataType.Type.USERDEFINED, kind=quote_identifier(raw, dialect))
+
+
+def _one_type(kind: object, dialect: str | None) -> bool:
+    """Whether a user-defined type's raw text stays within its column: no line break, statement
+    end or comment, its parentheses balanced (read with sqlglot's tokenizer)."""
+    if not isinstance(kind, str):
+        return True
+    if one_line(kind) != kind:
+        return False
+    try:
+        tokens = Dialect.get_or_raise(dialect).tokenize(kind)
+    except SqlglotError:
+        return False
+    depth = 0
+    for t in tokens:
+        depth += (t.token_type == TokenType.L_PAREN) - (t.token_type == TokenType.R_PAREN)
+        if depth < 0 or t.token_type == TokenType.SEMICOLON or t.comments:
+            return False
+    return depth == 0
 
 
 def table_qualifier(table: Table, qualify: bool = False) -> str | None:
@@ -100,7 +128,7 @@ def create_table_ddl(
     """
     name = one_line if escape_names else _same
     cols: list[exp.Expression] = [
-        exp.ColumnDef(this=_ident(name(c.name)), kind=_data_type(c.type, dialect)) for c in table.columns
+        exp.ColumnDef(this=_ident(name(c.name)), kind=_data_type(name(c.type), dialect)) for c in table.columns
     ]
     if table.primary_key:
         cols.append(exp.PrimaryKey(expressions=[_ident(name(c)) for c in table.primary_key]))

@@ -166,3 +166,17 @@ def test_mcp_list_databases_text_is_one_line_per_database(retriever) -> None:
     blocks = result[0] if isinstance(result, tuple) else getattr(result, "content", result)
     text = blocks[0].text
     assert text.splitlines()[1] == f"- shop: 2 tables: customers, {one_line(DELETE)}"
+
+
+@pytest.mark.parametrize("dialect", [None, "postgres", "sqlite", "tsql", "duckdb"])  # those with quoted type names
+@pytest.mark.parametrize("typ", ["my type\n; DELETE FROM users; --", "INT /* x */", "num(1));DROP TABLE t"])
+def test_a_column_type_stays_in_its_column(dialect, typ) -> None:
+    ddl = create_table_ddl(Table("db", "t", [Column("a", typ), Column("b", "VARCHAR(10)")]), dialect)
+    assert _table_names(ddl, dialect) == (exp.Create, {"t"})
+    assert [c.name for c in sqlglot.parse_one(ddl, read=dialect).find_all(exp.ColumnDef)] == ["a", "b"]
+    shown = create_table_ddl(Table("db", "t", [Column("a", typ)]), dialect, escape_names=True)
+    assert not any(line.lstrip().startswith((";", "DELETE", "DROP")) for line in shown.splitlines())
+
+
+def test_a_column_type_with_a_lone_quote_is_one_quoted_name() -> None:
+    assert '"a" "x""y"' in create_table_ddl(Table("db", "t", [Column("a", 'x"y')]), "postgres")  # was a TokenError
