@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from jar_core.errors import InvalidArgumentError, SourceError
-from jar_core.result import RetrievalResult, RetrievedTable
+from jar_core.result import RetrievalResult, RetrievedTable, one_line
 from jar_core.schema import Table
 from jar_core.sql import create_table_ddl
 
@@ -32,12 +32,18 @@ class TableDocument:
 
 
 def format_sample_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """Rows as a SQL comment block, the way text-to-SQL prompts usually show them."""
+    """Rows as a SQL comment block, the way text-to-SQL prompts usually show them: one line per row,
+    its values separated by tabs; a value's control characters escaped (:func:`~jar_core.result.one_line`)
+    and ``*/`` written ``* /``, so that no value can add a row or end the comment."""
     if not rows:
         return ""
-    head = "\t".join(columns)
-    body = "\n".join("\t".join("" if v is None else str(v) for v in r) for r in rows)
+    head = "\t".join(_cell(c) for c in columns)
+    body = "\n".join("\t".join("" if v is None else _cell(str(v)) for v in r) for r in rows)
     return f"/*\n{len(rows)} example rows:\n{head}\n{body}\n*/"
+
+
+def _cell(text: str) -> str:
+    return one_line(text).replace("*/", "* /")
 
 
 def check_sample_rows(n: Any) -> int:
@@ -115,6 +121,7 @@ def result_documents(
     if qualify is None:
         qualify = len({t.database for t in result.tables}) > 1
     path = result.join_clause(dialect)
+    selected = {t.id: t.table for t in result.tables}
     docs = []
     for t in result.tables:
         keys = [
@@ -124,7 +131,7 @@ def result_documents(
             for j in result.joins
             if t.id in (j.left_table.id, j.right_table.id)
         ]
-        text = create_table_ddl(t.table, dialect, qualify=qualify)
+        text = create_table_ddl(t.table, dialect, qualify=qualify, tables=selected)
         if sample_rows and t.id in sample_rows:
             cols, rows = sample_rows[t.id]
             extra = format_sample_rows(cols, rows)
@@ -174,4 +181,4 @@ def prompt_text(ddl: Sequence[str], join_path: str | None = None, warnings: Iter
 
 def warning_comments(warnings: Iterable[Any]) -> str:
     """A result's warnings as SQL comment lines (``-- Warning: ...``), for a prompt's head."""
-    return "".join(f"-- Warning: {' '.join(str(w).split())}\n" for w in warnings)
+    return "".join(f"-- Warning: {one_line(' '.join(str(w).split()))}\n" for w in warnings)

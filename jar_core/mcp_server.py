@@ -92,6 +92,7 @@ def build_server(
     from typing_extensions import Annotated
 
     from jar_core import render
+    from jar_core.result import one_line
     from jar_core.retriever import check_k_or_auto
 
     default_k = check_k_or_auto(k)
@@ -120,7 +121,7 @@ def build_server(
         for item in items:
             shown = ", ".join(item["table_names"][:50]) + (" ..." if item["tables"] > 50 else "")
             lines.append(f"- {item['name']}: {item['tables']} tables: {shown}")
-        return _tool_result("\n".join(lines), data)
+        return _tool_result("\n".join(map(one_line, lines)), data)  # a name cannot start a line
 
     async def call(fn: Any, *args: Any) -> Any:
         try:  # retrieval is CPU-bound: a worker thread keeps the server responsive

@@ -7,15 +7,18 @@
 * :func:`describe_table`: one table of a retriever's schema: its DDL, keys and joins (the MCP
   ``describe_table`` tool and the LangChain ``get_table_schema`` tool).
 
-No framework is imported here.
+Every name, comment and value shown is on one line: its control characters are written as
+visible escapes (:func:`~jar_core.result.one_line`), so that no name can start a line of the
+text; the JSON holds them exactly. No framework is imported here.
 """
 from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, Any, Sequence
 
-from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable, join_note
-from jar_core.sql import create_table_ddl
+from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable, join_note, one_line
+from jar_core.schema import Table
+from jar_core.sql import create_table_ddl, join_clause, referenced_table
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.retriever import TableRetriever
@@ -35,7 +38,8 @@ MAX_DESCRIBED_JOINS = 50
 
 
 def _cells(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
-    cells = [[str(h) for h in header]] + [[f"{c:.3f}" if isinstance(c, float) else str(c) for c in r] for r in rows]
+    cells = [[str(h) for h in header]] + [[f"{c:.3f}" if isinstance(c, float) else one_line(str(c)) for c in r]
+                                          for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     lines = []
     for n, r in enumerate(cells):
@@ -96,9 +100,9 @@ def result_text(
     candidate-set size) and ``source_tables`` (tables searched) say why fewer candidates were
     used when the source has fewer tables.
     """
-    out = [f"Question: {res.question}"]
+    out = [one_line(f"Question: {res.question}")]
     subs = ", ".join(res.subqueries) if res.subqueries else "(none)"
-    out.append(f"Sub-queries ({res.decomposer}): {subs}")
+    out.append(one_line(f"Sub-queries ({res.decomposer}): {subs}"))
     line = f"Strategy: {res.strategy} over {res.candidates} candidates"
     if candidates is not None and res.candidates < candidates:
         line += f" (every table: fewer than --candidates {candidates})"
@@ -109,7 +113,7 @@ def result_text(
     if getattr(res, "k", None) == "auto":
         line += f"; k=auto chose {len(res.tables)} tables"
     out.append(line)
-    out.extend(f"Warning: {w}" for w in getattr(res, "warnings", ()))
+    out.extend(one_line(f"Warning: {w}") for w in getattr(res, "warnings", ()))
     if explain:
         out.append(explain_legend(strategy or res.strategy))
     out.append("")
@@ -125,11 +129,11 @@ def result_text(
     matches = getattr(res, "value_matches", None)
     if matches:
         out.append("")
-        out.append("Values found: " + "; ".join(
+        out.append(one_line("Values found: " + "; ".join(
             f"'{m['span']}' hints {m['table']}.{m['column']}" if m.get("hint") else
             f"'{m['span']}' = {m['table']}.{m['column']}" + ("" if m.get("exact", True) else f" ({m['value']}, approximate)")
             for m in matches
-        ))
+        )))
     out.append("")
     selfs = res.self_joins
     if res.joins or selfs:
@@ -140,7 +144,7 @@ def result_text(
             out.append(f"  {j}  (self-join, {join_note(j.declared, j.evidence, j.score)})")
     else:
         out.append("Joins: none")
-    hint = res.join_clause()
+    hint = join_clause(res, res.dialect, escape_names=True)  # names on one line: text to read, not to run
     if hint:
         out.append("")
         out.append("Join path:")
@@ -185,13 +189,13 @@ def _join_columns(res: RetrievalResult) -> dict[str, list[str]]:
     return cols
 
 
-def _column_note(t: RetrievedTable, column: str) -> str:
+def _column_note(t: RetrievedTable, column: str, selected: dict[str, Table]) -> str:
     notes = []
     if column in t.table.primary_key:
         notes.append("PK")
     for fk in t.table.foreign_keys:
         if column in fk.columns:
-            notes.append(f"FK → {fk.ref_table.rpartition('.')[2]}")
+            notes.append(f"FK → {referenced_table(t.table, fk.ref_table, selected)[1]}")
             break
     return f"{column} ({', '.join(notes)})" if notes else column
 
@@ -206,11 +210,8 @@ def _node_title(t: RetrievedTable) -> str:
 
 
 def _mermaid_text(text: str) -> str:
-    """Text safe inside a quoted Mermaid label (entity codes for quotes and angle brackets)."""
-    return (
-        text.replace("#", "#35;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
-        .replace("\n", " ")
-    )
+    """Text safe inside a quoted Mermaid label (entity codes for quotes and angle brackets), on one line."""
+    return one_line(text).replace("#", "#35;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
 
 
 def to_mermaid(res: RetrievalResult) -> str:
@@ -221,6 +222,7 @@ def to_mermaid(res: RetrievalResult) -> str:
     ```` ```mermaid ```` block.
     """
     ids = {t.id: f"t{t.step}" for t in res.tables}
+    tables = {t.id: t.table for t in res.tables}
     cols = _join_columns(res)
     lines = [
         "flowchart LR",
@@ -228,7 +230,8 @@ def to_mermaid(res: RetrievalResult) -> str:
         "  %% solid line: declared foreign key; dotted line: inferred join; dashed box: bridge table",
     ]
     for t in res.tables:
-        label = "<br/>".join([_mermaid_text(_node_title(t)), *(_mermaid_text(_column_note(t, c)) for c in cols[t.id])])
+        notes = (_mermaid_text(_column_note(t, c, tables)) for c in cols[t.id])
+        label = "<br/>".join([_mermaid_text(_node_title(t)), *notes])
         lines.append(f'  {ids[t.id]}["{label}"]')
     for e in res.joins:
         a, b = ids.get(e.left_table.id), ids.get(e.right_table.id)
@@ -248,13 +251,15 @@ def to_mermaid(res: RetrievalResult) -> str:
 
 
 def _dot_text(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    """Text safe inside a quoted DOT string, on one line (a newline in it shows as backslash-n)."""
+    return one_line(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
 def to_dot(res: RetrievalResult) -> str:
     """The same picture as :func:`to_mermaid` in Graphviz DOT (``dot -Tsvg``): inferred joins
     dotted, bridge tables dashed, tables with no join red."""
     ids = {t.id: f"t{t.step}" for t in res.tables}
+    tables = {t.id: t.table for t in res.tables}
     cols = _join_columns(res)
     lines = [
         "graph joins {",
@@ -264,7 +269,7 @@ def to_dot(res: RetrievalResult) -> str:
         '  edge [fontname="Helvetica", fontsize=10];',
     ]
     for t in res.tables:
-        label = "\\n".join([_dot_text(_node_title(t)), *(_dot_text(_column_note(t, c)) for c in cols[t.id])])
+        label = "\\n".join([_dot_text(_node_title(t)), *(_dot_text(_column_note(t, c, tables)) for c in cols[t.id])])
         attrs = [f'label="{label}"']
         if _is_bridge(t):
             attrs.append('style="rounded,dashed"')
@@ -298,7 +303,9 @@ def describe_table(retriever: "TableRetriever", name: str, *, dialect: str | Non
     """
     t = retriever.schema[str(name)]  # an unknown name: UnknownDatabaseError with the closest names
     schema = retriever.schema
-    ddl = create_table_ddl(t, dialect or schema.dialect)  # qualified when the table has a SQL schema
+    refs = {fk.ref_table: schema[fk.ref_table] for fk in t.foreign_keys if fk.ref_table in schema}
+    dialect = dialect or schema.dialect
+    ddl = create_table_ddl(t, dialect, tables=refs)  # qualified when the table has a SQL schema
     fks = [
         {"columns": list(fk.columns), "ref_table": fk.ref_table, "ref_columns": list(fk.ref_columns)}
         for fk in t.foreign_keys
@@ -310,7 +317,7 @@ def describe_table(retriever: "TableRetriever", name: str, *, dialect: str | Non
         if fk.ref_table == t.id
     ]
     joins = _table_joins(retriever, schema.position(t.id))
-    lines = [ddl]
+    lines = [create_table_ddl(t, dialect, tables=refs, escape_names=True)]  # names on one line in the text
     if t.primary_key:
         lines.append(f"-- Primary key: {', '.join(t.primary_key)}")
     for fk in fks:
@@ -334,7 +341,7 @@ def describe_table(retriever: "TableRetriever", name: str, *, dialect: str | Non
         "foreign_keys": fks,
         "referenced_by": referenced_by,
         "joins": joins,
-        "text": "\n".join(lines),
+        "text": "\n".join(lines[:1] + [one_line(line) for line in lines[1:]]),
     }
 
 

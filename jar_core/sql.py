@@ -3,21 +3,32 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
+from sqlglot.tokens import TokenType
 
+from jar_core.result import one_line
 from jar_core.schema import Table
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.result import RetrievalResult
 
-__all__ = ["create_table_ddl", "join_clause", "quote_identifier", "table_qualifier", "qualified_name"]
+__all__ = [
+    "create_table_ddl", "join_clause", "quote_identifier", "table_qualifier", "qualified_name", "referenced_table",
+]
 
 
 def _ident(name: str) -> exp.Identifier:
+    """``name`` as a quoted identifier: sqlglot writes it in the dialect's quotes, its quote
+    characters escaped, so that it is one token read back as ``name`` whatever it holds."""
     return exp.to_identifier(name, quoted=True)
+
+
+def _same(name: str) -> str:
+    return name
 
 
 def quote_identifier(name: str, dialect: str | None = None) -> str:
@@ -26,12 +37,38 @@ def quote_identifier(name: str, dialect: str | None = None) -> str:
 
 
 def _data_type(raw: str, dialect: str | None) -> exp.DataType:
-    for d in (dialect, None):
+    """``raw`` as a column type of ``dialect``; a type sqlglot keeps as raw text (user-defined)
+    that could end the column list or the statement is written as one quoted name."""
+    head = raw.split("(")[0].split()[0] if raw.strip() else "TEXT"
+    for text, d in ((raw or "TEXT", dialect), (raw or "TEXT", None), (head, None)):
         try:
-            return exp.DataType.build(raw or "TEXT", dialect=d, udt=True)
+            built = exp.DataType.build(text, dialect=d, udt=True)
         except (SqlglotError, ValueError, TypeError):
             continue
-    return exp.DataType.build(raw.split("(")[0].split()[0] if raw.strip() else "TEXT", udt=True)
+        if all(_one_type(t.args.get("kind"), dialect) for t in built.find_all(exp.DataType)
+               if t.this == exp.DataType.Type.USERDEFINED):
+            return built
+        break
+    return exp.DataType(this=exp.DataType.Type.USERDEFINED, kind=quote_identifier(raw, dialect))
+
+
+def _one_type(kind: object, dialect: str | None) -> bool:
+    """Whether a user-defined type's raw text stays within its column: no line break, statement
+    end or comment, its parentheses balanced (read with sqlglot's tokenizer)."""
+    if not isinstance(kind, str):
+        return True
+    if one_line(kind) != kind:
+        return False
+    try:
+        tokens = Dialect.get_or_raise(dialect).tokenize(kind)
+    except SqlglotError:
+        return False
+    depth = 0
+    for t in tokens:
+        depth += (t.token_type == TokenType.L_PAREN) - (t.token_type == TokenType.R_PAREN)
+        if depth < 0 or t.token_type == TokenType.SEMICOLON or t.comments:
+            return False
+    return depth == 0
 
 
 def table_qualifier(table: Table, qualify: bool = False) -> str | None:
@@ -47,9 +84,26 @@ def qualified_name(table: Table, dialect: str | None = None, qualify: bool = Fal
     return _table_ref(table, qualify).sql(dialect=dialect)
 
 
-def _table_ref(table: Table, qualify: bool) -> exp.Table:
+def _table_ref(table: Table, qualify: bool, name: Callable[[str], str] = _same) -> exp.Table:
     db = table_qualifier(table, qualify)
-    return exp.Table(this=_ident(table.name), db=_ident(db) if db else None)
+    return exp.Table(this=_ident(name(table.name)), db=_ident(name(db)) if db else None)
+
+
+def referenced_table(table: Table, ref_id: str, tables: Mapping[str, Table] | None = None) -> tuple[str, str]:
+    """The database and name of the table of id ``ref_id`` that a foreign key of ``table`` references.
+
+    Read from that table's fields when ``tables`` (tables by id) holds it, else ``table``'s database
+    and the rest of the id when the id starts with it (a name may hold dots: ``sales.order.items``
+    is table ``order.items`` of ``sales``); else, a table of another database that nothing here
+    describes, the id split at its last dot.
+    """
+    ref = tables.get(ref_id) if tables else None
+    if ref is not None:
+        return ref.database, ref.name
+    if ref_id.startswith(table.database + "."):
+        return table.database, ref_id[len(table.database) + 1 :]
+    db, _, name = ref_id.rpartition(".")
+    return db, name
 
 
 def _ref_qualifier(table: Table, ref_db: str, qualify: bool) -> str | None:
@@ -59,47 +113,62 @@ def _ref_qualifier(table: Table, ref_db: str, qualify: bool) -> str | None:
     return ref_db if (qualify or table.sql_schema) and ref_db else None
 
 
-def create_table_ddl(table: Table, dialect: str | None = None, *, qualify: bool = False) -> str:
+def create_table_ddl(
+    table: Table, dialect: str | None = None, *, qualify: bool = False, tables: Mapping[str, Table] | None = None,
+    escape_names: bool = False,
+) -> str:
     """The table's ``CREATE TABLE`` statement in ``dialect``, with primary and foreign keys.
 
     Column comments and natural-language names are added as ``--`` comments after the statement
-    when present (dialects disagree on inline comment syntax).
+    when present (dialects disagree on inline comment syntax), each on one line (control
+    characters escaped: :func:`~jar_core.result.one_line`). ``tables`` (tables by id) names the
+    referenced tables (:func:`referenced_table`). ``escape_names``: names written with their control
+    characters escaped too, text to show whose every line is a line of the statement (its names
+    then are not exact: not SQL to run).
     """
+    name = one_line if escape_names else _same
     cols: list[exp.Expression] = [
-        exp.ColumnDef(this=_ident(c.name), kind=_data_type(c.type, dialect)) for c in table.columns
+        exp.ColumnDef(this=_ident(name(c.name)), kind=_data_type(name(c.type), dialect)) for c in table.columns
     ]
     if table.primary_key:
-        cols.append(exp.PrimaryKey(expressions=[_ident(c) for c in table.primary_key]))
+        cols.append(exp.PrimaryKey(expressions=[_ident(name(c)) for c in table.primary_key]))
     for fk in table.foreign_keys:
-        ref_db, _, ref_name = fk.ref_table.rpartition(".")
+        ref_db, ref_name = referenced_table(table, fk.ref_table, tables)
         ref_q = _ref_qualifier(table, ref_db, qualify)
-        ref = exp.Table(this=_ident(ref_name), db=_ident(ref_q) if ref_q else None)
+        ref = exp.Table(this=_ident(name(ref_name)), db=_ident(name(ref_q)) if ref_q else None)
         cols.append(
             exp.ForeignKey(
-                expressions=[_ident(c) for c in fk.columns],
-                reference=exp.Reference(this=exp.Schema(this=ref, expressions=[_ident(c) for c in fk.ref_columns])),
+                expressions=[_ident(name(c)) for c in fk.columns],
+                reference=exp.Reference(
+                    this=exp.Schema(this=ref, expressions=[_ident(name(c)) for c in fk.ref_columns])
+                ),
             )
         )
-    stmt = exp.Create(this=exp.Schema(this=_table_ref(table, qualify), expressions=cols), kind="TABLE")
-    ddl = re.sub(r"\(\n\s+([^\n()]*)\n\s*\)", r"(\1)", stmt.sql(dialect=dialect, pretty=True))
+    stmt = exp.Create(this=exp.Schema(this=_table_ref(table, qualify, name), expressions=cols), kind="TABLE")
+    ddl = stmt.sql(dialect=dialect, pretty=True)
+    if "\n" not in "".join(i.name for i in stmt.find_all(exp.Identifier)):  # else a name could match
+        ddl = re.sub(r"\(\n\s+([^\n()]*)\n\s*\)", r"(\1)", ddl)
     notes = []
     if table.comment or table.nl_name:
-        notes.append(f"-- {table.name}: {table.comment or table.nl_name}")
+        notes.append(one_line(f"-- {table.name}: {table.comment or table.nl_name}"))
     for c in table.columns:
         text = c.comment or (c.nl_name if c.nl_name and c.nl_name != c.name.replace('_', ' ').lower() else None)
         if text:
-            notes.append(f"-- {table.name}.{c.name}: {text}")
+            notes.append(one_line(f"-- {table.name}.{c.name}: {text}"))
     return ddl + ";" + ("\n" + "\n".join(notes) if notes else "")
 
 
-def join_clause(result: "RetrievalResult", dialect: str | None = None) -> str:
+def join_clause(result: "RetrievalResult", dialect: str | None = None, *, escape_names: bool = False) -> str:
     """``FROM t1 JOIN t2 ON t1.a = t2.b ...`` over the result's join tree, from the first table.
 
     Tables are qualified with their SQL schema when they have one (:attr:`Table.sql_schema`), else
     with their database when the selection spans several databases.
     Tables with no join are appended as a ``-- no join found for: ...`` comment, and joins that
     the schema does not declare as a ``-- inferred joins ...`` comment with their evidence and
-    confidence, so a prompt never presents a guess as a fact.
+    confidence, so a prompt never presents a guess as a fact. Identifiers are quoted by sqlglot (one
+    token each, read back as the name whatever it holds); comments hold names on one line
+    (:func:`~jar_core.result.one_line`). ``escape_names``: the names' control characters escaped
+    in the SQL too, text to show (names not exact: not SQL to run).
     """
     if not result.tables:
         return ""
@@ -112,9 +181,11 @@ def join_clause(result: "RetrievalResult", dialect: str | None = None) -> str:
         adj[e.left_table.id].append((e.right_table.id, pairs))
         adj[e.right_table.id].append((e.left_table.id, [(b, a) for a, b in pairs]))
 
+    name = one_line if escape_names else _same
+
     def col(t: Table, c: str) -> exp.Column:
         db = table_qualifier(t, qualify)
-        return exp.Column(this=_ident(c), table=_ident(t.name), db=_ident(db) if db else None)
+        return exp.Column(this=_ident(name(c)), table=_ident(name(t.name)), db=_ident(name(db)) if db else None)
 
     parts: list[str] = []
     seen: set[str] = set()
@@ -124,9 +195,9 @@ def join_clause(result: "RetrievalResult", dialect: str | None = None) -> str:
             continue
         seen.add(start)
         if parts and not adj[start]:
-            lonely.append(by_id[start].name)
+            lonely.append(one_line(by_id[start].name))
             continue
-        piece = exp.select("*").from_(_table_ref(by_id[start], qualify))
+        piece = exp.select("*").from_(_table_ref(by_id[start], qualify, name))
         queue = deque([start])
         while queue:
             cur = queue.popleft()
@@ -135,21 +206,22 @@ def join_clause(result: "RetrievalResult", dialect: str | None = None) -> str:
                     continue
                 seen.add(other)
                 on = exp.and_(*(exp.EQ(this=col(by_id[cur], a), expression=col(by_id[other], b)) for a, b in pairs))
-                piece = piece.join(_table_ref(by_id[other], qualify), on=on)
+                piece = piece.join(_table_ref(by_id[other], qualify, name), on=on)
                 queue.append(other)
         sql = piece.sql(dialect=dialect)
         parts.append(sql[sql.index(" FROM ") + 1 :])
-    text = "\n".join(parts if len(parts) == 1 else [parts[0]] + [f"-- separately: {p}" for p in parts[1:]])
+    text = "\n".join(parts if len(parts) == 1 else [parts[0]] + [f"-- separately: {one_line(p)}" for p in parts[1:]])
     if lonely:
         text += "\n-- no join found for: " + ", ".join(lonely)
     selfs = result.self_joins
     if selfs:
         text += "\n-- self-joins (the table joined to itself under another alias): " + "; ".join(
-            e.describe() for e in selfs
+            one_line(e.describe()) for e in selfs
         )
     inferred = [e for e in result.joins if not e.declared]
     if inferred:
         text += "\n-- inferred joins (not declared in the schema; check them): " + "; ".join(
-            f"{e} ({e.evidence or 'score'}, {e.score:.2f}{', uncertain' if e.uncertain else ''})" for e in inferred
+            one_line(f"{e} ({e.evidence or 'score'}, {e.score:.2f}{', uncertain' if e.uncertain else ''})")
+            for e in inferred
         )
     return text
