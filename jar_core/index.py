@@ -478,8 +478,9 @@ class SchemaIndex:
         (``False``), or when one is at hand or the index is large enough (``None``).
 
         Raises:
-            IndexLoadError: ``path`` is a file, or a directory that is not an index.
-            IndexSaveError: the files cannot be written (an ``OSError`` too).
+            IndexSaveError: ``path`` is a file, or a directory holding anything but an index
+                (:func:`check_index_target`: nothing in it is removed), or the files cannot be
+                written (an ``OSError`` too).
         """
         target = Path(path)
         joins = self._joins_to_save()
@@ -1234,8 +1235,8 @@ def build_index(
     ``ANN_THRESHOLD`` tables (``True`` / ``False`` / ``None``, :meth:`SchemaIndex.save`).
 
     Raises:
-        IndexLoadError: ``path`` is not an index directory (nothing is embedded then).
-        IndexSaveError: another build of ``path`` is running, or the files cannot be written.
+        IndexSaveError: ``path`` is not an index directory (:func:`check_index_target`: nothing
+            is embedded then), another build of ``path`` is running, or the files cannot be written.
     """
     target = Path(path)
     check_index_target(target)
