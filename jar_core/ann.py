@@ -96,12 +96,14 @@ class AnnIndex:
     ``table_vectors`` is that array, and no other.
     """
 
-    def __init__(self, index: Any, source: np.ndarray, nlist: int, buffer: Any = None) -> None:
+    def __init__(self, index: Any, source: np.ndarray, nlist: int, buffer: Any = None, where: Any = None) -> None:
         self.index = index
         self.source = source
         self.nlist = nlist
         #: the bytes (a memory map of the saved file) the index reads its lists from, kept alive
         self._buffer = buffer
+        #: the saved index it was read from (``None``: built here), named by errors
+        self._where = where
 
     @classmethod
     def build(cls, vectors: np.ndarray, *, nlist: int | None = None, seed: int = 1234) -> "AnnIndex":
@@ -138,14 +140,14 @@ class AnnIndex:
                 kept: Any = (buf, data, reader)
             except AttributeError:  # an older FAISS: a copy
                 index, kept = faiss.deserialize_index(buf), None
-        except RuntimeError as e:
+        except (RuntimeError, ValueError, MemoryError) as e:  # FAISS raises RuntimeError on a malformed file
             raise IndexLoadError(f"{where} is corrupt: {ANN_FILE} unreadable ({e})") from e
         if not isinstance(index, faiss.IndexIVFFlat) or index.ntotal != len(source) or index.d != source.shape[1]:
             raise IndexLoadError(
                 f"{where} is corrupt: {ANN_FILE} holds {getattr(index, 'ntotal', '?')} vectors of dimension "
                 f"{getattr(index, 'd', '?')}, the index {len(source)} of dimension {source.shape[1]}"
             )
-        return cls(index, source, int(index.nlist), kept)
+        return cls(index, source, int(index.nlist), kept, where)
 
     def entry(self) -> dict[str, Any]:
         """The parameters listed in ``meta.json``."""
@@ -160,9 +162,16 @@ class AnnIndex:
         faiss = _faiss()
         params = faiss.SearchParametersIVF(nprobe=min(max(1, nprobe), self.nlist))
         k = min(k, int(self.index.ntotal))
-        _, ids = self.index.search(np.ascontiguousarray(query, dtype=np.float32)[None, :], k, params=params)
+        try:
+            _, ids = self.index.search(np.ascontiguousarray(query, dtype=np.float32)[None, :], k, params=params)
+        except RuntimeError as e:  # a damaged file read in place
+            raise IndexLoadError(f"{self._where or 'the index'} is corrupt: {ANN_FILE} unusable ({e})") from e
         ids = ids[0]
-        return ids[ids >= 0]
+        ids = ids[ids >= 0]
+        if ids.size and int(ids.max()) >= len(self.source):  # a table the index does not have
+            raise IndexLoadError(f"{self._where or 'the index'} is corrupt: {ANN_FILE} names table {int(ids.max())} "
+                                 f"of {len(self.source)}")
+        return ids
 
 
 class ApproximateCandidates:

@@ -28,10 +28,12 @@ from functools import lru_cache
 import io
 import json
 import logging
+import math
 import mmap
 import os
 import re
 import shutil
+import stat
 import struct
 import sys
 import tempfile
@@ -258,8 +260,9 @@ class SchemaIndex:
                                   "rebuild it rather than update it")
         index = cls._embed(schema, emb, old, progress, work_dir, chunk_size)
         assert index.report is not None
-        changed = {i.rsplit(".", 1)[0] for ids in (index.report.added, index.report.dropped, index.report.changed)
-                   for i in ids}
+        # the databases from the tables themselves: a table id does not split (a table "order.items")
+        ids = {i for part in (index.report.added, index.report.dropped, index.report.changed) for i in part}
+        changed = {t.database for s in (old.schema, schema) for t in s.tables if t.id in ids}
         index._update_join_graph(old, changed)
         return index
 
@@ -475,8 +478,9 @@ class SchemaIndex:
         (``False``), or when one is at hand or the index is large enough (``None``).
 
         Raises:
-            IndexLoadError: ``path`` is a file, or a directory that is not an index.
-            IndexSaveError: the files cannot be written (an ``OSError`` too).
+            IndexSaveError: ``path`` is a file, or a directory holding anything but an index
+                (:func:`check_index_target`: nothing in it is removed), or the files cannot be
+                written (an ``OSError`` too).
         """
         target = Path(path)
         joins = self._joins_to_save()
@@ -484,9 +488,9 @@ class SchemaIndex:
 
         extra = to_save(self, ann)
         try:
+            check_index_target(target)
             target.parent.mkdir(parents=True, exist_ok=True)
             _sweep(target)
-            check_index_target(target)
             tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{_TMP}{os.getpid()}-", dir=target.parent))
         except OSError as e:
             raise IndexSaveError(f"cannot save the index at {target}: {e.strerror or e}") from e
@@ -626,7 +630,9 @@ class SchemaIndex:
             check_vectors()  # a corrupt vectors.npz is reported first, as it always was
             raise
         check_vectors()
-        arrays = _parse_vectors(p, files["vectors.npz"])  # type: ignore[arg-type]
+        n_t, n_c, dim = len(schema.tables), sum(len(t.columns) for t in schema.tables), meta["dim"]
+        arrays = _parse_vectors(p, files["vectors.npz"],  # type: ignore[arg-type]
+                                {"table_vectors": (n_t, dim), "column_vectors": (n_c, dim), _NAME_ARRAY: (n_c, dim)})
         if arrays["table_vectors"].shape[1:] != (meta["dim"],):
             raise IndexLoadError(
                 f"index at {p} is corrupt: vectors of dimension {arrays['table_vectors'].shape[1:]}, meta.json says {meta['dim']}"
@@ -656,6 +662,8 @@ _JOINS_FILE = "joins.npz"
 _ARRAYS = ("table_vectors", "column_vectors")
 _NAME_ARRAY = "name_vectors"
 _TMP, _OLD = ".tmp-", ".old-"
+#: Every file an index directory may hold (a save replaces a directory holding these only).
+_INDEX_FILES = frozenset({"meta.json", *_DATA_FILES, _JOINS_FILE, _ANN_FILE})
 #: A load retries this many times when a save replaces the directory while it is read.
 _LOAD_ATTEMPTS = 20
 
@@ -708,12 +716,25 @@ def _read(p: Path, name: str, dfd: int | None, mapped: bool = False) -> Any:
     A map stays valid when a save replaces the directory: saves write new files and never
     change one in place.
     """
+    # non-blocking: opening a FIFO for reading would wait for a writer (no effect on regular files)
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(name, os.O_RDONLY | getattr(os, "O_BINARY", 0), dir_fd=dfd) if dfd is not None else \
-            os.open(p / name, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        fd = os.open(name, flags, dir_fd=dfd) if dfd is not None else os.open(p / name, flags)
     except FileNotFoundError:
         return None
     except OSError as e:
+        raise IndexLoadError(f"cannot read {name} of the index at {p}: {e.strerror or e}") from e
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # a directory, a FIFO, a device (a link to /dev/zero)...
+            raise IndexLoadError(f"index at {p} is corrupt: {name} is not a regular file")
+        limit = _MAX_BYTES.get(name)
+        if limit is not None and st.st_size > limit:
+            raise IndexLoadError(f"index at {p} is corrupt: {name} holds {st.st_size} bytes, more than {limit}")
+    except (OSError, IndexLoadError) as e:
+        os.close(fd)
+        if isinstance(e, IndexLoadError):
+            raise
         raise IndexLoadError(f"cannot read {name} of the index at {p}: {e.strerror or e}") from e
     if mapped and _MAP_FILES:
         try:
@@ -722,10 +743,13 @@ def _read(p: Path, name: str, dfd: int | None, mapped: bool = False) -> Any:
             pass
     with os.fdopen(fd, "rb") as f:
         try:
-            return f.read()
+            return f.read(st.st_size)  # a file saves never change in place: no more than it holds
         except OSError as e:
             raise IndexLoadError(f"cannot read {name} of the index at {p}: {e.strerror or e}") from e
 
+
+#: The largest ``meta.json`` read (a few kilobytes when saved here).
+_MAX_BYTES = {"meta.json": 1 << 20}
 
 #: Files at least this large are hashed in a thread of their own while the load goes on.
 _HASH_BESIDE_BYTES = 32 << 20
@@ -829,9 +853,9 @@ def _parse_schema(p: Path, data: bytes) -> Schema:
         raise IndexLoadError(f"index at {p} is corrupt: schema.json is not a valid schema ({e})") from e
 
 
-def _parse_vectors(p: Path, data: Any) -> dict[str, np.ndarray]:
+def _parse_vectors(p: Path, data: Any, shapes: dict[str, tuple[int, ...]]) -> dict[str, np.ndarray]:
     try:
-        z = _npz_arrays(data)
+        z = _npz_arrays(data, shapes)
         arrays = {k: z[k] for k in _ARRAYS}
         if _NAME_ARRAY in z:  # optional: embedded when the paper's join mode asks for them
             arrays[_NAME_ARRAY] = z[_NAME_ARRAY]
@@ -931,12 +955,13 @@ def _copy_range(path: str, offset: int, n: int, out: Any) -> None:
             n -= got
 
 
-def _npz_arrays(data: Any) -> dict[str, np.ndarray]:
+def _npz_arrays(data: Any, shapes: dict[str, tuple[int, ...]] | None = None) -> dict[str, np.ndarray]:
     """The arrays of the ``.npz`` in ``data`` (bytes or a memory map) as read-only views of it.
 
     The SHA-256 of the file, checked before, stands for the members' CRC-32. A member that is
-    compressed or stored in Fortran order falls back on ``np.load`` (a copy); one whose data is
-    misaligned (an ``.npz`` written by ``np.savez``: an index saved by an older version) is copied.
+    compressed or stored in Fortran order falls back on :func:`_npz_load` (a copy, bounded;
+    ``shapes``: the arrays' expected shapes); one whose data is misaligned (an ``.npz`` written by
+    ``np.savez``: an index saved by an older version) is copied.
     """
     view = memoryview(data)
     with zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data) as zf:
@@ -947,7 +972,7 @@ def _npz_arrays(data: Any) -> dict[str, np.ndarray]:
             continue
         key = info.filename[:-4]
         if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 0x1:
-            return _npz_load(data)
+            return _npz_load(data, shapes)
         head = bytes(view[info.header_offset : info.header_offset + 30])
         if len(head) < 30 or head[:4] != b"PK\x03\x04":
             raise zipfile.BadZipFile(f"bad local header of {info.filename}")
@@ -963,9 +988,9 @@ def _npz_arrays(data: Any) -> dict[str, np.ndarray]:
         elif version == (2, 0):
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
         else:
-            return _npz_load(data)
+            return _npz_load(data, shapes)
         if fortran or dtype.hasobject:
-            return _npz_load(data)
+            return _npz_load(data, shapes)
         count = 1
         for d in shape:
             count *= int(d)
@@ -978,9 +1003,42 @@ def _npz_arrays(data: Any) -> dict[str, np.ndarray]:
     return out
 
 
-def _npz_load(data: Any) -> dict[str, np.ndarray]:
-    with np.load(io.BytesIO(bytes(data)), allow_pickle=False) as z:
-        return {k: z[k] for k in z.files}
+#: A deflated member expands to at most this many bytes per compressed byte (deflate's limit is 1032).
+_DEFLATE_RATIO = 1032
+
+
+def _npz_load(data: Any, shapes: dict[str, tuple[int, ...]] | None = None) -> dict[str, np.ndarray]:
+    """The arrays of the ``.npz`` in ``data`` read by NumPy (copies), each member's size checked
+    before its array is allocated: stored or deflated only, its declared size within what its
+    compressed bytes can hold, its header's shape and dtype within that size and, for a name in
+    ``shapes``, of that shape (``ValueError`` otherwise: no "zip bomb" allocates gigabytes)."""
+    out: dict[str, np.ndarray] = {}
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as zf:
+        for info in zf.infolist():
+            if not info.filename.endswith(".npy"):
+                continue
+            key = info.filename[:-4]
+            if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                raise ValueError(f"{info.filename} is compressed by method {info.compress_type}, not deflate")
+            ratio = 1 if info.compress_type == zipfile.ZIP_STORED else _DEFLATE_RATIO
+            if info.file_size > ratio * info.compress_size + 1024:
+                raise ValueError(f"{info.filename} declares {info.file_size} bytes in {info.compress_size} compressed")
+            with zf.open(info) as f:
+                version = np.lib.format.read_magic(f)
+                if version not in ((1, 0), (2, 0)):
+                    raise ValueError(f"{info.filename} is an array of format {version}")
+                read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                    np.lib.format.read_array_header_2_0
+                shape, _, dtype = read_header(f)
+            nbytes = math.prod(shape) * dtype.itemsize
+            if dtype.hasobject or nbytes > info.file_size:
+                raise ValueError(f"{info.filename} declares an array of {shape} {dtype} in {info.file_size} bytes")
+            expected = (shapes or {}).get(key)
+            if expected is not None and tuple(shape) != tuple(expected):
+                raise ValueError(f"{info.filename} holds an array of shape {shape}, expected {tuple(expected)}")
+            with zf.open(info) as f:
+                out[key] = np.lib.format.read_array(f, allow_pickle=False)
+    return out
 
 
 def _read_joins(p: Path, index: SchemaIndex, meta: dict[str, Any], data: Any, *, trusted_schema: bool) -> None:
@@ -1054,11 +1112,35 @@ def _sweep(target: Path) -> None:
 
 
 def check_index_target(target: Path) -> None:
-    """Raise :class:`IndexSaveError` if saving an index at ``target`` would overwrite something else."""
+    """Raise :class:`IndexSaveError` unless saving an index at ``target`` replaces nothing but an index.
+
+    ``target`` must be absent, an empty directory, or a directory holding only the files of an
+    index (:data:`_INDEX_FILES`, none a directory) whose ``meta.json`` is one of this format: a
+    save replaces the whole directory, so a user's file in it would be lost.
+    """
+    if target.name in ("", ".", ".."):
+        raise IndexSaveError(f"{str(target)!r} names no index directory of its own; give one, e.g. {target / 'index'}")
     if target.is_symlink() or (target.exists() and not target.is_dir()):
         raise IndexSaveError(f"{target} exists and is not an index directory; refusing to overwrite it")
-    if target.is_dir() and not (target / "meta.json").exists() and any(target.iterdir()):
-        raise IndexSaveError(f"{target} exists and is not an index; refusing to overwrite it")
+    try:
+        entries = list(os.scandir(target))
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise IndexSaveError(f"cannot read {target}: {e.strerror or e}") from e
+    if not entries:
+        return
+    others = sorted(e.name for e in entries if e.name not in _INDEX_FILES or e.is_dir(follow_symlinks=False))
+    if others:
+        raise IndexSaveError(
+            f"{target} holds files that are not an index's ({', '.join(others[:3])}{', ...' if len(others) > 3 else ''}); "
+            "refusing to replace it: save the index in a directory of its own"
+        )
+    try:
+        _parse_meta(target, _read(target, "meta.json", None))
+    except IndexLoadError as e:
+        raise IndexSaveError(f"{target} is not an index this version can replace ({e}); refusing to overwrite it: "
+                             "remove it yourself or save elsewhere") from None
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -1153,8 +1235,8 @@ def build_index(
     ``ANN_THRESHOLD`` tables (``True`` / ``False`` / ``None``, :meth:`SchemaIndex.save`).
 
     Raises:
-        IndexLoadError: ``path`` is not an index directory (nothing is embedded then).
-        IndexSaveError: another build of ``path`` is running, or the files cannot be written.
+        IndexSaveError: ``path`` is not an index directory (:func:`check_index_target`: nothing
+            is embedded then), another build of ``path`` is running, or the files cannot be written.
     """
     target = Path(path)
     check_index_target(target)

@@ -242,9 +242,9 @@ def merge_database_graphs(
     redo: list[int] = []  # tables of the scopes the rules run on again
     for db, tables in new_dbs.items():
         before = old_dbs.get(db)
-        if db not in touched and before is not None and [old_schema.tables[i].name for i in before] == [
-            schema.tables[j].name for j in tables
-        ]:
+        if db not in touched and before is not None and [
+            (old_schema.tables[i].name, len(old_schema.tables[i].columns)) for i in before
+        ] == [(schema.tables[j].name, len(schema.tables[j].columns)) for j in tables]:
             col_map[column_positions(old_offsets, before)] = column_positions(offsets, tables)
         else:
             redo.extend(tables)

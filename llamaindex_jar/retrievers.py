@@ -77,6 +77,21 @@ def _persisted_options(core: TableRetriever) -> dict[str, Any]:
     return options
 
 
+def _check_persisted(config_file: Path, core: Mapping[str, Any]) -> None:
+    """Refuse core options in ``jar_retriever.json`` that :meth:`JoinAwareRetriever.persist` does not
+    write: a file names no embedding model or decomposer (a model named there would be loaded,
+    or downloaded, on the file's word), only plain values of the core's options."""
+    import inspect
+
+    known = set(inspect.signature(TableRetriever.__init__).parameters) - {"self", "schema", "index"} - _NOT_PERSISTED
+    for key, value in core.items():
+        if key not in known:
+            raise IndexLoadError(f"{config_file} sets {key!r}, which persist does not save (an embedding model, "
+                                 "a decomposer...: pass them to from_persist_dir yourself)")
+        if value is not None and not isinstance(value, (bool, int, float, str)):
+            raise IndexLoadError(f"{config_file} sets {key}={value!r}, not a plain value")
+
+
 def _descriptions(value: Any) -> dict[str, str]:
     """``table_descriptions`` (a mapping, or ``SQLTableSchema`` objects) as ``{table name or id: text}``."""
     if value is None:
@@ -494,6 +509,7 @@ class JoinAwareRetriever(BaseRetriever):
             strategy = dict(core.pop("strategy", None) or {})
         except (ValueError, TypeError, AttributeError) as e:
             raise IndexLoadError(f"{config_file} is not a persisted retriever: {e}") from e
+        _check_persisted(config_file, core)
         if "strategy" not in options and strategy.get("name"):
             name = strategy.pop("name")
             options["strategy"] = get_strategy(name, **strategy) if name in WEIGHTED_STRATEGIES else name
