@@ -8,7 +8,7 @@ from typing import Callable
 
 import pytest
 
-from jar_core.errors import DDLParseError, SchemaError
+from jar_core.errors import DDLParseError
 from jar_core.joins import build_join_graph
 from jar_core.loaders import load_ddl
 
@@ -75,3 +75,31 @@ def test_columns_checked_for_duplicates_by_a_map() -> None:
     ddl = "CREATE TABLE t (" + ", ".join(f"c{i} INT" for i in range(n)) + ", C5 INT);"
     with pytest.warns(UserWarning, match=r"column\(s\) '[cC]5', '[cC]5' more than once"):
         assert _case_foldings(lambda: load_ddl(ddl)) < 20 * n  # was about 3 n^2
+
+
+@pytest.mark.parametrize("ddl, dialect, circle", [
+    ("CREATE TYPE a FROM b;\nCREATE TYPE b FROM a;\nCREATE TABLE t (x a);", "tsql", "'a' -> 'b' -> 'a'"),
+    ("CREATE TYPE dbo.a FROM dbo.a;\nCREATE TABLE t (x dbo.a);", "tsql", "'dbo.a' -> 'dbo.a'"),
+    ("CREATE DOMAIN a AS b;\nCREATE DOMAIN b AS c;\nCREATE DOMAIN c AS a;\nCREATE TABLE t (x b, y INT);", "postgres",
+     "'b' -> 'c' -> 'a' -> 'b'"),
+])
+def test_alias_types_defined_by_one_another_are_named(ddl: str, dialect: str, circle: str) -> None:
+    with pytest.raises(DDLParseError, match=f"the types {circle} are defined by one another in a circle"):
+        load_ddl(ddl, dialect=dialect)
+
+
+def test_a_domain_of_a_domain_has_its_base_type() -> None:
+    s = load_ddl("CREATE DOMAIN b AS int;\nCREATE DOMAIN a AS b;\nCREATE TABLE t (x a, y b);", dialect="postgres")
+    assert [c.type for c in s.tables[0].columns] == ["INT", "INT"]
+
+
+@pytest.mark.parametrize("ddl, circle", [
+    ("CREATE TABLE a () INHERITS (b);\nCREATE TABLE b () INHERITS (a);", "'main.a' -> 'main.b' -> 'main.a'"),
+    # with columns, one table was dropped as a copy of the other
+    ("CREATE TABLE a (x INT) INHERITS (b);\nCREATE TABLE b (y INT) INHERITS (c);\nCREATE TABLE c (z INT) INHERITS (a);",
+     "'main.a' -> 'main.b' -> 'main.c' -> 'main.a'"),
+    ("CREATE TABLE a (x INT) INHERITS (a);", "'main.a' -> 'main.a'"),
+])
+def test_circular_inheritance_is_named(ddl: str, circle: str) -> None:
+    with pytest.raises(DDLParseError, match=f"the inheritance of tables {circle} is circular"):
+        load_ddl(ddl, dialect="postgres")

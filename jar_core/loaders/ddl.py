@@ -1054,6 +1054,7 @@ class _Builder:
         self.skipped: dict[int, _TableDef] = {}  # id of a partition left out -> the table holding its rows
         # by name as written (lower case, schema-qualified where it is: _type_name)
         self.domains: dict[str, str] = {}  # CREATE DOMAIN, T-SQL's CREATE TYPE ... FROM: name -> its base type
+        self.named_bases: set[str] = set()  # the domains whose base type is a name of no built-in type
         self.enums: dict[str, list[str]] = {}  # CREATE TYPE ... AS ENUM: name -> its labels
 
     # -- lookup -----------------------------------------------------------------------
@@ -1314,12 +1315,29 @@ class _Builder:
                 return
             base = cast.to
         self.domains[name] = base.sql(dialect=self.dialect)
+        if base.this == exp.DataType.Type.USERDEFINED:  # perhaps another domain (is_type() says no to it)
+            self.named_bases.add(name)
+        else:
+            self.named_bases.discard(name)
 
     def _domain_type(self, declared: str, tdef: _TableDef | None = None) -> str:
         """The base type of a column (of ``tdef``) declared with a domain's or an alias type's name
-        (``"OrderNumber"``, ``public.year``, ``[dbo].[Phone]``), else ``declared``."""
-        key = _user_type(self.domains, declared, (tdef.sql_schema or tdef.database) if tdef else None)
-        return declared if key is None else self.domains[key]
+        (``"OrderNumber"``, ``public.year``, ``[dbo].[Phone]``), through domains of domains, else
+        ``declared``; :class:`DDLParseError` when the domains are defined by one another in a circle."""
+        schema = (tdef.sql_schema or tdef.database) if tdef else None
+        key = _user_type(self.domains, declared, schema)
+        if key is None:
+            return declared
+        chain = [key]
+        while key in self.named_bases and (key := _user_type(self.domains, self.domains[key], schema)) is not None:
+            if key in chain:
+                circle = chain[chain.index(key):] + [key]
+                raise DDLParseError(
+                    f"{self.origin}: the types {' -> '.join(map(repr, circle))} are defined by one another in a "
+                    "circle (CREATE DOMAIN, CREATE TYPE ... FROM): none has a base type"
+                )
+            chain.append(key)
+        return self.domains[chain[-1]]
 
     def type_statement(self, chunk: Sequence[Token], text: str) -> None:
         """``CREATE TYPE name AS ENUM ('a', 'b')`` (PostgreSQL): the labels of enumeration ``name``,
@@ -1477,8 +1495,16 @@ class _Builder:
         done: set[int] = set()
 
         def columns(tdef: _TableDef, path: tuple[int, ...] = ()) -> list[Column]:
-            if id(tdef) in done or id(tdef) in path:
+            if id(tdef) in done:
                 return tdef.columns
+            if id(tdef) in path:  # PostgreSQL refuses it: "circular inheritance is not allowed"
+                by_id = {id(t): t for t in self.tables.values()}
+                circle = [by_id[i] for i in path[path.index(id(tdef)):]] + [tdef]
+                raise DDLParseError(
+                    f"{self.origin}: the inheritance of tables "
+                    f"{' -> '.join(repr(f'{t.database}.{t.name}') for t in circle)} is circular "
+                    "(INHERITS, PARTITION OF): a table cannot inherit its own columns"
+                )
             inherited: list[Column] = []
             names: set[str] = set()  # theirs, lower case
             for node in tdef.parents:
