@@ -61,12 +61,13 @@ Matching is a sparse product of name-alias incidences, never a loop over column 
 """
 from __future__ import annotations
 
+from itertools import accumulate
+from typing import Callable, Sequence
+
 import numpy as np
 from scipy import sparse
 
-from typing import Callable, Sequence
-
-from jar_core.joins.profile import ColumnProfile, _names_table, glued_stems, incidence
+from jar_core.joins.profile import MAX_ALIAS, ColumnProfile, _names_table, glued_stems, incidence
 
 __all__ = ["naming", "self_references", "person_roles", "ref_aliases", "context_aliases", "is_archive", "RULES"]
 
@@ -158,9 +159,14 @@ def ref_aliases(stems: list[list[str]], has_kw: bool) -> tuple[list[str], list[s
             continue
         flat = "".join(stem)
         e.append(flat)
+        # the tails of :data:`~.profile.MAX_ALIAS` letters or fewer (all of a real name's)
+        first, tail = len(stem), 0
+        while first > 1 and tail + len(stem[first - 1]) <= MAX_ALIAS:
+            first -= 1
+            tail += len(stem[first])
         # not after a word that makes the rest another kind of thing (an e-mail address is no address)
-        r += ["".join(stem[j:]) for j in range(1, len(stem)) if stem[j - 1] not in MEDIUM_WORDS]
-        g += [flat[j:] for j in range(1, len(flat) - 3)]
+        r += ["".join(stem[j:]) for j in range(first, len(stem)) if stem[j - 1] not in MEDIUM_WORDS]
+        g += [flat[j:] for j in range(max(1, len(flat) - MAX_ALIAS), len(flat) - 3)]
     # ``addr_sk``, never ``page_count``
     return e, r, (list(dict.fromkeys(e + r)) if has_kw else []), (g if has_kw else [])
 
@@ -193,8 +199,9 @@ def _key_aliases(
     strong = list(dict.fromkeys(["".join(s) for s in own_stems if s] + table_names[:1]))
     part = [x for x in e if x not in strong]
     # abbreviations cut the last word only: ``addr`` for ``address``, never ``document`` for
-    # ``document_name``
-    abbr = ["".join(s[:-1]) + s[-1][:j] for s in stems if len(s[-1]) >= 5 for j in range(3, len(s[-1]) - 1)]
+    # ``document_name``; of :data:`~.profile.MAX_ALIAS` letters or fewer (all of a real name's)
+    abbr = [head + s[-1][:j] for s in stems if len(s[-1]) >= 5 for head in ("".join(s[:-1]),)
+            for j in range(3, min(len(s[-1]) - 1, MAX_ALIAS - len(head) + 1))]
     return strong, part, abbr
 
 
@@ -258,8 +265,9 @@ def _own_by_role(stem: list[str], table_names: list[str]) -> bool:
     its own table, never a row of a table it merely shares a word with (``PurchaseOrders``)."""
     if len(stem) < 2 or not table_names:
         return False
-    whole = table_names[0]
-    return any("".join(stem[j:]) == whole for j in range(1, len(stem)))
+    whole, flat = table_names[0], "".join(stem)
+    # the whole name is what follows one of the first words (in time linear in the name's length)
+    return flat.endswith(whole) and len(flat) - len(whole) in set(accumulate(map(len, stem[:-1])))
 
 
 def _role_of_own(p: ColumnProfile, i: int, memo: dict[tuple[int, int], bool]) -> bool:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import functools
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import date, datetime
+from itertools import accumulate
 from typing import Any, Sequence
 
 import numpy as np
@@ -27,6 +29,11 @@ __all__ = ["ColumnProfile", "words", "singular", "KEY_WORDS", "value_key", "samp
 #: Words that end a key column's name (``customer_id``, ``o_custkey``, ``cr_reason_sk``...).
 KEY_WORDS = frozenset({"id", "key", "sk", "code", "no", "num", "number", "nr", "uid", "pk", "fk", "guid", "uuid"})
 _GLUED = ("key", "id", "sk")  # glued to the stem in prefixed warehouse names: ``custkey``
+#: Letters of the longest alias the naming rules make of a part of a name (a role's entity, an
+#: abbreviation, a tail, a module prefix, a table's name glued to a key word): more than any real
+#: identifier has (PostgreSQL's have 63 at most, SQL Server's and Oracle's 128), so a longer name
+#: (SQLite's have no limit) costs time and memory linear in its length; it still goes by its whole.
+MAX_ALIAS = 256
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -350,7 +357,8 @@ def _glued_key(token: str, entities: frozenset[str]) -> tuple[list[str], str] | 
         rest = token[: -len(kw)]
         if rest in entities:
             return [rest], kw
-        for j in range(1, len(rest) - 2):  # the longest table name it ends with, of 3 letters or more
+        # the longest table name it ends with, of 3 letters or more (and MAX_ALIAS or fewer)
+        for j in range(max(1, len(rest) - MAX_ALIAS), len(rest) - 2):
             if rest[j:] in entities:
                 return [rest[:j], rest[j:]], kw
     return None
@@ -379,7 +387,8 @@ def _entity_first(stem: list[str], entities: frozenset[str]) -> list[str]:
     whole = named(stem)
     if whole is not None:
         return whole
-    for j in range(len(stem) - 1, 0, -1):
+    ends = list(accumulate(map(len, stem)))  # the first words of MAX_ALIAS letters or fewer
+    for j in range(min(len(stem) - 1, bisect_right(ends, MAX_ALIAS)), 0, -1):
         if (first := named(stem[:j])) is not None:
             return stem[j:] + first
     return stem
@@ -479,14 +488,16 @@ def _long_modules(schema: Schema) -> dict[tuple[str, str], list[str]]:
     count: dict[tuple[str, tuple[str, ...]], int] = {}
     nexts: dict[tuple[str, tuple[str, ...]], set[str]] = {}
     names: dict[str, set[str]] = {}
-    for t, (scope, tw) in zip(schema.tables, tws):
+    # prefixes of MAX_ALIAS letters or fewer
+    most = [bisect_right(list(accumulate(map(len, tw))), MAX_ALIAS) for _, tw in tws]
+    for t, (scope, tw), m in zip(schema.tables, tws, most):
         names.setdefault(scope, set()).update(table_names(t))
-        for n in range(2, len(tw)):
+        for n in range(2, min(len(tw), m + 1)):
             count[(scope, tw[:n])] = count.get((scope, tw[:n]), 0) + 1
             nexts.setdefault((scope, tw[:n]), set()).add(tw[n])
     out: dict[tuple[str, str], list[str]] = {}
-    for t, (scope, tw) in zip(schema.tables, tws):
-        for n in range(len(tw) - 1, 1, -1):
+    for t, (scope, tw), m in zip(schema.tables, tws, most):
+        for n in range(min(len(tw) - 1, m), 1, -1):
             lead = (scope, tw[:n])
             if count.get(lead, 0) >= MODULE_TABLES and len(nexts[lead]) > 1:
                 rest = list(tw[n:])
@@ -680,8 +691,7 @@ def _part_references(
         if len(tw) > 1 and flat and not any(f in whole[ti] for f in flat):
             scope = schema.tables[ti].join_scope
             # a word of the name that is a module's table (``NewFactCurrencyRate.CurrencyKey``)
-            runs = {"".join(tw[a:b]) for a in range(len(tw)) for b in range(a + 1, len(tw) + 1)}
-            out[i] = any(is_table(scope, f, ti) or (f in runs and module_name.get((scope, f), ti) != ti)
+            out[i] = any(is_table(scope, f, ti) or (_is_run(f, tw) and module_name.get((scope, f), ti) != ti)
                          for f in flat)
     for i in np.flatnonzero(np.asarray(unique_declared, dtype=bool) & with_kw).tolist():
         ti = int(table[i])
@@ -691,6 +701,20 @@ def _part_references(
             names = by_scope[schema.tables[ti].join_scope]
             one_to_one[i] = any(names.get(f, ti) != ti for f in flat)
     return out, one_to_one
+
+
+def _is_run(name: str, tw: list[str]) -> bool:
+    """Whether ``name`` is words of ``tw`` in a row written together (``currency`` of ``new fact
+    currency rate``), of :data:`MAX_ALIAS` letters or fewer: in time linear in ``tw``'s letters."""
+    if not name or len(name) > MAX_ALIAS:
+        return False
+    flat, cuts = "".join(tw), set(accumulate(map(len, tw), initial=0))
+    at = flat.find(name)
+    while at >= 0:
+        if at in cuts and at + len(name) in cuts:
+            return True
+        at = flat.find(name, at + 1)
+    return False
 
 
 #: What an enumeration's declared type tells (see ``by_type`` in :meth:`ColumnProfile.from_schema`):

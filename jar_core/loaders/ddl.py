@@ -42,6 +42,7 @@ import logging
 import os
 import re
 import warnings
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -1017,11 +1018,25 @@ class _TableDef:
     sql_schema: str | None = None  # the schema the DDL names the table with (``sales.orders``)
     parents: list[exp.Table] = field(default_factory=list)  # INHERITS (a, b)
     partition_of: exp.Table | None = None  # PARTITION OF p, or ALTER TABLE p ATTACH PARTITION this
+    # lower-case name -> positions in ``columns``, of its first ``_indexed`` columns (:meth:`column`)
+    _at: dict[str, list[int]] = field(default_factory=dict, repr=False)
+    _indexed: int = field(default=0, repr=False)
 
     def column(self, name: str) -> Column | None:
-        """The column called ``name`` (exact match first, then case-insensitive)."""
-        found = next((c for c in self.columns if c.name == name), None)
-        return found or next((c for c in self.columns if c.name.lower() == name.lower()), None)
+        """The column called ``name`` (exact match first, then case-insensitive), by a map of the
+        names that follows appended columns (after any other change: :meth:`reindex`)."""
+        if self._indexed > len(self.columns):
+            self.reindex()
+        for i in range(self._indexed, len(self.columns)):
+            self._at.setdefault(self.columns[i].name.lower(), []).append(i)
+        self._indexed = len(self.columns)
+        spots = self._at.get(name.lower(), [])
+        exact = next((self.columns[i] for i in spots if self.columns[i].name == name), None)
+        return exact or (self.columns[spots[0]] if spots else None)
+
+    def reindex(self) -> None:
+        """Forget where the columns are: after one is removed or renamed, or ``columns`` replaced."""
+        self._at, self._indexed = {}, 0
 
 
 class _Builder:
@@ -1032,18 +1047,40 @@ class _Builder:
         self.dialect = dialect
         self.origin = origin
         self.partitions = partitions
-        self.tables: dict[tuple[str, str], _TableDef] = {}
+        self.tables: dict[tuple[str, str], _TableDef] = {}  # changed by _put and _remove only
+        # the keys of ``tables`` (in its order) by lower-case (database, name), and by lower-case name
+        self._folded: dict[tuple[str, str], dict[tuple[str, str], None]] = {}
+        self._named: dict[str, dict[tuple[str, str], None]] = {}
         self.skipped: dict[int, _TableDef] = {}  # id of a partition left out -> the table holding its rows
         # by name as written (lower case, schema-qualified where it is: _type_name)
         self.domains: dict[str, str] = {}  # CREATE DOMAIN, T-SQL's CREATE TYPE ... FROM: name -> its base type
+        self.named_bases: set[str] = set()  # the domains whose base type is a name of no built-in type
         self.enums: dict[str, list[str]] = {}  # CREATE TYPE ... AS ENUM: name -> its labels
 
     # -- lookup -----------------------------------------------------------------------
     def find(self, database: str, name: str) -> _TableDef | None:
+        """The table ``database.name``: exact match first, then the first created of those that
+        match case-insensitively."""
         if (database, name) in self.tables:
             return self.tables[(database, name)]
-        key = (database.lower(), name.lower())
-        return next((t for k, t in self.tables.items() if (k[0].lower(), k[1].lower()) == key), None)
+        keys = self._folded.get((database.lower(), name.lower()))
+        return self.tables[next(iter(keys))] if keys else None
+
+    def _put(self, tdef: _TableDef) -> None:
+        """Add ``tdef`` to :attr:`tables` under its name, and to the case-insensitive maps."""
+        key = (tdef.database, tdef.name)
+        self.tables[key] = tdef
+        self._folded.setdefault((key[0].lower(), key[1].lower()), {})[key] = None
+        self._named.setdefault(key[1].lower(), {})[key] = None
+
+    def _remove(self, tdef: _TableDef) -> None:
+        """Take ``tdef`` out of :attr:`tables` and of the case-insensitive maps."""
+        key = (tdef.database, tdef.name)
+        del self.tables[key]
+        for index, folded in ((self._folded, (key[0].lower(), key[1].lower())), (self._named, key[1].lower())):
+            del index[folded][key]
+            if not index[folded]:
+                del index[folded]
 
     def _qualified(self, table: exp.Table) -> tuple[str, str]:
         return (table.db or self.database, _table_name(table))
@@ -1052,9 +1089,8 @@ class _Builder:
         """The one table called ``name`` in any database, when a schema-qualified name finds none
         (``ALTER TABLE TPCD.NATION`` after ``CREATE TABLE NATION``: the script's schema was the
         connection's default); ``None`` when there is none or several."""
-        low = name.lower()
-        found = [t for (_, n), t in self.tables.items() if n.lower() == low]
-        return found[0] if len(found) == 1 else None
+        keys = self._named.get(name.lower(), {})
+        return self.tables[next(iter(keys))] if len(keys) == 1 else None
 
     # -- statements ---------------------------------------------------------------------
     def create(self, tree: exp.Create, number: int, snippet: str, *, schema: str | None = None) -> None:
@@ -1088,7 +1124,8 @@ class _Builder:
         for item in items:
             self._add_item(tdef, item)
         defined = [_name(i.this) for i in items if isinstance(i, exp.ColumnDef) and not _inline_index(i)]
-        twice = sorted({n for n in defined if sum(d.lower() == n.lower() for d in defined) > 1}, key=str.lower)
+        times = Counter(n.lower() for n in defined)
+        twice = sorted({n for n in defined if times[n.lower()] > 1}, key=str.lower)
         if twice:
             warnings.warn(
                 f"{self.origin}: table {name!r} (statement {number}) defines column(s) "
@@ -1107,8 +1144,8 @@ class _Builder:
             )
             if keep_first:
                 return
-            del self.tables[(earlier.database, earlier.name)]
-        self.tables[(database, name)] = tdef
+            self._remove(earlier)
+        self._put(tdef)
 
     def alter(self, tree: exp.Alter, number: int) -> None:
         if not isinstance(tree.this, exp.Table):
@@ -1153,6 +1190,7 @@ class _Builder:
         if col is None:
             return
         tdef.columns.remove(col)
+        tdef.reindex()
         tdef.primary_key = [c for c in tdef.primary_key if c.lower() != col.name.lower()]
         tdef.unique = [c for c in tdef.unique if c.lower() != col.name.lower()]
         tdef.foreign_keys = [fk for fk in tdef.foreign_keys if col.name.lower() not in (c.lower() for c in fk.columns)]
@@ -1164,6 +1202,7 @@ class _Builder:
         if col is None or not new:
             return
         tdef.columns[tdef.columns.index(col)] = dataclasses.replace(col, name=new)
+        tdef.reindex()
 
         def renamed(names: Sequence[str]) -> tuple[str, ...]:
             return tuple(new if n.lower() == col.name.lower() else n for n in names)
@@ -1181,9 +1220,9 @@ class _Builder:
         """``ALTER TABLE ... RENAME TO new`` (in the table's own schema)."""
         if not new or self.find(tdef.database, new) is not None:
             return
-        del self.tables[(tdef.database, tdef.name)]
+        self._remove(tdef)
         tdef.name = new
-        self.tables[(tdef.database, new)] = tdef
+        self._put(tdef)
 
     def attach_partition(self, tree: exp.Command) -> None:
         """``ALTER TABLE [ONLY] parent ATTACH PARTITION child ...`` (``pg_dump`` output), which
@@ -1276,12 +1315,29 @@ class _Builder:
                 return
             base = cast.to
         self.domains[name] = base.sql(dialect=self.dialect)
+        if base.this == exp.DataType.Type.USERDEFINED:  # perhaps another domain (is_type() says no to it)
+            self.named_bases.add(name)
+        else:
+            self.named_bases.discard(name)
 
     def _domain_type(self, declared: str, tdef: _TableDef | None = None) -> str:
         """The base type of a column (of ``tdef``) declared with a domain's or an alias type's name
-        (``"OrderNumber"``, ``public.year``, ``[dbo].[Phone]``), else ``declared``."""
-        key = _user_type(self.domains, declared, (tdef.sql_schema or tdef.database) if tdef else None)
-        return declared if key is None else self.domains[key]
+        (``"OrderNumber"``, ``public.year``, ``[dbo].[Phone]``), through domains of domains, else
+        ``declared``; :class:`DDLParseError` when the domains are defined by one another in a circle."""
+        schema = (tdef.sql_schema or tdef.database) if tdef else None
+        key = _user_type(self.domains, declared, schema)
+        if key is None:
+            return declared
+        chain = [key]
+        while key in self.named_bases and (key := _user_type(self.domains, self.domains[key], schema)) is not None:
+            if key in chain:
+                circle = chain[chain.index(key):] + [key]
+                raise DDLParseError(
+                    f"{self.origin}: the types {' -> '.join(map(repr, circle))} are defined by one another in a "
+                    "circle (CREATE DOMAIN, CREATE TYPE ... FROM): none has a base type"
+                )
+            chain.append(key)
+        return self.domains[chain[-1]]
 
     def type_statement(self, chunk: Sequence[Token], text: str) -> None:
         """``CREATE TYPE name AS ENUM ('a', 'b')`` (PostgreSQL): the labels of enumeration ``name``,
@@ -1439,9 +1495,18 @@ class _Builder:
         done: set[int] = set()
 
         def columns(tdef: _TableDef, path: tuple[int, ...] = ()) -> list[Column]:
-            if id(tdef) in done or id(tdef) in path:
+            if id(tdef) in done:
                 return tdef.columns
+            if id(tdef) in path:  # PostgreSQL refuses it: "circular inheritance is not allowed"
+                by_id = {id(t): t for t in self.tables.values()}
+                circle = [by_id[i] for i in path[path.index(id(tdef)):]] + [tdef]
+                raise DDLParseError(
+                    f"{self.origin}: the inheritance of tables "
+                    f"{' -> '.join(repr(f'{t.database}.{t.name}') for t in circle)} is circular "
+                    "(INHERITS, PARTITION OF): a table cannot inherit its own columns"
+                )
             inherited: list[Column] = []
+            names: set[str] = set()  # theirs, lower case
             for node in tdef.parents:
                 parent = self._table_of(tdef, node)
                 if parent is None:
@@ -1454,14 +1519,16 @@ class _Builder:
                                   "defined; its columns are missing", stacklevel=4)
                     continue
                 for col in columns(parent, (*path, id(tdef))):
-                    if not any(c.name.lower() == col.name.lower() for c in inherited):
+                    if col.name.lower() not in names:
+                        names.add(col.name.lower())
                         # what a column is, not its table's constraints (keys are not inherited)
                         inherited.append(Column(name=col.name, type=col.type, nl_name=col.nl_name,
                                                 comment=col.comment, computed=col.computed))
-            own = [c for c in tdef.columns if not any(c.name.lower() == i.name.lower() for i in inherited)]
+            own = [c for c in tdef.columns if c.name.lower() not in names]
             if tdef.parents and not own and tdef.partition_of is None:
                 tdef.partition_of = tdef.parents[0]  # a copy of its parent, like a partition
             tdef.columns = inherited + own
+            tdef.reindex()
             done.add(id(tdef))
             return tdef.columns
 
