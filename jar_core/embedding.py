@@ -91,7 +91,7 @@ QUERY_THREADS = 1
 
 def _threads_option(threads: int | None) -> int | None:
     """``threads``, else ``$JAR_RETRIEVAL_THREADS``, else ``None`` (automatic: one thread for
-    query-time calls, all cores for large batches)."""
+    query-time calls, all cores for large batches); at most :func:`max_threads`."""
     if threads is None:
         env = os.environ.get("JAR_RETRIEVAL_THREADS", "").strip()
         if not env:
@@ -102,7 +102,25 @@ def _threads_option(threads: int | None) -> int | None:
             raise EmbeddingError(f"JAR_RETRIEVAL_THREADS must be a positive integer, got {env!r}") from None
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise EmbeddingError(f"threads must be a positive integer, got {threads!r}")
+    most = max_threads()
+    if threads > most:
+        if threads not in _WARNED_THREADS:
+            _WARNED_THREADS.add(threads)
+            log.warning("%d encoder threads asked for; using %d (%d per core, %d cores)",
+                        threads, most, THREADS_PER_CORE, cpu_count())
+        return most
     return threads
+
+
+#: Most encoder threads per core: a larger ``threads`` / ``$JAR_RETRIEVAL_THREADS`` is lowered to
+#: ``THREADS_PER_CORE * cpu_count()`` with a warning (100,000 threads would never start).
+THREADS_PER_CORE = 4
+_WARNED_THREADS: set[int] = set()
+
+
+def max_threads() -> int:
+    """The most encoder threads used here: :data:`THREADS_PER_CORE` per core."""
+    return THREADS_PER_CORE * cpu_count()
 
 
 def cpu_count() -> int:
@@ -280,7 +298,9 @@ class DocumentQueryEmbedder:
 class CachedEmbedder:
     """Remembers the vector of every text it has encoded (documents and queries apart), up to
     ``max_texts`` of each: the oldest are forgotten first, and a call with more new texts than
-    that is passed through uncached (an index build's vectors belong in the index)."""
+    that is passed through uncached (an index build's vectors belong in the index).
+
+    Thread-safe: reads, insertions and evictions take a lock; encoding runs outside it."""
 
     def __init__(self, inner: Embedder, *, max_texts: int = 1 << 16) -> None:
         self.inner = inner
@@ -288,22 +308,24 @@ class CachedEmbedder:
         self.max_texts = max(1, int(max_texts))
         self._docs: dict[str, np.ndarray] = {}
         self._queries: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
 
     def _cached(self, texts: Sequence[str], cache: dict[str, np.ndarray], fn: Any) -> np.ndarray:
-        missing = list(dict.fromkeys(t for t in texts if t not in cache))
-        if len(missing) > self.max_texts:  # encoded, not kept
-            new = dict(zip(missing, fn(missing)))
-            return np.stack([new[t] if t in new else cache[t] for t in texts])
-        if missing:
-            vecs = fn(missing)
-            over = len(cache) + len(missing) - self.max_texts
-            for key in list(itertools.islice(cache, over)) if over > 0 else ():
-                del cache[key]
-            cache.update(zip(missing, (v.copy() for v in vecs)))  # own rows: no kept row holds a whole batch
-        if not texts:
+        with self._lock:  # the hits now: another thread may evict them while this one encodes
+            hits = {t: cache[t] for t in texts if t in cache}
             dim = next(iter(cache.values())).shape[0] if cache else 0
+        missing = list(dict.fromkeys(t for t in texts if t not in hits))
+        new = dict(zip(missing, fn(missing))) if missing else {}
+        if missing and len(missing) <= self.max_texts:  # else encoded, not kept
+            with self._lock:
+                fresh = [t for t in missing if t not in cache]
+                over = len(cache) + len(fresh) - self.max_texts
+                for key in list(itertools.islice(cache, over)) if over > 0 else ():
+                    del cache[key]
+                cache.update((t, new[t].copy()) for t in fresh)  # own rows: no kept row holds a whole batch
+        if not texts:
             return np.zeros((0, dim), dtype=np.float32)
-        return np.stack([cache[t] for t in texts])
+        return np.stack([new[t] if t in new else hits[t] for t in texts])
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self._cached(texts, self._docs, self.inner.embed_documents)

@@ -15,6 +15,9 @@ over stdio: stdout carries the protocol, everything else goes to stderr.
 """
 # No ``from __future__ import annotations``: the SDK reads the tools' signatures (their argument
 # schemas) from real annotation objects, some of them names local to build_server.
+import contextlib
+import os
+import sys
 from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 
 from jar_core.errors import InvalidArgumentError, JarError
@@ -161,7 +164,23 @@ def _read_only_annotations() -> Any:
 
 
 def serve_stdio(retriever: "TableRetriever", *, k: int | str = 5, source: str = "", name: str = "jar-retrieval") -> None:
-    """Serve :func:`build_server` over stdio until the client closes the connection."""
+    """Serve :func:`build_server` over stdio until the client closes the connection (either end:
+    a client that stops reading ends the server quietly too)."""
     check_mcp()
     server = build_server(retriever, k=k, source=source, name=name)
-    server.run("stdio")
+    try:
+        server.run("stdio")
+    except Exception as e:  # noqa: BLE001 - the SDK's task group wraps a closed pipe in an ExceptionGroup
+        if not _client_gone(e):
+            raise
+        # nothing more can reach the client; nothing left unwritten should complain at exit
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _client_gone(error: BaseException) -> bool:
+    """Whether ``error`` (an exception group's leaves too) only says the client closed its end."""
+    inner = getattr(error, "exceptions", None)
+    if inner:
+        return all(_client_gone(e) for e in inner)
+    return isinstance(error, ConnectionError)  # BrokenPipeError, ConnectionResetError

@@ -14,8 +14,10 @@ ONNX Runtime instead. The tokenizer is the model's own ``tokenizer.json`` run by
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
+import os
 import threading
 from pathlib import Path
 from typing import Any, Sequence
@@ -35,13 +37,46 @@ _DATA = Path(__file__).resolve().parent / "data"
 _MANIFEST = "minilm-l6-graph.json"
 
 
-def onnx_available() -> str | None:
-    """``None`` if the ONNX backend can run here, else why not (one line)."""
-    import importlib.util
+#: Set while ``onnxruntime`` is imported (:func:`_onnxruntime`).
+_TELEMETRY_VAR = "ORT_DISABLE_TELEMETRY"
 
+
+def _onnxruntime() -> Any:
+    """``onnxruntime``, imported with its telemetry off: ONNX Runtime 1.2x+ otherwise writes a
+    device id under ``~/.cache/Microsoft/DeveloperTools`` at import (and warns in colour when it
+    cannot) and sends usage events. ``ORT_DISABLE_TELEMETRY`` is set for the import only; the
+    environment is left as it was."""
+    import sys
+
+    if "onnxruntime" not in sys.modules:
+        before = os.environ.get(_TELEMETRY_VAR)
+        os.environ[_TELEMETRY_VAR] = "1"
+        try:
+            import onnxruntime  # noqa: F401
+        finally:
+            if before is None:
+                os.environ.pop(_TELEMETRY_VAR, None)
+            else:
+                os.environ[_TELEMETRY_VAR] = before
+    import onnxruntime as ort
+
+    disable = getattr(ort, "disable_telemetry_events", None)
+    if disable is not None:  # imported before, by someone else: no events at least
+        disable()
+    return ort
+
+
+def onnx_available() -> str | None:
+    """``None`` if the ONNX backend can run here, else why not (one line): a package not
+    installed, or one that fails to import (a broken shared library, an incompatible build...)."""
     missing = [m for m in ("onnxruntime", "tokenizers") if importlib.util.find_spec(m) is None]
     if missing:
         return f"{' and '.join(missing)} not installed"
+    for name, load in (("onnxruntime", _onnxruntime), ("tokenizers", lambda: importlib.import_module("tokenizers"))):
+        try:
+            load()
+        except Exception as e:  # noqa: BLE001 - ImportError, OSError from a shared library...
+            return f"{name} cannot be imported ({type(e).__name__}: {e})".splitlines()[0]
     if not (_DATA / _MANIFEST).is_file():
         return f"{_MANIFEST} missing from the jar_core package"
     return None
@@ -64,12 +99,11 @@ class OnnxEmbedder:
         why = onnx_available()
         if why:
             raise EmbeddingError(f"the ONNX backend is unavailable: {why} (pip install onnxruntime tokenizers)")
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         from jar_core.onnx_graph import read_safetensors_header
 
-        self._ort = ort
+        self._ort = _onnxruntime()
         self.name = DEFAULT_MODEL_NAME
         self.threads = _threads_option(threads)
         self.batch_size = max(1, int(batch_size))

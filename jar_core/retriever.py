@@ -28,7 +28,8 @@ from jar_core.strategies import STRATEGIES, JoinAwareStrategy, SearchStrategy, g
 from jar_core.values import VALUE_PREFIX
 
 __all__ = [
-    "TableRetriever", "check_question", "check_k", "check_k_or_auto", "check_table_names", "check_options", "convert_option",
+    "TableRetriever", "MAX_QUESTION_CHARS", "check_question", "check_k", "check_k_or_auto", "check_table_names", "check_options",
+    "convert_option",
 ]
 
 log = logging.getLogger(__name__)
@@ -119,14 +120,29 @@ _ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
+#: The longest question, in characters (the command, the MCP server and the agent tools all
+#: check it here): a question is a sentence or a paragraph, and a 10 MB one took 23 s of CPU.
+MAX_QUESTION_CHARS = 10_000
+
+
 def check_question(question: Any) -> str:
     """The stripped question without terminal escape sequences and control characters, or
-    :class:`InvalidArgumentError` if it is not a string with words."""
+    :class:`InvalidArgumentError` if it is not a string with words or is longer than
+    :data:`MAX_QUESTION_CHARS` characters."""
     if not isinstance(question, str):
         raise InvalidArgumentError(f"the question must be a string, got {type(question).__name__}")
-    question = _CONTROL.sub(" ", _ESCAPE.sub("", question))
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InvalidArgumentError(
+            f"the question is {len(question):,} characters long, more than the {MAX_QUESTION_CHARS:,} allowed"
+        )
     if not question.strip():
         raise InvalidArgumentError("the question is empty")
+    question = _CONTROL.sub(" ", _ESCAPE.sub("", question))
+    if not question.strip():
+        raise InvalidArgumentError(
+            "the question has no words: it holds only control characters or terminal escape sequences, "
+            "and is empty without them"
+        )
     try:
         question.encode("utf-8")
     except UnicodeEncodeError as e:
@@ -725,10 +741,10 @@ class TableRetriever:
         and the search (a Hugging Face tokenizer must not run in two threads at once).
 
         Args:
-            question: natural-language question.
+            question: natural-language question, at most :data:`MAX_QUESTION_CHARS` characters.
             k: number of tables (>= 1), or ``"auto"``: as few as cover every sub-query and join up,
-                at most 10 (:mod:`jar_core.auto_k`). If fewer candidates exist, all are returned
-                with a warning.
+                at most 10 (:mod:`jar_core.auto_k`), and just the pinned tables when ``include``
+                names more. If fewer candidates exist, all are returned with a warning.
             include: table names (``db.table`` or unambiguous ``table``) pinned first, in order;
                 one string is one name.
             exclude: table names never returned (one string is one name).
@@ -759,7 +775,11 @@ class TableRetriever:
             warnings.warn(msg, stacklevel=2)
             result_warnings.append(msg)
         if len(include) > k:
-            raise InvalidArgumentError(f"{len(include)} tables included but k={k}")
+            if not auto:
+                raise InvalidArgumentError(
+                    f"include= pins {len(include)} tables, more than k={k} allows: raise k to {len(include)} or pin fewer"
+                )
+            k = len(include)  # k="auto" with more pinned tables than its maximum: the pinned tables
         pinned = list(range(len(include)))
         if auto:
             sel = auto_select(strat, sig, k, pinned=pinned)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sqlglot.dialects.dialect import Dialect
+
 from jar_core.errors import BenchmarkFormatError, SchemaError
 from jar_core.schema import MAX_SAMPLE_VALUES, Column, ForeignKey, Schema, Table
 
@@ -175,6 +177,10 @@ def load_benchmark(path: str | os.PathLike[str]) -> Benchmark:
     dialect = meta.get("dialect") or "sqlite"
     if not isinstance(dialect, str):
         raise BenchmarkFormatError(f"{root / 'benchmark.json'}: dialect must be a string")
+    try:  # here, not at the first question
+        Dialect.get_or_raise(dialect)
+    except ValueError as e:
+        raise BenchmarkFormatError(f"{root / 'benchmark.json'}: {str(e).splitlines()[0]}") from None
     schema = Schema(tables, dialect=dialect)
 
     raw_questions = _read_json(root / "dev.json")
