@@ -41,7 +41,7 @@ def extract_sql(answer: str) -> str:
 
 def main() -> None:
     # 1. The retriever. A stand-in chat model decomposes the question into concepts; a real
-    #    one would be asked the same few-shot prompt (see jar_core.llm_decomposition).
+    #    one would be asked the same few-shot prompt (see jar_core.decompose.llm).
     decomposition_llm = FakeListChatModel(responses=['["books:title", "categories:name", "book_categories"]'])
     retriever = JoinAwareRetriever.from_database(demo_url(), k=3, llm=decomposition_llm)
 

@@ -7,7 +7,7 @@ can be joined, with the join keys between them (the greedy iterative search of
 This package imports neither LangChain nor LlamaIndex; their adapters live in
 ``langchain_jar`` and ``llamaindex_jar``.
 """
-from jar_core.decomposition import Decomposer, Decomposition, HeuristicDecomposer, PrecomputedDecomposer
+from jar_core.decompose.heuristic import Decomposer, Decomposition, HeuristicDecomposer, PrecomputedDecomposer
 from jar_core.errors import (
     BenchmarkFormatError,
     DatabaseConnectionError,
@@ -25,8 +25,8 @@ from jar_core.errors import (
     StaleStoreError,
     UnknownDatabaseError,
 )
-from jar_core.index import SchemaIndex
-from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable
+from jar_core.index.schema_index import SchemaIndex
+from jar_core.output.result import JoinEdge, RetrievalResult, RetrievedTable
 from jar_core.retriever import TableRetriever
 from jar_core.schema import Column, ForeignKey, Schema, Table, TypeFamily, normalize_type
 from jar_core.strategies import DenseStrategy, GreedyStrategy, SearchStrategy

@@ -12,20 +12,20 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from jar_core.auto_k import AUTO_K_MAX, auto_select
-from jar_core.candidates import BruteForceCandidates, CandidateGenerator, exact_scores, exact_top
-from jar_core.decomposition import Decomposer, Decomposition, HeuristicDecomposer
-from jar_core.embedding import CachedEmbedder, Embedder, get_embedder
+from jar_core.strategies.auto_k import AUTO_K_MAX, auto_select
+from jar_core.candidates.first_stage import BruteForceCandidates, CandidateGenerator, exact_scores, exact_top
+from jar_core.decompose.heuristic import Decomposer, Decomposition, HeuristicDecomposer
+from jar_core.embed.embedders import CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import IndexLoadError, IndexSaveError, InvalidArgumentError, StaleIndexError
-from jar_core.hubness import DEFAULT_HUBNESS
-from jar_core.lexical import DEFAULT_LEXICAL_RELEVANCE
-from jar_core.index import SchemaIndex
-from jar_core.join_path import components, join_tree
-from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable, TraceEntry
+from jar_core.signals.hubness import DEFAULT_HUBNESS
+from jar_core.candidates.lexical import DEFAULT_LEXICAL_RELEVANCE
+from jar_core.index.schema_index import SchemaIndex
+from jar_core.joins.path import components, join_tree
+from jar_core.output.result import JoinEdge, RetrievalResult, RetrievedTable, TraceEntry
 from jar_core.schema import Schema
-from jar_core.signals import Signals, compute_signals
+from jar_core.signals.matrices import Signals, compute_signals
 from jar_core.strategies import STRATEGIES, JoinAwareStrategy, SearchStrategy, get_strategy
-from jar_core.values import VALUE_PREFIX
+from jar_core.candidates.values import VALUE_PREFIX
 
 __all__ = [
     "TableRetriever", "MAX_QUESTION_CHARS", "check_question", "check_k", "check_k_or_auto", "check_table_names", "check_options",
@@ -249,15 +249,15 @@ class TableRetriever:
             or any object with ``embed_documents`` / ``embed_query``.
         decomposer: splits questions into sub-queries: ``None`` (the default,
             :class:`HeuristicDecomposer`) or any object with a ``decompose(question, schema)``
-            method (:class:`PrecomputedDecomposer`, :class:`~jar_core.llm_decomposition.LLMDecomposer`
+            method (:class:`PrecomputedDecomposer`, :class:`~jar_core.decompose.llm.LLMDecomposer`
             around a language model...); anything else raises :class:`InvalidArgumentError`.
         strategy: a :class:`SearchStrategy` (an object with ``select``) or its name (default
             ``"join-aware"``: the paper's greedy with a connection gain; ``"greedy"`` is the paper's own).
         candidates: size N of the candidate set (top-N by coarse relevance), default 20.
         index: a prebuilt :class:`SchemaIndex` for ``schema`` (built on first use otherwise).
         candidate_generator: the first stage (the top-N by dense similarity): ``None`` /
-            ``"auto"`` (brute force below :data:`jar_core.ann.ANN_THRESHOLD` tables, the
-            approximate index of :mod:`jar_core.ann` at or above it when FAISS is installed),
+            ``"auto"`` (brute force below :data:`jar_core.candidates.ann.ANN_THRESHOLD` tables, the
+            approximate index of :mod:`jar_core.candidates.ann` at or above it when FAISS is installed),
             ``"exact"`` (brute force), ``"ann"`` (the approximate index), or any
             :class:`CandidateGenerator` (e.g. an external vector store).
         joins: how joins are found: ``"rules"`` (declared keys, naming conventions, value
@@ -267,20 +267,20 @@ class TableRetriever:
             sources do join); off by default.
         expand: add up to this many tables joinable to the ``expand_seeds`` most relevant
             candidates (declared and inferred joins) to the candidate set, so that a bridge
-            table the question does not mention can be chosen (:mod:`jar_core.expansion`);
+            table the question does not mention can be chosen (:mod:`jar_core.candidates.expansion`);
             0 turns it off (the paper's candidates).
         match_values: find the question's words among the columns' sample values
-            (:mod:`jar_core.values`): a matched table joins the candidates, gains coarse relevance
+            (:mod:`jar_core.candidates.values`): a matched table joins the candidates, gains coarse relevance
             and covers the value as a sub-query; the result lists the matches.
         lexical: weight of BM25 over the table texts fused with dense similarity to rank the
-            candidates (:mod:`jar_core.lexical`); 0 is dense only (the paper).
+            candidates (:mod:`jar_core.candidates.lexical`); 0 is dense only (the paper).
         lexical_relevance: weight of the same BM25 in the coarse relevance the search weighs
             (when ``lexical`` > 0); 0 leaves the search the dense relevance (the paper).
         collapse_copies: among the first stage's tables, keep of the copies of one table (same
             name and columns in several databases of a lake) only the one in the best-ranked
-            database (:mod:`jar_core.copies`), so the candidates come from one copy.
+            database (:mod:`jar_core.candidates.copies`), so the candidates come from one copy.
         hubness: weight of the correction of fine relevance for hub tables, wide tables whose
-            generic columns match every sub-query a little (:mod:`jar_core.hubness`); 0 is the
+            generic columns match every sub-query a little (:mod:`jar_core.signals.hubness`); 0 is the
             paper's fine relevance.
 
     Example:
@@ -310,7 +310,7 @@ class TableRetriever:
         hubness: float = DEFAULT_HUBNESS,
         lexical_relevance: float = DEFAULT_LEXICAL_RELEVANCE,
     ) -> None:
-        from jar_core.join_compat import JOIN_MODES
+        from jar_core.joins.compat import JOIN_MODES
 
         if not isinstance(schema, Schema):
             raise InvalidArgumentError(_not_a_schema(schema))
@@ -347,7 +347,7 @@ class TableRetriever:
         self.strategy: SearchStrategy = (
             get_strategy(strategy) if isinstance(strategy, str) else strategy or JoinAwareStrategy()
         )
-        from jar_core.ann import choose_generator
+        from jar_core.candidates.ann import choose_generator
 
         self.candidate_generator: CandidateGenerator = choose_generator(candidate_generator, len(schema.tables))
         self.progress = progress
@@ -419,7 +419,7 @@ class TableRetriever:
 
         Uses the folder's ``decomp.json`` for its own questions unless a decomposer is given.
         """
-        from jar_core.decomposition import PrecomputedDecomposer
+        from jar_core.decompose.heuristic import PrecomputedDecomposer
         from jar_core.loaders import load_benchmark
 
         bench = load_benchmark(path)
@@ -465,11 +465,11 @@ class TableRetriever:
         The saved schema holds the columns' sample values (rows of the source) unless
         ``store_samples=False``; an enumeration's labels (:attr:`Column.enum`, from the schema,
         not from rows) are kept either way. The approximate index of the first stage
-        (:mod:`jar_core.ann`) is saved with it when this retriever uses one, or when the index has
+        (:mod:`jar_core.candidates.ann`) is saved with it when this retriever uses one, or when the index has
         at least ``ANN_THRESHOLD`` tables (``ann=None``); ``ann=True`` / ``False`` always / never.
         """
         if ann is None:
-            from jar_core.ann import ApproximateCandidates
+            from jar_core.candidates.ann import ApproximateCandidates
 
             ann = True if isinstance(self.candidate_generator, ApproximateCandidates) else None
         return self.index.save(path, store_samples=store_samples, ann=ann)
@@ -514,7 +514,7 @@ class TableRetriever:
         and LlamaIndex adapters call this first.
         """
         if decompose is None:
-            from jar_core.decomposition import PrecomputedDecomposer
+            from jar_core.decompose.heuristic import PrecomputedDecomposer
 
             decompose = isinstance(self.decomposer, (HeuristicDecomposer, PrecomputedDecomposer))
         texts: list[str] = []
@@ -581,7 +581,7 @@ class TableRetriever:
         allowed[inc] = False  # what the first stage may still add
         want = max(n - len(inc), 0)
         if lexical > 0:
-            from jar_core.lexical import LexicalIndex, fuse
+            from jar_core.candidates.lexical import LexicalIndex, fuse
 
             # BM25 over the whole corpus (one index, kept) or over the first stage's dense
             # shortlist (a larger lake, or a first stage of the user's: an approximate index, a
@@ -605,7 +605,7 @@ class TableRetriever:
             top = self._first_stage(query, want, allowed)
         cands = np.array(list(dict.fromkeys([*inc, *top.tolist()])), dtype=np.int64)
         if expand > 0 and self.joins == "rules" and len(cands):
-            from jar_core.expansion import expand_candidates, table_adjacency
+            from jar_core.candidates.expansion import expand_candidates, table_adjacency
 
             adj = table_adjacency(
                 idx.join_graph(cross_database=self.cross_database_joins), len(self.schema), self.min_join_score
@@ -616,7 +616,7 @@ class TableRetriever:
             cands = np.concatenate([cands, extra])
         matches = []
         if match_values:
-            from jar_core.values import match_values as find_values
+            from jar_core.candidates.values import match_values as find_values
 
             # value evidence is local: only in the databases of the strongest candidates and
             # the other schemas of their catalogs (a value index of those databases' tables
@@ -634,7 +634,7 @@ class TableRetriever:
                 cands = np.concatenate([cands, np.array(list(dict.fromkeys(extra)), dtype=np.int64)])
         r = self._relevance(query, cands)
         if lexical > 0 and self.lexical_relevance > 0 and len(lex.tables) and len(cands):
-            from jar_core.lexical import normalized
+            from jar_core.candidates.lexical import normalized
 
             # the BM25 of the candidates (0 for a table outside the scored shortlist)
             at = np.minimum(np.searchsorted(lex.tables, cands), len(lex.tables) - 1)
@@ -650,18 +650,18 @@ class TableRetriever:
 
     def _first_stage(self, query: np.ndarray, n: int, allowed: np.ndarray) -> np.ndarray:
         """The ``n`` tables most similar to ``query`` among ``allowed``, best first, with the
-        copies of one table in other databases collapsed (:mod:`jar_core.copies`).
+        copies of one table in other databases collapsed (:mod:`jar_core.candidates.copies`).
 
         The candidate generator is asked for ``2n``; when copies leave fewer than ``n`` of them
         (a lake of many copies), every allowed table is scored exactly (one product with the table
         vectors costs less than asking an index for ever more neighbours) and the copies are
-        collapsed over that whole ranking without sorting it (:func:`jar_core.copies.best_copies`).
+        collapsed over that whole ranking without sorting it (:func:`jar_core.candidates.copies.best_copies`).
         """
         idx = self.index
         pos, _ = self.candidate_generator.search(idx, query, 2 * n if self.collapse_copies else n, allowed)
         if not self.collapse_copies or len(pos) < 2:
             return pos[:n]
-        from jar_core.copies import first_copies
+        from jar_core.candidates.copies import first_copies
 
         kept = pos[first_copies(pos, *self._copy_signatures())]
         if len(kept) >= n or len(pos) < 2 * n:
@@ -670,19 +670,19 @@ class TableRetriever:
         return self._top_collapsed(scores, every, n)
 
     def _copy_signatures(self) -> tuple[np.ndarray, np.ndarray]:
-        """:func:`jar_core.copies.table_signatures` of the schema, worked out once."""
+        """:func:`jar_core.candidates.copies.table_signatures` of the schema, worked out once."""
         if self._signatures is None:
-            from jar_core.copies import table_signatures
+            from jar_core.candidates.copies import table_signatures
 
             self._signatures = table_signatures(self.schema)
         return self._signatures
 
     def _top_collapsed(self, scores: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:
         """The ``n`` best of ``positions`` by ``scores``, best first, the copies of one table
-        collapsed (when ``collapse_copies``) over the whole ranking (:func:`jar_core.copies.best_copies`)."""
+        collapsed (when ``collapse_copies``) over the whole ranking (:func:`jar_core.candidates.copies.best_copies`)."""
         if not self.collapse_copies:
             return exact_top(scores, positions, n)[0]
-        from jar_core.copies import best_copies
+        from jar_core.candidates.copies import best_copies
 
         scores, positions = np.asarray(scores), np.asarray(positions, dtype=np.int64)
         keep = best_copies(scores, positions, *self._copy_signatures())
@@ -743,7 +743,7 @@ class TableRetriever:
         Args:
             question: natural-language question, at most :data:`MAX_QUESTION_CHARS` characters.
             k: number of tables (>= 1), or ``"auto"``: as few as cover every sub-query and join up,
-                at most 10 (:mod:`jar_core.auto_k`), and just the pinned tables when ``include``
+                at most 10 (:mod:`jar_core.strategies.auto_k`), and just the pinned tables when ``include``
                 names more. If fewer candidates exist, all are returned with a warning.
             include: table names (``db.table`` or unambiguous ``table``) pinned first, in order;
                 one string is one name.

@@ -7,7 +7,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseLanguageModel
 
-from jar_core.llm_decomposition import LLMDecomposer
+from jar_core.decompose.llm import LLMDecomposer
 
 __all__ = ["ChatModelDecomposer", "message_text"]
 
@@ -40,7 +40,7 @@ def _model_label(llm: Any) -> str:
 
 
 class ChatModelDecomposer(LLMDecomposer):
-    """An :class:`~jar_core.llm_decomposition.LLMDecomposer` calling a LangChain chat model / LLM.
+    """An :class:`~jar_core.decompose.llm.LLMDecomposer` calling a LangChain chat model / LLM.
 
     The prompt is sent with ``llm.invoke`` (``ainvoke`` for :meth:`adecompose`) and the answer's
     text content is parsed. The default :attr:`name` is ``"llm:<model type>"`` (for example

@@ -12,9 +12,9 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
 from pydantic import ConfigDict, Field, PrivateAttr, field_serializer
 
-from jar_core.documents import check_sample_rows, fetch_sample_rows, result_documents
+from jar_core.output.documents import check_sample_rows, fetch_sample_rows, result_documents
 from jar_core.errors import InvalidArgumentError
-from jar_core.result import RetrievalResult
+from jar_core.output.result import RetrievalResult
 from jar_core.retriever import TableRetriever, check_k_or_auto, check_options, check_table_names, convert_option
 from langchain_jar.decomposers import PARENT_CALLBACKS, ChatModelDecomposer
 
@@ -51,7 +51,7 @@ class JoinAwareRetriever(BaseRetriever):
     retriever: Any
     """The core :class:`~jar_core.retriever.TableRetriever`."""
     k: Union[int, str] = 5
-    """Number of tables returned (overridable per call), or ``"auto"`` (:mod:`jar_core.auto_k`)."""
+    """Number of tables returned (overridable per call), or ``"auto"`` (:mod:`jar_core.strategies.auto_k`)."""
     include: list[str] = Field(default_factory=list)
     """Tables always returned first (``db.table`` or unambiguous ``table``)."""
     exclude: list[str] = Field(default_factory=list)
@@ -183,7 +183,7 @@ class JoinAwareRetriever(BaseRetriever):
         exclude: Sequence[str] | None = None,
         database: str | None = None,
     ) -> RetrievalResult:
-        """The core :class:`~jar_core.result.RetrievalResult` (no callbacks, no documents).
+        """The core :class:`~jar_core.output.result.RetrievalResult` (no callbacks, no documents).
 
         Thread-safe: the question is decomposed first (an LLM decomposer's calls from
         concurrent ``batch`` runs overlap), then the core retriever's embedding and search

@@ -10,9 +10,9 @@ from typing import Any, Iterable, Sequence, Union
 
 from langchain_core.documents import Document
 
-from jar_core.documents import prompt_text
+from jar_core.output.documents import prompt_text
 from jar_core.errors import InvalidArgumentError, UnknownDatabaseError
-from jar_core.result import RetrievalResult
+from jar_core.output.result import RetrievalResult
 
 __all__ = ["format_tables", "sql_table_names", "table_info", "narrow_sql_database"]
 

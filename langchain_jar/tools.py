@@ -205,7 +205,7 @@ class TableSchemaTool(BaseTool):
     retriever: JoinAwareRetriever = Field(exclude=True)
 
     def _run(self, table_names: Union[str, list[str]], run_manager: Optional[CallbackManagerForToolRun] = None) -> str:
-        from jar_core.render import describe_table
+        from jar_core.output.render import describe_table
 
         given = [table_names] if isinstance(table_names, str) else table_names
         names = [n.strip().strip('"`[]') for g in given for n in g.split(",") if n.strip()]

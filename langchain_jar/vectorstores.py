@@ -11,7 +11,7 @@ from langchain_core.vectorstores import InMemoryVectorStore, VectorStore
 
 from jar_core.errors import InvalidArgumentError
 from jar_core.retriever import TableRetriever
-from jar_core.store_candidates import FILTER_DATABASES, StoreCandidates, StoreHit, index_of, store_records
+from jar_core.candidates.vector_store import FILTER_DATABASES, StoreCandidates, StoreHit, index_of, store_records
 
 __all__ = ["VectorStoreCandidates", "TableEmbeddings"]
 
@@ -66,7 +66,7 @@ class VectorStoreCandidates(StoreCandidates):
     :meth:`add_tables` loads the index's tables into the store (one ``Document`` per table: the
     table text, ``table_id`` / ``database`` / ``table`` / ``position`` / ``model`` metadata, the
     table id as document id); ``search`` queries it by vector and returns the brute-force top-N
-    (:mod:`jar_core.store_candidates`: exact rescoring, over-fetching, stale-store errors).
+    (:mod:`jar_core.candidates.vector_store`: exact rescoring, over-fetching, stale-store errors).
 
     Args:
         store: the vector store (``InMemoryVectorStore``, ``PGVector``, FAISS, Chroma...), one

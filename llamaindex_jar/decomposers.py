@@ -6,7 +6,7 @@ from typing import Any
 from llama_index.core.llms import LLM
 
 from jar_core.errors import InvalidArgumentError
-from jar_core.llm_decomposition import LLMDecomposer as _CoreLLMDecomposer
+from jar_core.decompose.llm import LLMDecomposer as _CoreLLMDecomposer
 
 __all__ = ["LLMDecomposer"]
 
@@ -15,7 +15,7 @@ class LLMDecomposer(_CoreLLMDecomposer):
     """Asks a LlamaIndex ``LLM`` (``complete`` / ``acomplete``) for the concepts of a question.
 
     Prompting, parsing, per-question caching and the fallback are those of
-    :class:`jar_core.llm_decomposition.LLMDecomposer`: when the model raises, times out or answers
+    :class:`jar_core.decompose.llm.LLMDecomposer`: when the model raises, times out or answers
     something unparseable, a warning is logged and ``fallback`` (the heuristic by default) is used;
     the retrieval's ``decomposer`` field then reads ``"heuristic (fallback: <reason>)"``.
 

@@ -19,10 +19,10 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle, QueryType, TextNode
 
-from jar_core.decomposition import Decomposition
-from jar_core.documents import check_sample_rows, fetch_sample_rows, result_documents
+from jar_core.decompose.heuristic import Decomposition
+from jar_core.output.documents import check_sample_rows, fetch_sample_rows, result_documents
 from jar_core.errors import IndexLoadError, IndexSaveError, InvalidArgumentError
-from jar_core.result import RetrievalResult
+from jar_core.output.result import RetrievalResult
 from jar_core.retriever import (
     TableRetriever, check_k_or_auto, check_options, check_question, check_table_names, convert_option,
 )

@@ -13,7 +13,7 @@ from llama_index.core.tools import FunctionTool
 from pydantic import Field
 from typing_extensions import Annotated
 
-from jar_core.documents import format_tables_text
+from jar_core.output.documents import format_tables_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from llamaindex_jar.retrievers import JoinAwareRetriever

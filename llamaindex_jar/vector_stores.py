@@ -13,7 +13,7 @@ from llama_index.core.vector_stores.types import (
 )
 
 from jar_core.errors import InvalidArgumentError
-from jar_core.store_candidates import (
+from jar_core.candidates.vector_store import (
     FILTER_DATABASES,
     METADATA_KEYS,
     StoreCandidates,
@@ -32,7 +32,7 @@ class VectorStoreCandidates(StoreCandidates):
     :meth:`add_tables` adds one ``TextNode`` per table (the table text, ``table_id`` /
     ``database`` / ``table`` / ``position`` / ``model`` metadata, the table id as node id, the
     index's vector as embedding); ``search`` queries the store with the question's vector
-    (``VectorStoreQuery``) and returns the brute-force top-N (:mod:`jar_core.store_candidates`:
+    (``VectorStoreQuery``) and returns the brute-force top-N (:mod:`jar_core.candidates.vector_store`:
     exact rescoring, over-fetching, stale-store errors).
 
     Args:

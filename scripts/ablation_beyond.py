@@ -13,11 +13,11 @@ Configurations, each adding one part to the one above it:
 * ``+ value matching``: the question's values found in the columns' samples;
 * ``+ BM25 fusion``: candidates ranked by dense similarity fused with BM25 (weight 0.7);
 * ``+ family gain``: a table of a chosen table's family (same leading name word) gains 0.4;
-* ``+ hub correction``: fine relevance corrected for hub tables (``hubness`` 0.5, :mod:`jar_core.hubness`);
+* ``+ hub correction``: fine relevance corrected for hub tables (``hubness`` 0.5, :mod:`jar_core.signals.hubness`);
 * ``+ BM25 in relevance``: the search's coarse relevance mixes in the question's BM25 (weight
   0.1);
 * ``+ near copies``: a chosen table's near copy (nearly the same columns) that joins the other
-  chosen tables more surely takes its place (:mod:`jar_core.near_copies`); this is the default
+  chosen tables more surely takes its place (:mod:`jar_core.signals.near_copies`); this is the default
   configuration (``--methods default``);
 
 and the default without expansion, without bridges, without the lookahead alone, without value matching, without the family
@@ -33,7 +33,7 @@ import time
 
 from jar_core.eval.harness import prepare
 from jar_core.eval.metrics import aggregate
-from jar_core.index import cache_path
+from jar_core.index.schema_index import cache_path
 from jar_core.loaders import load_benchmark
 from jar_core.retriever import DEFAULT_EXPAND, TableRetriever
 from jar_core.strategies import GreedyStrategy, JoinAwareStrategy
@@ -109,7 +109,7 @@ def main() -> int:
         ms = 1000 * (prep.signals_seconds / n + select_s / (n * len(ks)))
         print("| " + " | ".join([name, *cells, f"{ms:.2f}"]) + " |", flush=True)
     # adaptive K on the default configuration: tables returned against recall
-    from jar_core.auto_k import AUTO_FLOOR, AUTO_K_MAX, AUTO_THRESHOLD, auto_select
+    from jar_core.strategies.auto_k import AUTO_FLOOR, AUTO_K_MAX, AUTO_THRESHOLD, auto_select
 
     r = TableRetriever(bench.schema, embedder=embedder)
     r.load_or_build_index(cache_path(r.schema, r.embedder.name))

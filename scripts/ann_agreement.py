@@ -42,9 +42,9 @@ def _share(flags: list[bool]) -> str:
 def benchmark(name: str, limit: int | None, lake_index: Path | None = None) -> dict[str, list[bool]]:
     """The four checks for ``name``'s questions over its own tables, or over the lake whose
     index is saved at ``lake_index``."""
-    from jar_core.ann import ApproximateCandidates
-    from jar_core.candidates import BruteForceCandidates
-    from jar_core.index import cache_path
+    from jar_core.candidates.ann import ApproximateCandidates
+    from jar_core.candidates.first_stage import BruteForceCandidates
+    from jar_core.index.schema_index import cache_path
     from jar_core.loaders import load_benchmark
     from jar_core.retriever import TableRetriever
 
@@ -83,8 +83,8 @@ def lake_index(n_tables: int, cache: Path) -> Path:
         return path
     from lake_bench import lake_schema
 
-    from jar_core.embedding import get_embedder
-    from jar_core.index import SchemaIndex
+    from jar_core.embed.embedders import get_embedder
+    from jar_core.index.schema_index import SchemaIndex
 
     _, schema = lake_schema(n_tables)
     t0 = time.perf_counter()
@@ -98,8 +98,8 @@ def lake(n_tables: int, limit: int | None, cache: Path) -> dict[str, list[bool]]
 
     from ann_choice import corpus, query_vectors
 
-    from jar_core.ann import ApproximateCandidates
-    from jar_core.candidates import BruteForceCandidates
+    from jar_core.candidates.ann import ApproximateCandidates
+    from jar_core.candidates.first_stage import BruteForceCandidates
 
     index = SimpleNamespace(table_vectors=corpus(n_tables, cache, 0.1))
     qv, dbs = query_vectors(cache)

@@ -23,7 +23,7 @@ Python callback; usearch: none from Python), against the exact scoring of the al
 (the ``exact`` row). ``setting``: HNSW's ``ef`` (raised to the request), IVF's ``nprobe``.
 
 ``--threshold`` times the first stage as the retriever runs it (brute force against
-:class:`jar_core.ann.ApproximateCandidates`) at each size, to place ``ANN_THRESHOLD``.
+:class:`jar_core.candidates.ann.ApproximateCandidates`) at each size, to place ``ANN_THRESHOLD``.
 
     OMP_NUM_THREADS=1 python scripts/ann_choice.py --tables 20000,100000 [--queries 600]
     OMP_NUM_THREADS=1 python scripts/ann_choice.py --threshold --tables 1000,2000,5000,10000,20000,100000
@@ -91,8 +91,8 @@ def lake_vectors(cache: Path) -> np.ndarray:
     path = cache / "lake-20000.npy"
     if path.exists():
         return np.load(path)
-    from jar_core.embedding import get_embedder
-    from jar_core.index import table_text
+    from jar_core.embed.embedders import get_embedder
+    from jar_core.index.schema_index import table_text
     from lake_bench import lake_schema
 
     _, lake = lake_schema(20000)
@@ -110,7 +110,7 @@ def query_vectors(cache: Path) -> tuple[np.ndarray, list[str]]:
     if path.exists():
         z = np.load(path)
         return z["vectors"], list(z["dbs"])
-    from jar_core.embedding import get_embedder
+    from jar_core.embed.embedders import get_embedder
     from jar_core.loaders import load_benchmark
 
     qs = [q for name in ("spider", "beaver_dw") for q in load_benchmark(BENCHMARKS / name).questions]
@@ -145,7 +145,7 @@ def lake_databases(n: int) -> list[str]:
 
 
 def exact_top(scores: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:
-    from jar_core.candidates import exact_top as top
+    from jar_core.candidates.first_stage import exact_top as top
 
     return top(scores, positions, n)[0]
 
@@ -211,7 +211,7 @@ class Ann:
             import faiss
 
             buf = np.frombuffer(data, dtype=np.uint8)
-            try:  # the lists read where they lie (as jar_core.ann reads a saved index)
+            try:  # the lists read where they lie (as jar_core.candidates.ann reads a saved index)
                 self._buf = (data, buf)
                 self.index = faiss.read_index(faiss.ZeroCopyIOReader(faiss.swig_ptr(buf), buf.size),
                                               faiss.IO_FLAG_MMAP_IFC)
@@ -367,8 +367,8 @@ def threshold(sizes: list[int], cache: Path, noise: float, n_queries: int) -> li
 
     import faiss
 
-    from jar_core.ann import ApproximateCandidates, ann_for
-    from jar_core.candidates import BruteForceCandidates
+    from jar_core.candidates.ann import ApproximateCandidates, ann_for
+    from jar_core.candidates.first_stage import BruteForceCandidates
 
     qv, _ = query_vectors(cache)
     take = np.linspace(0, len(qv) - 1, min(n_queries, len(qv))).astype(int)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Build and save the index of the synthetic data lake of N tables (``scripts/lake_bench.py``'s
-``lake_schema``), as ``jar-retrieval index`` does (:func:`jar_core.index.build_index`: disk-backed,
+``lake_schema``), as ``jar-retrieval index`` does (:func:`jar_core.index.schema_index.build_index`: disk-backed,
 resumable from ``.DIR.partial`` when killed and run again), and print one JSON line:
 ``{"tables", "columns", "build_seconds", "peak_rss_mb", "disk_mb", ...}`` (an update: the
 seconds of the update after ``load_seconds`` of loading the old index).
@@ -74,8 +74,8 @@ def main() -> int:
     p.add_argument("--change", action="store_true", help="a table added, one dropped, a column renamed")
     p.add_argument("--quiet", action="store_true", help="no progress")
     args = p.parse_args()
-    from jar_core.embedding import get_embedder
-    from jar_core.index import SchemaIndex, build_index
+    from jar_core.embed.embedders import get_embedder
+    from jar_core.index.schema_index import SchemaIndex, build_index
     from lake_bench import lake_schema
 
     t0 = time.perf_counter()

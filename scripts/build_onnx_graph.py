@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from jar_core.embedding import default_model_path  # noqa: E402
-from jar_core.onnx_graph import write_graph  # noqa: E402
+from jar_core.embed.embedders import default_model_path  # noqa: E402
+from jar_core.embed.onnx_graph import write_graph  # noqa: E402
 
 
 def main() -> int:

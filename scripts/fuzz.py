@@ -136,8 +136,8 @@ ddl_text = st.one_of(
 
 def target_schema(d: Any) -> None:
     """A schema dictionary through the whole pipeline: index, save/load, retrieval, documents."""
-    from jar_core.documents import result_documents
-    from jar_core.index import SchemaIndex
+    from jar_core.output.documents import result_documents
+    from jar_core.index.schema_index import SchemaIndex
     from jar_core.retriever import TableRetriever
     from jar_core.schema import Schema
 
@@ -174,7 +174,7 @@ def target_question(q: str) -> None:
 def target_ddl(text: str, dialect: str | None) -> None:
     """DDL text in a dialect, then the tables written back as DDL."""
     from jar_core.loaders import load_ddl
-    from jar_core.sql import create_table_ddl
+    from jar_core.output.sql import create_table_ddl
 
     schema = load_ddl(text, dialect=dialect)
     for t in schema:

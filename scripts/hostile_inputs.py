@@ -178,7 +178,7 @@ def newline_in_a_table_name(tmp: Path) -> str | None:
         "parsed = sqlglot.parse(sql, read='sqlite')\n"
         "assert len([p for p in parsed if p is not None]) == 1, sql\n"
         "assert 'DELETE' not in [t.token_type.name for t in sqlglot.tokenize(sql)], sql\n"
-        "from jar_core.render import result_text\n"
+        "from jar_core.output.render import result_text\n"
         "print(result_text(res))\n"
     )
     r = Run(py(code), tmp)
@@ -267,7 +267,7 @@ def a_huge_text_value(tmp: Path) -> str | None:
 def concurrent_retrieves_with_a_small_cache(tmp: Path) -> str | None:
     code = (
         "from concurrent.futures import ThreadPoolExecutor\n"
-        "from jar_core.embedding import CachedEmbedder, get_embedder\n"
+        "from jar_core.embed.embedders import CachedEmbedder, get_embedder\n"
         "from jar_core.demo import demo_url\n"
         "from jar_core import TableRetriever\n"
         "emb = CachedEmbedder(get_embedder(None), max_texts=16)\n"

@@ -151,8 +151,8 @@ def main() -> int:
     if args.json and not Path(args.json).resolve().parent.is_dir():
         print(f"lake_bench: error: folder of {args.json} does not exist", file=sys.stderr)
         return 1
-    from jar_core.embedding import get_embedder
-    from jar_core.index import SchemaIndex, build_index
+    from jar_core.embed.embedders import get_embedder
+    from jar_core.index.schema_index import SchemaIndex, build_index
     from jar_core.retriever import TableRetriever
 
     embedder = get_embedder(None)

@@ -28,7 +28,7 @@ TABLES, COLUMNS, DIM = 60, 8, 384
 
 
 def make_index(tag: str):
-    from jar_core.index import SchemaIndex
+    from jar_core.index.schema_index import SchemaIndex
     from jar_core.schema import Column, Schema, Table
 
     schema = Schema([Table(tag, f"t{i}", [Column(f"c{j}", "int") for j in range(COLUMNS)]) for i in range(TABLES)])
@@ -42,7 +42,7 @@ def make_index(tag: str):
 
 def worker(tag: str, path: Path, seconds: float, loads_per_save: int) -> dict[str, object]:
     from jar_core.errors import JarError
-    from jar_core.index import SchemaIndex
+    from jar_core.index.schema_index import SchemaIndex
 
     index = make_index(tag)
     stats: dict[str, object] = {"worker": tag, "saves": 0, "save_errors": 0, "loads": 0, "mismatches": 0,
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     from jar_core.errors import JarError
-    from jar_core.index import SchemaIndex
+    from jar_core.index.schema_index import SchemaIndex
 
     with tempfile.TemporaryDirectory(dir=args.dir) as folder:
         path = Path(folder) / "idx"

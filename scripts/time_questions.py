@@ -32,8 +32,8 @@ def main() -> int:
     args = p.parse_args()
 
     from jar_core import TableRetriever
-    from jar_core.embedding import get_embedder
-    from jar_core.index import cache_path
+    from jar_core.embed.embedders import get_embedder
+    from jar_core.index.schema_index import cache_path
     from jar_core.loaders import load_benchmark
 
     bench = load_benchmark(args.folder)

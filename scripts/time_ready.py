@@ -109,7 +109,7 @@ def synthesize(n_tables: int):
 
 
 def build(n_tables: int, path: Path) -> None:
-    from jar_core.index import SchemaIndex
+    from jar_core.index.schema_index import SchemaIndex
 
     t0 = time.perf_counter()
     schema, copies = synthesize(n_tables)
@@ -134,7 +134,7 @@ def build(n_tables: int, path: Path) -> None:
 def child(path: str, joins: str) -> None:
     """One fresh process: the timings of one start, as a JSON line on stdout."""
     t0 = time.perf_counter()
-    from jar_core.index import SchemaIndex
+    from jar_core.index.schema_index import SchemaIndex
     from jar_core.retriever import TableRetriever
 
     t_import = time.perf_counter() - t0

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Time and memory of the value index (``jar_core.values.ValueIndex``) of a database with many
+"""Time and memory of the value index (``jar_core.candidates.values.ValueIndex``) of a database with many
 text columns, and of one question's value matching over it.
 
 A synthetic schema of ``--columns`` text columns (10 a table), each holding ``--values`` distinct
@@ -20,7 +20,7 @@ import time
 
 def one(columns: int, values: int) -> str:
     from jar_core.schema import Column, Schema, Table
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     rng = random.Random(7)
     syllables = ["ka", "lo", "mi", "ne", "ra", "to", "su", "vi", "pe", "do", "ga", "lu"]

@@ -24,7 +24,7 @@ def benchmarks_dir() -> Path:
 @pytest.fixture(scope="session")
 def embedder():
     """The bundled default embedder (all-MiniLM-L6-v2), loaded once."""
-    from jar_core.embedding import get_embedder
+    from jar_core.embed.embedders import get_embedder
 
     return get_embedder(None)
 

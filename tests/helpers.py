@@ -72,7 +72,7 @@ def masks(schema: Schema, rng: np.random.Generator):
 def assert_same_top_n(generator, index, queries: int = 20, seed: int = 7) -> None:
     """``generator.search`` gives BruteForceCandidates' positions (and scores) for random unit
     queries, every mask of :func:`masks` and several n."""
-    from jar_core.candidates import BruteForceCandidates
+    from jar_core.candidates.first_stage import BruteForceCandidates
 
     rng = np.random.default_rng(seed)
     brute = BruteForceCandidates()

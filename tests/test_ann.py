@@ -1,4 +1,4 @@
-"""The approximate first stage (jar_core.ann): same top-N as brute force, filters, saved with the index."""
+"""The approximate first stage (jar_core.candidates.ann): same top-N as brute force, filters, saved with the index."""
 from __future__ import annotations
 
 import json
@@ -9,11 +9,11 @@ import pytest
 
 pytest.importorskip("faiss", reason="the approximate first stage needs faiss-cpu (pip install 'jar-retrieval[ann]')")
 
-from jar_core import ann as ann_mod  # noqa: E402
-from jar_core.ann import ANN_FILE, AnnIndex, ApproximateCandidates, choose_generator  # noqa: E402
-from jar_core.candidates import BruteForceCandidates  # noqa: E402
+from jar_core.candidates import ann as ann_mod  # noqa: E402
+from jar_core.candidates.ann import ANN_FILE, AnnIndex, ApproximateCandidates, choose_generator  # noqa: E402
+from jar_core.candidates.first_stage import BruteForceCandidates  # noqa: E402
 from jar_core.errors import IndexLoadError, InvalidArgumentError  # noqa: E402
-from jar_core.index import SchemaIndex  # noqa: E402
+from jar_core.index.schema_index import SchemaIndex  # noqa: E402
 from jar_core.schema import Column, Schema, Table  # noqa: E402
 
 DIM = 32
@@ -176,14 +176,14 @@ def test_stale_ann_file_is_not_used(tmp_path, caplog):
 
     meta["sha256"][ANN_FILE] = hashlib.sha256(blob).hexdigest()
     (path / "meta.json").write_text(json.dumps(meta))
-    with caplog.at_level(logging.WARNING, logger="jar_core.ann"):
+    with caplog.at_level(logging.WARNING, logger="jar_core.candidates.ann"):
         loaded = SchemaIndex.load(path)
     assert "stale" in caplog.text and "_ann_saved" not in loaded.__dict__
     # the meta entry says 1200 but the vectors it was built from are others
     meta["ann"]["tables"] = 1500
     (path / "meta.json").write_text(json.dumps(meta))
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="jar_core.ann"):
+    with caplog.at_level(logging.WARNING, logger="jar_core.candidates.ann"):
         loaded = SchemaIndex.load(path)
     assert "stale" in caplog.text and "_ann_saved" not in loaded.__dict__
     # and a file that lies about its count is refused when deserialized
@@ -199,7 +199,7 @@ def test_tied_to_the_table_vectors(tmp_path, caplog):
     meta = json.loads((path / "meta.json").read_text())
     meta["ann"]["vectors_sha256"] = "0" * 64  # built from other table vectors
     (path / "meta.json").write_text(json.dumps(meta))
-    with caplog.at_level(logging.WARNING, logger="jar_core.ann"):
+    with caplog.at_level(logging.WARNING, logger="jar_core.candidates.ann"):
         loaded = SchemaIndex.load(path)
     assert "other table vectors" in caplog.text and "_ann_saved" not in loaded.__dict__
 
@@ -228,7 +228,7 @@ def test_default_switches_at_the_threshold(monkeypatch, caplog):
     with pytest.raises(InvalidArgumentError, match="candidate_generator"):
         TableRetriever(_schema(10), embedder=emb, candidate_generator="hnsw")
     monkeypatch.setattr(ann_mod, "available", lambda: False)
-    with caplog.at_level(logging.INFO, logger="jar_core.ann"):
+    with caplog.at_level(logging.INFO, logger="jar_core.candidates.ann"):
         assert isinstance(choose_generator(None, 50), BruteForceCandidates)
     assert "needs FAISS" in caplog.text
 
@@ -260,7 +260,7 @@ def test_retriever_with_ann_forced_answers_as_brute_force(monkeypatch):
 
 
 def test_first_stage_option_of_the_commands():
-    from jar_core.cli import build_parser
+    from jar_core.cli.main import build_parser
 
     p = build_parser()
     for command in (["retrieve", "q"], ["index", "-o", "out"], ["eval", "folder"]):

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from helpers import BagOfWordsEmbedder, load_script
 
-from jar_core.bridge import bridge_paths, connect, is_connected
+from jar_core.strategies.bridge import bridge_paths, connect, is_connected
 from jar_core.retriever import TableRetriever
-from jar_core.signals import Signals
+from jar_core.signals.matrices import Signals
 from jar_core.strategies import GreedyStrategy, JoinAwareStrategy, get_strategy
 from jar_core.strategies.greedy import connect_gain, join_gain
 
@@ -105,7 +105,7 @@ def test_lookahead_takes_a_bridge_for_the_covering_table_behind_it():
     # the paper's greedy never looks ahead
     assert not GreedyStrategy().lookahead and GreedyStrategy().select(s, 3).bridges == []
     # k="auto": the pair and nothing more; a cut after the bridge would not keep it as a bridge
-    from jar_core.auto_k import auto_select
+    from jar_core.strategies.auto_k import auto_select
     auto = auto_select(JoinAwareStrategy(), s, 4)
     assert auto.order == [books, link, categories] and auto.bridges == [link], auto.order
 
@@ -204,7 +204,7 @@ def test_values_are_matched_in_the_other_schemas_of_a_catalog_not_in_other_datab
 
 
 def test_fuzzy_names_within_one_edit_either_way():
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     vi = ValueIndex.from_schema(_music().schema)
     assert vi.one_deletion_from("iron maiden") == []  # nothing indexed is one letter longer
@@ -215,7 +215,7 @@ def test_fuzzy_names_within_one_edit_either_way():
 
 
 def test_value_index_is_bounded_and_skips_numbers():
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     r = _music()
     r.schema["concert_hall"].column("city").sample = ("12345", "ab", "x" * 100, "Lyon")
@@ -236,7 +236,7 @@ CREATE TABLE store_sales (ss_sold_date_sk INT REFERENCES date_dim (d_date_sk),
 
 def test_a_year_points_to_the_date_dimension_not_to_every_table_with_a_date():
     from jar_core.loaders import load_ddl
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     schema = load_ddl(WAREHOUSE)
     vi = ValueIndex.from_schema(schema)
@@ -267,7 +267,7 @@ CREATE TABLE web_returns (wr_returned_date_sk INT REFERENCES date_dim (d_date_sk
 
 
 def test_a_year_counts_as_a_value_of_the_date_dimension(monkeypatch):
-    from jar_core import values
+    from jar_core.candidates import values
     from jar_core.loaders import load_ddl
 
     # the facts hold only a key to the dimension: a question with a year needs the dimension,
@@ -284,7 +284,7 @@ def test_a_year_counts_as_a_value_of_the_date_dimension(monkeypatch):
 
 def test_a_year_points_to_the_date_column_the_question_names():
     from jar_core.loaders import load_ddl
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     schema = load_ddl("CREATE TABLE Employee (EmployeeId INT, BirthDate TIMESTAMP, HireDate TIMESTAMP);"
                       "CREATE TABLE lineitem (l_orderkey INT, l_shipdate DATE, l_commitdate DATE, l_receiptdate DATE);")
@@ -301,7 +301,7 @@ def test_a_year_points_to_the_date_column_the_question_names():
 
 def test_a_year_dates_the_trade_the_question_measures():
     from jar_core.loaders import load_ddl
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     schema = load_ddl("CREATE TABLE Product (ProductID INT, Name VARCHAR(50), SellStartDate TIMESTAMP);"
                       "CREATE TABLE SalesOrderHeader (SalesOrderID INT, OrderDate TIMESTAMP, SubTotal NUMERIC);"
@@ -323,7 +323,7 @@ def test_a_year_dates_the_trade_the_question_measures():
 
 def test_a_year_does_not_point_to_audit_times_nor_to_a_period_measure():
     from jar_core.loaders import load_ddl
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     # AdventureWorks: ModifiedDate on every table, SalesPerson.SalesLastYear (money); Sakila: last_update
     schema = load_ddl("""
@@ -350,7 +350,7 @@ def test_a_year_does_not_point_to_audit_times_nor_to_a_period_measure():
 
 def test_a_date_dimension_outside_the_candidates_leaves_the_year_to_the_candidates_dates():
     from jar_core.loaders import load_ddl
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     schema = load_ddl("""
     CREATE TABLE TIME_DAY (CALENDAR_DATE DATE, CALENDAR_YEAR VARCHAR2);
@@ -382,9 +382,9 @@ CREATE TABLE invoice_line (invoice_line_id INT PRIMARY KEY, invoice_id INT REFER
 
 
 def test_a_question_about_sales_points_to_the_tables_that_measure_them(monkeypatch):
-    from jar_core import values
+    from jar_core.candidates import values
     from jar_core.loaders import load_ddl
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     schema = load_ddl(MUSIC_SHOP)
     vi = ValueIndex.from_schema(schema)
@@ -406,7 +406,7 @@ def test_a_question_about_sales_points_to_the_tables_that_measure_them(monkeypat
 
 def test_a_trade_word_that_names_tables_points_to_those_alone():
     from jar_core.loaders import load_ddl
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     # AdventureWorks: a bill of materials and a vendor's order limits also end in Qty, but "sales"
     # and "bought" name the sales and purchase tables
@@ -431,7 +431,7 @@ CREATE TABLE PurchaseOrderDetail (PurchaseOrderDetailID INT PRIMARY KEY, Product
 
 def test_a_measure_of_goods_given_back_is_no_trade():
     from jar_core.loaders import load_ddl
-    from jar_core.values import ValueIndex, is_trade_word, match_values, measure_only
+    from jar_core.candidates.values import ValueIndex, is_trade_word, match_values, measure_only
 
     # TPC-DS: what comes back to a store is counted in a quantity too, but nobody bought it
     schema = load_ddl("""
@@ -449,7 +449,7 @@ CREATE TABLE refunds (order_id INT, refunded_amount DECIMAL(7, 2));
 
 
 def test_auto_k_leaves_a_measure_word_to_the_trade_words_hint():
-    from jar_core.auto_k import auto_select
+    from jar_core.strategies.auto_k import auto_select
 
     # TPC-DS 'What was the total catalog sales amount in 2000?': 'amount' by meaning is nearest a
     # late table (item 0.41); the trade word's hint 'value: sales' found catalog_sales' measure
@@ -469,9 +469,9 @@ def test_auto_k_leaves_a_measure_word_to_the_trade_words_hint():
 
 
 def test_where_someone_lives_points_to_the_few_place_columns_when_no_value_names_it(monkeypatch):
-    from jar_core import values
+    from jar_core.candidates import values
     from jar_core.loaders import load_ddl
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     # AdventureWorks as DDL: no sample says where Seattle is, but a customer who lives there has an
     # address, and Address.City is the one place column
@@ -503,7 +503,7 @@ CREATE TABLE SalesOrderHeader (SalesOrderID INT PRIMARY KEY, CustomerID INT, Bil
     assert match_values(ValueIndex.from_schema(tpcds), "Which stores are located in Texas?") == []  # not a residence
 
 def test_auto_k_stops_when_covered_and_connected():
-    from jar_core.auto_k import auto_size
+    from jar_core.strategies.auto_k import auto_size
 
     w = np.zeros((4, 4))
     w[0, 1] = w[1, 0] = w[1, 2] = w[2, 1] = 0.9
@@ -517,7 +517,7 @@ def test_auto_k_stops_when_covered_and_connected():
 
 
 def test_auto_k_leaves_out_a_sub_query_no_table_answers():
-    from jar_core.auto_k import auto_size
+    from jar_core.strategies.auto_k import auto_size
 
     w = np.full((5, 5), 0.9) - 0.9 * np.eye(5)
     F = np.array([[0.9, 0.2, 0.1, 0.1, 0.1],    # answered by 0
@@ -529,7 +529,7 @@ def test_auto_k_leaves_out_a_sub_query_no_table_answers():
 
 
 def test_auto_k_bridges_the_covering_tables_instead_of_growing_the_prefix():
-    from jar_core.auto_k import auto_select
+    from jar_core.strategies.auto_k import auto_select
 
     # 0 and 1 answer the question; they join only through 4, a table the search would take last
     n = 6
@@ -560,7 +560,7 @@ def test_adapters_accept_k_auto():
 
 
 def test_bm25_fusion_ranks_candidates_by_words_too():
-    from jar_core.lexical import LexicalIndex, fuse
+    from jar_core.candidates.lexical import LexicalIndex, fuse
 
     r = _music(lexical=0.0)
     lex = LexicalIndex(r.index)
@@ -573,7 +573,7 @@ def test_bm25_fusion_ranks_candidates_by_words_too():
 
 def test_bm25_reads_plurals_in_the_singular():
     # "vendors" finds the table named vendor, "categories" a category; no stemmer's merges
-    from jar_core.lexical import LexicalIndex, singulars
+    from jar_core.candidates.lexical import LexicalIndex, singulars
 
     assert singulars(["vendors", "categories", "boxes", "address", "status", "offered"]) == [
         "vendor", "category", "box", "address", "status", "offered"]
@@ -589,7 +589,7 @@ def test_bm25_reads_plurals_in_the_singular():
 def test_bm25_over_table_texts_without_a_word_scores_zero():
     # a schema whose names are stop words, one letter or symbols gives BM25 no vocabulary at all
     # (bm25s itself fails to index it): every table scores 0 and retrieval still answers
-    from jar_core.lexical import LexicalIndex
+    from jar_core.candidates.lexical import LexicalIndex
     from jar_core.schema import Column, Schema, Table
 
     schema = Schema([Table("t", "x\x1b[2J", [Column("x\x1b[2J", "text")]),
@@ -601,7 +601,7 @@ def test_bm25_over_table_texts_without_a_word_scores_zero():
 
 
 def test_bm25_scores_the_whole_corpus_once_below_the_threshold(monkeypatch):
-    import jar_core.lexical as lexical_mod
+    import jar_core.candidates.lexical as lexical_mod
     import jar_core.retriever as retriever_mod
 
     built = []
@@ -668,7 +668,7 @@ def test_a_leading_word_that_names_a_table_is_an_entity_not_a_family():
 def test_component_labels_name_each_component_by_its_first_node(n):
     from scipy.sparse.csgraph import connected_components
 
-    from jar_core.bridge import labels
+    from jar_core.strategies.bridge import labels
 
     rng = np.random.default_rng(n)
     w = np.zeros((n, n))
@@ -714,7 +714,7 @@ def test_public_questions_script_reports_complete_sets_values_and_bridges(tmp_pa
 
 
 def test_auto_k_a_sub_query_that_repeats_a_found_value_asks_nothing_more():
-    from jar_core.auto_k import auto_select
+    from jar_core.strategies.auto_k import auto_select
 
     # TPC-H: 'europe' by meaning is nearest a late table (nation 0.47); 'value: EUROPE' is region's
     n = 4
@@ -732,7 +732,7 @@ def test_auto_k_a_sub_query_that_repeats_a_found_value_asks_nothing_more():
 
 
 def test_auto_k_adds_the_table_a_chosen_one_refers_to_for_a_sub_query():
-    from jar_core.auto_k import auto_select, referenced
+    from jar_core.strategies.auto_k import auto_select, referenced
 
     # Sakila: 'Which actors appear in the film X?'. film_actor (1) covers 'actor' through its
     # actor_id (0.76), which refers to actor (2, 0.80); it also refers to film (0), chosen.
@@ -769,7 +769,7 @@ def test_auto_k_adds_the_table_a_chosen_one_refers_to_for_a_sub_query():
 
 
 def test_auto_k_adds_what_a_link_table_covers_by_its_name_only():
-    from jar_core.auto_k import referenced
+    from jar_core.strategies.auto_k import referenced
 
     # Sakila: 'Total revenue by film category'. film_category (0) covers 'film category' by its
     # name (0.88); category (2), which it refers to, holds the category's name but covers it less
@@ -784,7 +784,7 @@ def test_auto_k_adds_what_a_link_table_covers_by_its_name_only():
     assert referenced(F, refs, [1, 0], links=np.array([False, True, False])) == []  # film is no link
     assert referenced(F, refs, [0], links=links) == [1]  # of the tables it refers to, the best cover
     assert referenced(F * 0.4, refs, [0, 1], links=links) == []  # nothing covered at the floor
-    from jar_core.auto_k import auto_select
+    from jar_core.strategies.auto_k import auto_select
 
     w = np.zeros((n, n), dtype=np.float32)
     w[0, 1] = w[1, 0] = w[0, 2] = w[2, 0] = 1.0
@@ -887,7 +887,7 @@ def test_a_near_copy_says_which_table_it_replaced():
     s = r.signals("course titles and term descriptions", [])
     names = [r.schema.tables[int(c)].name for c in s.candidates]
     cc, dc, t = names.index("course_catalog"), names.index("drupal_course_catalog"), names.index("terms")
-    from jar_core.render import result_text
+    from jar_core.output.render import result_text
     from jar_core.strategies import Selection
 
     sel = Selection(order=[cc, t], replaced={cc: dc})

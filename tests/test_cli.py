@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from jar_core.cli import build_parser, main
+from jar_core.cli.main import build_parser, main
 from jar_core.demo import DEMO_QUESTION
 
 
@@ -208,14 +208,14 @@ def test_a_value_beginning_with_minus_and_a_digit_is_the_option_value(tmp_path, 
 
 def _bench_script(tmp_path, *body: str):
     """A script that runs ``jar-retrieval`` with the ``bench`` command replaced by one of ``body``'s
-    lines (then ``return 0``); transformers is imported before ``jar_core.cli`` where
+    lines (then ``return 0``); transformers is imported before ``jar_core.cli.main`` where
     ``$IMPORT_FIRST`` is set."""
     script = tmp_path / "run.py"
     script.write_text(
         "import logging, os, sys\n"
         "if os.environ.get('IMPORT_FIRST'):\n"
         "    import transformers.utils.logging\n"
-        "import jar_core.cli as cli\n"
+        "import jar_core.cli.main as cli\n"
         "def command(args):\n"
         + "".join(f"    {line}\n" for line in body)
         + "    return 0\n"
@@ -343,8 +343,7 @@ def test_quiet_is_taken_before_and_after_the_command_too(capsys):
 
 
 def test_quiet_before_the_command_turns_the_progress_bars_off(tmp_path, capsys, monkeypatch):
-    from jar_core import cli
-
+    from jar_core.cli import main as cli
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     parse = build_parser().parse_args
     for command, args in (("index", ["--out", "x"]), ("retrieve", ["q"])):
@@ -362,7 +361,7 @@ def test_quiet_before_the_command_turns_the_progress_bars_off(tmp_path, capsys, 
 def test_quiet_with_verbose_logs_without_download_progress_bars(tmp_path):
     script = _bench_script(
         tmp_path,
-        "logging.getLogger('jar_core.index').info('a log line')",
+        "logging.getLogger('jar_core.index.schema_index').info('a log line')",
         "from huggingface_hub import constants",
         "print(constants.HF_HUB_DISABLE_PROGRESS_BARS is True)",
     )
@@ -479,7 +478,8 @@ def _json_run(capsys, *args):
 
 
 def test_weights_apply_to_the_default_strategy(capsys):
-    from jar_core import cli, strategies
+    from jar_core import strategies
+    from jar_core.cli import main as cli
 
     default = _json_run(capsys, "-k", "3")
     assert default["strategy"] == cli._DEFAULT_STRATEGY

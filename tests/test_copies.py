@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 from helpers import BagOfWordsEmbedder
 
-from jar_core.candidates import exact_top
-from jar_core.copies import best_copies, first_copies, table_signatures
+from jar_core.candidates.first_stage import exact_top
+from jar_core.candidates.copies import best_copies, first_copies, table_signatures
 from jar_core.loaders import load_ddl
 from jar_core.retriever import TableRetriever
 from jar_core.schema import Schema

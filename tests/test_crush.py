@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from jar_core.errors import InvalidArgumentError
-from jar_core.signals import Signals
+from jar_core.signals.matrices import Signals
 from jar_core.strategies.base import SearchStrategy
 from jar_core.strategies.crush import CrushStrategy, crush_rank, crush_scores
 

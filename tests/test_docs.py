@@ -27,7 +27,7 @@ def test_docs_example_runs(page, i, code, embedder, monkeypatch):
         pytest.importorskip("langchain.agents")
     if "PGVector(" in code:
         pytest.skip("needs a PostgreSQL server with pgvector: tests/test_pgvector_integration.py runs it (make test-integration)")
-    import jar_core.embedding as emb
+    import jar_core.embed.embedders as emb
 
     monkeypatch.setattr(emb, "_DEFAULT", embedder)  # reuse the session's model
     exec(compile(code, f"docs/{page} block {i}", "exec"), {"__name__": "docs_example"})
@@ -42,7 +42,7 @@ def _metadata_examples(page: str) -> dict[str, str]:
 @pytest.mark.parametrize("page", ["langchain.md", "llamaindex.md"])
 def test_documented_metadata_is_what_the_code_gives(page, demo_retriever):
     """The metadata examples are the `book_authors` document of the quick start (k=4)."""
-    from jar_core.documents import result_documents
+    from jar_core.output.documents import result_documents
 
     result = demo_retriever.retrieve("Which books were written by authors born in Ireland?", k=4)
     md = next(d.metadata for d in result_documents(result) if d.metadata["table"] == "book_authors")
@@ -62,8 +62,8 @@ def test_documented_metadata_is_what_the_code_gives(page, demo_retriever):
 
 def test_the_docs_picture_is_the_commands_output(capsys, embedder, monkeypatch):
     """docs/getting-started.md shows the Mermaid text of a retrieval on examples/shop.sql."""
-    import jar_core.embedding as emb
-    from jar_core.cli import main
+    import jar_core.embed.embedders as emb
+    from jar_core.cli.main import main
 
     monkeypatch.setattr(emb, "_DEFAULT", embedder)
     assert main(["retrieve", "Which products did customers in Lyon buy?", "--ddl", str(ROOT / "examples" / "shop.sql"),
@@ -76,8 +76,8 @@ def test_the_docs_picture_is_the_commands_output(capsys, embedder, monkeypatch):
 
 def test_the_docs_explain_example_is_the_commands_output(capsys, embedder, monkeypatch):
     """docs/getting-started.md shows `retrieve --explain` on examples/shop.sql, up to the step trace."""
-    import jar_core.embedding as emb
-    from jar_core.cli import main
+    import jar_core.embed.embedders as emb
+    from jar_core.cli.main import main
 
     monkeypatch.setattr(emb, "_DEFAULT", embedder)
     question = "Which products did customers in Lyon buy?"

@@ -5,7 +5,7 @@ import sqlalchemy as sa
 import pytest
 
 from jar_core.demo import DEMO_QUESTION
-from jar_core.documents import fetch_sample_rows, result_documents
+from jar_core.output.documents import fetch_sample_rows, result_documents
 from jar_core.errors import InvalidArgumentError, SourceError
 from jar_core.schema import Column, Table
 

@@ -12,7 +12,7 @@ pytest.importorskip("duckdb_engine")
 
 import sqlalchemy as sa  # noqa: E402
 
-from jar_core.cli import main  # noqa: E402
+from jar_core.cli.main import main  # noqa: E402
 from jar_core.errors import DatabaseConnectionError  # noqa: E402
 from jar_core.loaders import load_database  # noqa: E402
 from jar_core.loaders import database as dbmod  # noqa: E402
@@ -148,7 +148,7 @@ def test_default_database_names() -> None:
 
 
 def test_cli_json_on_duckdb(tpch, tmp_path, embedder, monkeypatch, capsys) -> None:
-    import jar_core.embedding as emb
+    import jar_core.embed.embedders as emb
 
     monkeypatch.setattr(emb, "_DEFAULT", embedder)
     assert main(["retrieve", "total price of orders per customer nation", "--db", f"duckdb:///{tpch}", "-k", "3",
@@ -168,7 +168,7 @@ def test_enumerations_are_text_with_their_labels_and_join_nothing(tmp_path) -> N
     # ENUM('a', 'b'); orders.status joined order_status.status on its values before
     from jar_core.joins import build_join_graph
     from jar_core.schema import TypeFamily
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     path = _make(tmp_path / "shop.duckdb", """
         CREATE TYPE mood AS ENUM ('sad', 'ok', 'it''s fine');

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jar_core.cli import main
+from jar_core.cli.main import main
 from jar_core.errors import BenchmarkFormatError, InvalidArgumentError
 from jar_core.eval.harness import ABLATION, MIP_STATUSES, evaluate, method_specs, prepare, run_method
 from jar_core.eval.report import markdown, text_table, write_json

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from jar_core.errors import InvalidArgumentError
-from jar_core.signals import Signals
+from jar_core.signals.matrices import Signals
 from jar_core.strategies import DenseStrategy, GreedyStrategy, JoinAwareStrategy
 from jar_core.strategies.greedy import coverage_gain, join_gain, seed, update_coverage
 

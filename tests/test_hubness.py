@@ -1,13 +1,13 @@
-"""Hub tables (jar_core.hubness) and BM25 in the search's coarse relevance (lexical_relevance)."""
+"""Hub tables (jar_core.signals.hubness) and BM25 in the search's coarse relevance (lexical_relevance)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from helpers import BagOfWordsEmbedder
 
-import jar_core.hubness as hubness
+import jar_core.signals.hubness as hubness
 from jar_core.errors import InvalidArgumentError
-from jar_core.hubness import HubScores, corrected, hub_scores
+from jar_core.signals.hubness import HubScores, corrected, hub_scores
 from jar_core.retriever import TableRetriever
 
 # ``registry`` is a hub: generic columns that half the schema's columns resemble
@@ -93,7 +93,7 @@ def test_hubness_lowers_the_hub_against_the_specific_table():
 
 
 def test_lexical_relevance_mixes_bm25_into_the_searchs_relevance():
-    from jar_core.lexical import LexicalIndex, normalized
+    from jar_core.candidates.lexical import LexicalIndex, normalized
 
     question = "grant title and amount"
     dense = _retriever(lexical_relevance=0.0).signals(question, [])

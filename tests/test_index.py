@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from jar_core.errors import IndexLoadError, StaleIndexError
-from jar_core.index import SchemaIndex
+from jar_core.index.schema_index import SchemaIndex
 from jar_core.loaders import load_ddl
-from jar_core.embedding import CachedEmbedder
+from jar_core.embed.embedders import CachedEmbedder
 
 from helpers import BagOfWordsEmbedder
 
@@ -49,7 +49,7 @@ def test_round_trip(tmp_path, schema):
 
 
 def test_each_text_is_encoded_once(schema):
-    from jar_core.index import column_text, table_text
+    from jar_core.index.schema_index import column_text, table_text
 
     emb = BagOfWordsEmbedder()
     cached = CachedEmbedder(emb)
@@ -128,7 +128,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import jar_core.index as index_module
+import jar_core.index.schema_index as index_module
 from jar_core.errors import IndexSaveError, JarError
 from jar_core.retriever import TableRetriever
 
@@ -193,7 +193,7 @@ def test_a_crash_at_any_step_of_a_save_leaves_a_loadable_index(tmp_path, schema,
 KILLED_SAVE = """
 import os, sys, time
 import numpy as np
-from jar_core.index import SchemaIndex
+from jar_core.index.schema_index import SchemaIndex
 from jar_core.loaders import load_ddl
 schema = load_ddl("CREATE TABLE t (id INT PRIMARY KEY, name TEXT);")
 index = SchemaIndex(schema, "m", np.ones((1, 4), np.float32), np.ones((2, 4), np.float32), np.ones((2, 4), np.float32))
@@ -416,7 +416,7 @@ def test_a_mapped_index_is_checked_in_released_blocks(tmp_path, monkeypatch):
 
     import numpy as np
 
-    import jar_core.index as ix
+    import jar_core.index.schema_index as ix
 
     monkeypatch.setattr(ix, "_CHUNK_BYTES", 4096)
     monkeypatch.setattr(ix, "_HASH_BESIDE_BYTES", 1)

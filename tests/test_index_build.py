@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import jar_core.joins as joins_package
-from jar_core.embedding import CachedEmbedder
+from jar_core.embed.embedders import CachedEmbedder
 from jar_core.errors import EmbeddingError, IndexSaveError, StaleIndexError
-from jar_core.index import (
+from jar_core.index.schema_index import (
     SchemaIndex, _write_npz, build_index, column_name_text, column_text, partial_dir, table_text,
 )
 from jar_core.joins import build_join_graph
@@ -256,7 +256,7 @@ def test_an_unchanged_update_embeds_nothing(demo_schema):
 
 
 def test_a_declared_key_across_databases_infers_the_whole_graph(demo_schema):
-    from jar_core.index_build import merge_database_graphs
+    from jar_core.index.build import merge_database_graphs
     from jar_core.schema import ForeignKey
 
     a = Table("x", "a", [Column("id", "int", primary_key=True)])
@@ -295,7 +295,7 @@ def test_an_update_reinfers_the_other_schemas_of_a_changed_tables_catalog(demo_s
 # -- the command line ----------------------------------------------------------------------------
 
 def test_index_update_on_the_command_line(tmp_path, capsys):
-    from jar_core.cli import main
+    from jar_core.cli.main import main
 
     ddl = tmp_path / "schema.sql"
     ddl.write_text("CREATE TABLE authors (id INT PRIMARY KEY, name TEXT);\n"
@@ -319,7 +319,7 @@ def test_index_update_on_the_command_line(tmp_path, capsys):
 
 
 def test_index_update_from_another_source_is_refused_and_keeps_the_index(tmp_path, capsys):
-    from jar_core.cli import main
+    from jar_core.cli.main import main
 
     ddl = tmp_path / "library.sql"
     ddl.write_text("CREATE TABLE authors (id INT PRIMARY KEY, name TEXT);\n"

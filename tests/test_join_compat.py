@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from jar_core.index import SchemaIndex
-from jar_core.join_compat import key_likeness, paper_join_compatibility
+from jar_core.index.schema_index import SchemaIndex
+from jar_core.joins.compat import key_likeness, paper_join_compatibility
 from jar_core.schema import Column, ForeignKey, Schema, Table
 
 # name vectors chosen by hand: cos(t1.id, t2.t1_id) = 0.6, cos(t1.id, t2.qty) = 0

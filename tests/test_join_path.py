@@ -1,6 +1,6 @@
 import numpy as np
 
-from jar_core.join_path import components, spanning_tree
+from jar_core.joins.path import components, spanning_tree
 
 
 def test_maximum_spanning_tree_keeps_the_heaviest_joins():
@@ -53,5 +53,5 @@ def test_join_path_does_not_import_scipy_graphs():
     import subprocess
     import sys
 
-    code = "import sys, jar_core.join_path; print('scipy.sparse.csgraph' in sys.modules)"
+    code = "import sys, jar_core.joins.path; print('scipy.sparse.csgraph' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"

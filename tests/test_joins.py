@@ -255,7 +255,7 @@ def _retriever(**kw):
 
 
 def test_inferred_joins_are_marked_as_such():
-    from jar_core.documents import result_documents
+    from jar_core.output.documents import result_documents
 
     res = _retriever().retrieve("orders total by customer name and warehouse city", k=3)
     assert set(res.table_names) == {"customers", "orders", "warehouses"}
@@ -743,7 +743,7 @@ def test_a_hierarchy_with_few_distinct_values_is_still_a_self_reference():
 
 def test_self_references_are_returned_with_the_table_not_as_a_join_between_tables(tmp_path):
     from jar_core.loaders import load_ddl
-    from jar_core.render import result_text
+    from jar_core.output.render import result_text
     from jar_core.retriever import TableRetriever
 
     from helpers import BagOfWordsEmbedder
@@ -806,9 +806,9 @@ def test_a_column_of_a_composite_key_still_references_its_own_entity():
 def test_a_composite_key_joins_on_all_its_columns():
     from helpers import BagOfWordsEmbedder
 
-    from jar_core.documents import result_documents
+    from jar_core.output.documents import result_documents
     from jar_core.loaders import load_ddl
-    from jar_core.render import result_text, to_mermaid
+    from jar_core.output.render import result_text, to_mermaid
     from jar_core.retriever import TableRetriever
 
     r = TableRetriever(load_ddl(_TPCH_LIKE), embedder=BagOfWordsEmbedder())

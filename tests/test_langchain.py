@@ -22,7 +22,7 @@ from langchain_core.runnables import RunnableLambda, RunnablePassthrough  # noqa
 
 from jar_core.demo import demo_url  # noqa: E402
 from jar_core.errors import InvalidArgumentError, SchemaError  # noqa: E402
-from jar_core.result import RetrievalResult  # noqa: E402
+from jar_core.output.result import RetrievalResult  # noqa: E402
 from langchain_jar import (  # noqa: E402
     ChatModelDecomposer,
     JoinAwareRetriever,
@@ -314,7 +314,7 @@ def test_chat_model_decomposer_plugin(demo_retriever) -> None:
 def test_chat_model_decomposer_fallbacks(demo_retriever, caplog: pytest.LogCaptureFixture) -> None:
     junk = JoinAwareRetriever.from_table_retriever(
         demo_retriever, llm=FakeListChatModel(responses=["I'm sorry, I cannot do that."]), k=2)
-    with caplog.at_level("WARNING", logger="jar_core.llm_decomposition"):
+    with caplog.at_level("WARNING", logger="jar_core.decompose.llm"):
         docs = junk.invoke(QUESTION)
     assert docs[0].metadata["decomposer"] == "heuristic (fallback: unparseable answer)"
     assert docs[0].metadata["subqueries"] == list(demo_retriever.decompose(QUESTION).subqueries)
@@ -381,7 +381,7 @@ def test_from_sql_database(sql_database, demo_retriever) -> None:
 
 
 def test_import_jar_core_imports_no_framework() -> None:
-    code = ("import sys, jar_core, jar_core.llm_decomposition, jar_core.render, jar_core.mcp_server, jar_core.cli; "
+    code = ("import sys, jar_core, jar_core.decompose.llm, jar_core.output.render, jar_core.cli.mcp, jar_core.cli.main; "
             "assert not [m for m in sys.modules if m.startswith(('langchain', 'llama_index', 'mcp', 'duckdb'))]")
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @functools.lru_cache(maxsize=None)
 def _core():
     """One core retriever over the demo database for the standard suites (their properties take no fixtures)."""
-    from jar_core.embedding import get_embedder
+    from jar_core.embed.embedders import get_embedder
     from jar_core.retriever import TableRetriever
 
     core = TableRetriever.from_database(demo_url(), embedder=get_embedder(None))
@@ -265,7 +265,7 @@ def _load_example(name: str) -> Any:
 def test_create_agent_example_runs_end_to_end(embedder, monkeypatch) -> None:
     pytest.importorskip("langchain.agents")
     pytest.importorskip("langchain_community")
-    import jar_core.embedding as emb
+    import jar_core.embed.embedders as emb
 
     monkeypatch.setattr(emb, "_DEFAULT", embedder)  # reuse the session's model
     example = _load_example("langchain_agent")

@@ -21,9 +21,9 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, Te
 from pydantic import Field  # noqa: E402
 from sqlalchemy import create_engine  # noqa: E402
 
-from jar_core.decomposition import HeuristicDecomposer  # noqa: E402
+from jar_core.decompose.heuristic import HeuristicDecomposer  # noqa: E402
 from jar_core.demo import DEMO_QUESTION, demo_url  # noqa: E402
-from jar_core.documents import result_documents  # noqa: E402
+from jar_core.output.documents import result_documents  # noqa: E402
 from jar_core.errors import InvalidArgumentError, SchemaError, UnknownDatabaseError  # noqa: E402
 from jar_core.retriever import TableRetriever  # noqa: E402
 from llamaindex_jar import JoinAwareRetriever, LlamaIndexEmbeddings, LLMDecomposer  # noqa: E402
@@ -450,7 +450,7 @@ def test_agent_and_workflow_example_runs(embedder, monkeypatch):
     import importlib.util
     from pathlib import Path
 
-    import jar_core.embedding as emb
+    import jar_core.embed.embedders as emb
 
     monkeypatch.setattr(emb, "_DEFAULT", embedder)
     path = Path(__file__).resolve().parents[1] / "examples" / "llamaindex_agent.py"

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from jar_core.decomposition import Decomposition, HeuristicDecomposer
-from jar_core.llm_decomposition import DECOMPOSITION_PROMPT, LLMDecomposer, build_prompt, parse_concepts
+from jar_core.decompose.heuristic import Decomposition, HeuristicDecomposer
+from jar_core.decompose.llm import DECOMPOSITION_PROMPT, LLMDecomposer, build_prompt, parse_concepts
 from jar_core.schema import Column, Schema, Table
 
 QUESTION = "Which books were written by authors born in Ireland?"
@@ -127,7 +127,7 @@ def test_timeout_falls_back(caplog: pytest.LogCaptureFixture) -> None:
 
     dec = LLMDecomposer(slow, timeout=0.2)
     t0 = time.perf_counter()
-    with caplog.at_level(logging.WARNING, logger="jar_core.llm_decomposition"):
+    with caplog.at_level(logging.WARNING, logger="jar_core.decompose.llm"):
         d = dec.decompose(QUESTION)
     assert time.perf_counter() - t0 < 0.9
     assert d.source == "heuristic (fallback: timeout after 0.2s)"
@@ -145,7 +145,7 @@ def test_exception_falls_back_and_is_not_cached(caplog: pytest.LogCaptureFixture
         return a
 
     dec = LLMDecomposer(flaky)
-    with caplog.at_level(logging.WARNING, logger="jar_core.llm_decomposition"):
+    with caplog.at_level(logging.WARNING, logger="jar_core.decompose.llm"):
         d = dec.decompose(QUESTION)
     assert d.source == "heuristic (fallback: error: RuntimeError: rate limited)"
     assert "rate limited" in caplog.text
@@ -160,7 +160,7 @@ def test_unparseable_falls_back_to_given_decomposer(caplog: pytest.LogCaptureFix
             return Decomposition(("fixed one",), self.name)
 
     dec = LLMDecomposer(lambda p: "I'm sorry, I can't help with that.", fallback=Fixed())
-    with caplog.at_level(logging.WARNING, logger="jar_core.llm_decomposition"):
+    with caplog.at_level(logging.WARNING, logger="jar_core.decompose.llm"):
         d = dec.decompose(QUESTION)
     assert d == Decomposition(("fixed one",), "fixed (fallback: unparseable answer)")
     assert "unparseable" in caplog.text

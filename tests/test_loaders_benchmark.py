@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from jar_core.errors import BenchmarkFormatError
-from jar_core.index import SchemaIndex
+from jar_core.index.schema_index import SchemaIndex
 from jar_core.loaders import load_benchmark
-from jar_core.signals import fine_relevance
+from jar_core.signals.matrices import fine_relevance
 
 
 def test_spider_with_all_optional_files(benchmarks_dir):

@@ -236,7 +236,7 @@ def test_value_matching_finds_a_name_far_down_a_small_table(tmp_path: Path) -> N
     con.executemany("INSERT INTO album VALUES (?, ?, ?)", [(i, f"Record {i}", i % 150) for i in range(300)])
     con.commit()
     con.close()
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     found = match_values(ValueIndex.from_schema(load_database(f"sqlite:///{path}")), "albums by Iron Maiden")
     assert [(m.value, m.column) for m in found] == [("Iron Maiden", 1)]

@@ -920,7 +920,7 @@ def test_an_enumeration_is_text_with_its_labels_as_sample_values() -> None:
     again = type(s).from_dict(s.to_dict())  # kept by a saved index
     assert again["person"].column("current_mood").enum and again.fingerprint() == s.fingerprint()
     # a label the question names finds its column, as a sampled value does
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     found = match_values(ValueIndex.from_schema(s), "people whose ring is ruby red and who are happy")
     assert {(s.tables[m.table].name, s.tables[m.table].columns[m.column].name) for m in found} == {
@@ -982,7 +982,7 @@ ALTER TABLE `film` ADD COLUMN `kind` ENUM('short','feature') AFTER `rating`;
 def test_mysql_inline_enum_and_set_are_enumerations_that_join_nothing() -> None:
     # orders.status ENUM joined status.status (0.76) and rating_id SET('1','2') joined rating.id
     from jar_core.joins import build_join_graph
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     s = load_ddl(INLINE_ENUMS, dialect="mysql")
     film = s["film"]

@@ -15,7 +15,7 @@ pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
-from jar_core.cli import main  # noqa: E402
+from jar_core.cli.main import main  # noqa: E402
 
 from helpers import assert_same_json, assert_same_text  # noqa: E402
 
@@ -76,7 +76,7 @@ def test_a_client_session_over_stdio(tmp_path, capsys, embedder, monkeypatch):
 
     found, second, described, unknown, listed, empty, bad_k, auto = results
     # find_tables: the command's text, the command's JSON as structured content
-    import jar_core.embedding as emb
+    import jar_core.embed.embedders as emb
 
     monkeypatch.setattr(emb, "_DEFAULT", embedder)
     monkeypatch.setenv("JAR_RETRIEVAL_CACHE", str(tmp_path / "cache"))

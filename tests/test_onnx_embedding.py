@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import jar_core.embedding as emb
-from jar_core.embedding import SMALL_BATCH, SentenceTransformerEmbedder, get_embedder
+import jar_core.embed.embedders as emb
+from jar_core.embed.embedders import SMALL_BATCH, SentenceTransformerEmbedder, get_embedder
 from jar_core.errors import EmbeddingError
-from jar_core.onnx_embedding import OnnxEmbedder
+from jar_core.embed.onnx import OnnxEmbedder
 
 from helpers import BagOfWordsEmbedder
 
@@ -86,7 +86,7 @@ def test_demo_retrieval_is_the_same_on_both_backends(demo_schema, onnx_embedder,
 
 def test_shipped_graph_is_reproducible(tmp_path):
     pytest.importorskip("onnx")
-    from jar_core.onnx_graph import GRAPH_FILE, MANIFEST_FILE, write_graph
+    from jar_core.embed.onnx_graph import GRAPH_FILE, MANIFEST_FILE, write_graph
 
     write_graph(emb.default_model_path(), tmp_path)
     data = ROOT / "jar_core" / "data"
@@ -97,7 +97,7 @@ def test_shipped_graph_is_reproducible(tmp_path):
 def test_weights_laid_out_differently_are_loaded_by_name(onnx_embedder, monkeypatch, tmp_path):
     import shutil
 
-    import jar_core.onnx_embedding as oe
+    import jar_core.embed.onnx as oe
 
     manifest = json.loads((oe._DATA / oe._MANIFEST).read_text())
     shutil.copy(oe._DATA / manifest["graph"], tmp_path / manifest["graph"])
@@ -136,7 +136,7 @@ def test_import_and_onnx_retrieve_never_import_torch(tmp_path):
         "import jar_core\n"
         "heavy = ('torch', 'sentence_transformers', 'transformers', 'sklearn')\n"
         "assert not [m for m in heavy if m in sys.modules], 'import jar_core'\n"
-        "from jar_core.cli import main\n"
+        "from jar_core.cli.main import main\n"
         "for _ in range(2):  # cold (builds and caches the index), then warm\n"
         "    assert main(['retrieve', '-q', '--json', '-k', '3']) == 0\n"
         "print(json.dumps([m for m in heavy if m in sys.modules]))\n"
@@ -153,7 +153,7 @@ def test_loading_leaves_the_environment_alone_and_prints_nothing(backend, tmp_pa
         "if sys.argv[-1] == 'torch':\n"
         "    import sentence_transformers  # its own import-time settings are not the loader's\n"
         "before = dict(os.environ)\n"
-        "from jar_core.embedding import get_embedder\n"
+        "from jar_core.embed.embedders import get_embedder\n"
         "e = get_embedder(None, backend=sys.argv[-1])\n"
         "v = e.embed_queries(['books by Irish authors'])\n"
         "after = dict(os.environ)\n"
@@ -173,7 +173,7 @@ def test_loading_leaves_the_environment_alone_and_prints_nothing(backend, tmp_pa
 
 
 def test_backend_choice_and_fallback(monkeypatch, caplog):
-    import jar_core.onnx_embedding as oe
+    import jar_core.embed.onnx as oe
 
     monkeypatch.setattr(emb, "_LOADED", {})
     monkeypatch.setattr(emb, "_DEFAULT", None)
@@ -186,7 +186,7 @@ def test_backend_choice_and_fallback(monkeypatch, caplog):
             self.threads = threads
 
     monkeypatch.setattr(emb, "SentenceTransformerEmbedder", FakeTorch)
-    with caplog.at_level(logging.WARNING, logger="jar_core.embedding"):
+    with caplog.at_level(logging.WARNING, logger="jar_core.embed.embedders"):
         assert isinstance(get_embedder(None), FakeTorch)  # auto: falls back, and says so
     assert "ONNX backend unavailable (onnxruntime not installed)" in caplog.text
     with pytest.raises(EmbeddingError, match="ONNX backend is unavailable: onnxruntime not installed"):
@@ -246,7 +246,7 @@ def test_torch_query_time_encoding_uses_one_thread_and_restores_the_setting(torc
 
 
 def test_cli_backend_and_threads_options(capsys):
-    from jar_core.cli import main
+    from jar_core.cli.main import main
 
     outs = []
     for extra in (["--backend", "onnx", "--threads", "1"], ["--backend", "torch"]):
@@ -313,7 +313,7 @@ def test_adapters_batch_paths_embed_all_questions_first(demo_schema, monkeypatch
 
 
 def test_bench_loads_and_times_the_chosen_backend(capsys):
-    from jar_core.cli import main
+    from jar_core.cli.main import main
 
     assert main(["bench", "--repeat", "2", "--backend", "onnx"]) == 0
     out = capsys.readouterr().out

@@ -13,12 +13,12 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from jar_core.documents import format_sample_rows, format_tables_text
-from jar_core.render import describe_table, result_json, result_text, to_dot, to_mermaid
-from jar_core.result import JoinEdge, RetrievalResult, RetrievedTable, one_line
+from jar_core.output.documents import format_sample_rows, format_tables_text
+from jar_core.output.render import describe_table, result_json, result_text, to_dot, to_mermaid
+from jar_core.output.result import JoinEdge, RetrievalResult, RetrievedTable, one_line
 from jar_core.retriever import TableRetriever
 from jar_core.schema import Column, ForeignKey, Schema, Table
-from jar_core.sql import create_table_ddl, join_clause
+from jar_core.output.sql import create_table_ddl, join_clause
 
 from helpers import BagOfWordsEmbedder
 
@@ -159,7 +159,7 @@ def test_describe_table_text_is_one_line_per_fact(retriever) -> None:
 
 def test_mcp_list_databases_text_is_one_line_per_database(retriever) -> None:
     pytest.importorskip("mcp")
-    from jar_core.mcp_server import build_server
+    from jar_core.cli.mcp import build_server
 
     server = build_server(retriever, source="shop")
     result = asyncio.run(server.call_tool("list_databases", {}))

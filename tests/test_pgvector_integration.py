@@ -122,7 +122,7 @@ def test_the_docs_pgvector_example_runs(server, embedder, monkeypatch, capsys):
     import re
     from pathlib import Path
 
-    import jar_core.embedding as emb
+    import jar_core.embed.embedders as emb
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "langchain.md").read_text()
     code = next(c for c in re.findall(r"```python\n(.*?)```", page, re.S) if "PGVector(" in c)

@@ -215,7 +215,7 @@ def test_documents_ddl_and_sample_rows_are_qualified(server, embedder):
 
 
 def test_mcp_describe_table_over_a_schema(server, embedder):
-    from jar_core.render import describe_table
+    from jar_core.output.render import describe_table
     from jar_core.retriever import TableRetriever
 
     retriever = TableRetriever.from_database(server.url, loader_options={"schema": "music"}, embedder=embedder)
@@ -300,7 +300,7 @@ def test_enumerations_are_text_with_the_catalog_labels_and_join_nothing(server):
     from jar_core.joins import build_join_graph
     from jar_core.loaders import load_database
     from jar_core.schema import TypeFamily
-    from jar_core.values import ValueIndex, match_values
+    from jar_core.candidates.values import ValueIndex, match_values
 
     with psycopg.connect(_dsn(server), autocommit=True) as conn:
         conn.execute("CREATE SCHEMA zync; CREATE TYPE zync.integration_state AS ENUM ('active', 'disabled');"

@@ -14,8 +14,8 @@ import jar_core.joins.graph as graph_module
 import jar_core.joins.store as store
 from jar_core._gc import gc_paused
 from jar_core.errors import IndexLoadError
-from jar_core.index import SchemaIndex
-from jar_core.join_compat import ColumnFeatures, declared_matrix, paper_join_compatibility
+from jar_core.index.schema_index import SchemaIndex
+from jar_core.joins.compat import ColumnFeatures, declared_matrix, paper_join_compatibility
 from jar_core.joins import build_join_graph
 from jar_core.retriever import TableRetriever
 from jar_core.schema import Column, ForeignKey, Schema, Table, normalize_type
@@ -334,7 +334,7 @@ def test_vectors_written_by_np_savez_still_load(tmp_path, index):
 
 
 def test_a_large_vectors_file_is_checked_beside_the_schema(tmp_path, index, monkeypatch):
-    import jar_core.index as index_module
+    import jar_core.index.schema_index as index_module
 
     monkeypatch.setattr(index_module, "_HASH_BESIDE_BYTES", 1)  # every file hashed in a thread
     p = index.save(tmp_path / "idx")

@@ -7,8 +7,8 @@ import pytest
 
 from jar_core.errors import UnknownDatabaseError
 from jar_core.loaders import load_ddl
-from jar_core.render import describe_table, explain_legend, result_json, result_text, to_dot, to_mermaid
-from jar_core.result import RetrievedTable
+from jar_core.output.render import describe_table, explain_legend, result_json, result_text, to_dot, to_mermaid
+from jar_core.output.result import RetrievedTable
 from jar_core.retriever import TableRetriever
 
 from helpers import BagOfWordsEmbedder
@@ -111,7 +111,7 @@ def test_describe_table(retriever) -> None:
 def test_uncertain_joins_say_so(result) -> None:
     # customers.id = orders.customer_id is a sure name rule; the same join at a sibling's
     # confidence is shown as uncertain everywhere it is shown; a declared key never is
-    from jar_core.result import UNCERTAIN_BELOW
+    from jar_core.output.result import UNCERTAIN_BELOW
 
     inferred = next(j for j in result.joins if not j.declared)
     assert inferred.score >= UNCERTAIN_BELOW and not inferred.uncertain

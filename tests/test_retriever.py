@@ -4,7 +4,7 @@ import warnings
 import pytest
 
 from jar_core import TableRetriever
-from jar_core.decomposition import HeuristicDecomposer, PrecomputedDecomposer
+from jar_core.decompose.heuristic import HeuristicDecomposer, PrecomputedDecomposer
 from jar_core.demo import DEMO_GOLD_TABLES, DEMO_QUESTION
 from jar_core.errors import InvalidArgumentError, SchemaError, UnknownDatabaseError
 from jar_core.loaders import load_ddl
@@ -178,7 +178,7 @@ def _schema(name):
 
 
 def test_heuristic_vocabulary_is_keyed_by_the_schema_not_its_address(monkeypatch):
-    import jar_core.decomposition as decomposition
+    import jar_core.decompose.heuristic as decomposition
 
     monkeypatch.setattr(decomposition, "id", lambda obj: 4242, raising=False)  # an address reused
     dec = HeuristicDecomposer()
@@ -187,8 +187,8 @@ def test_heuristic_vocabulary_is_keyed_by_the_schema_not_its_address(monkeypatch
 
 
 def test_llm_decomposer_cache_is_keyed_by_the_schema_not_its_address(monkeypatch):
-    import jar_core.llm_decomposition as llm_decomposition
-    from jar_core.llm_decomposition import LLMDecomposer
+    import jar_core.decompose.llm as llm_decomposition
+    from jar_core.decompose.llm import LLMDecomposer
 
     monkeypatch.setattr(llm_decomposition, "id", lambda obj: 4242, raising=False)
     answers = iter(['["books"]', '["movies"]'])
@@ -234,7 +234,7 @@ def test_one_string_of_subqueries_is_one_subquery(demo_retriever):
 
 
 def test_a_question_nothing_in_the_source_matches_is_flagged(demo_retriever):
-    from jar_core.documents import format_tables_text
+    from jar_core.output.documents import format_tables_text
 
     assert demo_retriever.retrieve("Which books are in Horror?", k=3).warnings == []
     res = demo_retriever.retrieve("what is the weather tomorrow", k=2)
@@ -271,7 +271,7 @@ def test_an_unknown_decomposer_is_rejected_at_construction(decomposer):
 def test_decomposers_accepted_at_construction():
     class Upper:  # any object with decompose(question, schema), no name needed
         def decompose(self, question, schema=None):
-            from jar_core.decomposition import Decomposition
+            from jar_core.decompose.heuristic import Decomposition
 
             return Decomposition(("authors",), "upper")
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import jar_core.embedding as emb
-from jar_core.embedding import CachedEmbedder, get_embedder
+import jar_core.embed.embedders as emb
+from jar_core.embed.embedders import CachedEmbedder, get_embedder
 from jar_core.errors import BenchmarkFormatError, EmbeddingError, InvalidArgumentError
 from jar_core.loaders import load_benchmark
 from jar_core.retriever import MAX_QUESTION_CHARS
@@ -51,7 +51,7 @@ def test_a_full_query_cache_serves_many_threads():
 
 def test_encoder_threads_are_capped_with_a_warning(monkeypatch, caplog):
     monkeypatch.setenv("JAR_RETRIEVAL_THREADS", "100000")  # before: 100,000 threads, hung past 300 s
-    with caplog.at_level(logging.WARNING, logger="jar_core.embedding"):
+    with caplog.at_level(logging.WARNING, logger="jar_core.embed.embedders"):
         assert emb._threads_option(None) == emb.max_threads() == emb.THREADS_PER_CORE * emb.cpu_count()
     assert "100000 encoder threads asked for" in caplog.text
     monkeypatch.delenv("JAR_RETRIEVAL_THREADS")
@@ -82,13 +82,13 @@ def test_more_pinned_tables_than_k(demo_retriever):
 
 
 def emb_auto_max() -> int:
-    from jar_core.auto_k import AUTO_K_MAX
+    from jar_core.strategies.auto_k import AUTO_K_MAX
 
     return AUTO_K_MAX
 
 
 _ENCODE = (
-    "from jar_core.embedding import get_embedder\n"
+    "from jar_core.embed.embedders import get_embedder\n"
     "print(get_embedder(None, backend='onnx').embed_queries(['books by Irish authors']).shape)\n"
 )
 
@@ -131,7 +131,7 @@ def test_an_onnx_runtime_that_fails_to_import_falls_back_to_torch(error, tmp_pat
             self.threads = threads
 
     monkeypatch.setattr(emb, "SentenceTransformerEmbedder", FakeTorch)
-    with caplog.at_level(logging.WARNING, logger="jar_core.embedding"):
+    with caplog.at_level(logging.WARNING, logger="jar_core.embed.embedders"):
         assert isinstance(get_embedder(None), FakeTorch)
     assert "onnxruntime cannot be imported" in caplog.text and error.split("(")[0] in caplog.text
     with pytest.raises(EmbeddingError, match="ONNX backend is unavailable: onnxruntime cannot be imported"):

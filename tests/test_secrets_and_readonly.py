@@ -131,7 +131,7 @@ def autocommit(pg):
 
 @pytest.mark.integration
 def test_sample_rows_of_an_autocommit_engine_write_nothing(pg, autocommit) -> None:
-    from jar_core.documents import fetch_sample_rows
+    from jar_core.output.documents import fetch_sample_rows
     from jar_core.errors import SourceError
 
     schema = load_database(autocommit, include_tables=["watched"], statistics=False)
@@ -204,8 +204,8 @@ def test_long_values_are_told_apart_by_their_length(tmp_path) -> None:
 def test_sample_rows_for_documents_fetch_a_long_value_cut(long_value_db, monkeypatch) -> None:
     import sqlalchemy as sa
 
-    import jar_core.documents as documents
-    from jar_core.documents import fetch_sample_rows
+    import jar_core.output.documents as documents
+    from jar_core.output.documents import fetch_sample_rows
 
     seen: list[int] = []
     real_short = documents._short

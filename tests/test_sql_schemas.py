@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from jar_core.documents import fetch_sample_rows, result_documents
+from jar_core.output.documents import fetch_sample_rows, result_documents
 from jar_core.errors import InvalidArgumentError, UnknownDatabaseError
 from jar_core.loaders import load_database, load_ddl
 from jar_core.retriever import TableRetriever
 from jar_core.schema import Schema, Table
-from jar_core.sql import create_table_ddl, qualified_name
+from jar_core.output.sql import create_table_ddl, qualified_name
 
 from helpers import BagOfWordsEmbedder
 

@@ -1,4 +1,4 @@
-"""jar_core.store_candidates: the first stage over an external vector store, with a store in plain
+"""jar_core.candidates.vector_store: the first stage over an external vector store, with a store in plain
 Python (the LangChain and LlamaIndex stores are in test_langchain_stores / test_llamaindex_stores)."""
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from helpers import SHOP, BagOfWordsEmbedder, assert_same_top_n, lake
-from jar_core.candidates import BruteForceCandidates, CandidateGenerator
+from jar_core.candidates.first_stage import BruteForceCandidates, CandidateGenerator
 from jar_core.errors import InvalidArgumentError, StaleStoreError
-from jar_core.index import SchemaIndex
+from jar_core.index.schema_index import SchemaIndex
 from jar_core.loaders import load_ddl
 from jar_core.retriever import TableRetriever
 from jar_core.schema import Schema
-from jar_core.store_candidates import StoreCandidates, StoreHit, store_records
+from jar_core.candidates.vector_store import StoreCandidates, StoreHit, store_records
 
 
 class DictStore(StoreCandidates):
@@ -156,6 +156,6 @@ def test_the_core_imports_neither_langchain_nor_llama_index():
     import subprocess
     import sys
 
-    code = ("import sys, jar_core, jar_core.store_candidates; "
+    code = ("import sys, jar_core, jar_core.candidates.vector_store; "
             "sys.exit(any(m.split('.')[0] in ('langchain', 'langchain_core', 'llama_index') for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0

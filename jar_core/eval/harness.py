@@ -4,7 +4,7 @@ Two steps, so the expensive part is done once and shared:
 
 1. :func:`prepare` reads the gold tables of every question of a benchmark, keeps the
    multi-table questions (two or more gold tables, METHOD.md "Metrics"), decomposes them and
-   computes their :class:`~jar_core.signals.Signals` once over the top-N candidates (and, only
+   computes their :class:`~jar_core.signals.matrices.Signals` once over the top-N candidates (and, only
    when CRUSH is requested, a second set over CRUSH's own 100 candidates with the
    segment-vs-table similarities).
 2. :func:`run_method` runs one method over the prepared questions for each K and returns
@@ -24,7 +24,7 @@ Gold tables
 Decompositions
     ``"benchmark"``: the folder's ``decomp.json`` entry of the question (aligned with
     ``dev.json``; an empty entry means no sub-queries). ``"heuristic"``:
-    :class:`~jar_core.decomposition.HeuristicDecomposer` over the whole corpus schema.
+    :class:`~jar_core.decompose.heuristic.HeuristicDecomposer` over the whole corpus schema.
 
 Retrieval is open-domain, as in the paper: candidates come from every table of the folder.
 """
@@ -111,7 +111,7 @@ class Prepared:
 
     def join_edges(self, sig: Any, order: Sequence[int]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
         """The join edges the retriever would return for this selection, as ``(("db.table", col), ...)``."""
-        from jar_core.join_path import join_tree
+        from jar_core.joins.path import join_tree
 
         tables = self.schema.tables
         out = []
@@ -273,7 +273,7 @@ def prepare(
     multi = 0
     heur = None
     if decomposer == "heuristic":
-        from jar_core.decomposition import HeuristicDecomposer
+        from jar_core.decompose.heuristic import HeuristicDecomposer
 
         heur = HeuristicDecomposer()
     for pos, q in enumerate(bench.questions):

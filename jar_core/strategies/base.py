@@ -1,6 +1,6 @@
 """The search-strategy interface: how a table set is chosen from precomputed signals.
 
-A strategy sees only a :class:`~jar_core.signals.Signals` object (the candidates with their
+A strategy sees only a :class:`~jar_core.signals.matrices.Signals` object (the candidates with their
 coarse relevance ``r``, fine relevance ``F`` and join compatibility ``w``) and returns a
 :class:`Selection`. Greedy, dense, the MIP and CRUSH all implement it, so they run on the
 same candidates and the same signals.
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, Sequence, runtime_checka
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.signals import Signals
+    from jar_core.signals.matrices import Signals
 
 __all__ = ["StepGain", "Selection", "SearchStrategy"]
 
@@ -44,7 +44,7 @@ class Selection:
     ``no_solution``, ``infeasible``); ``bridges`` the candidates added only to connect the others;
     ``references`` those added because a chosen table refers to them for a sub-query they answer
     better (``k="auto"``); ``replaced`` maps a chosen candidate to the near copy the search had
-    chosen in its place (:func:`jar_core.near_copies.prefer_joined`).
+    chosen in its place (:func:`jar_core.signals.near_copies.prefer_joined`).
     """
 
     order: list[int]

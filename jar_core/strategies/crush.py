@@ -18,7 +18,7 @@ are broken by the lowest table index, then the lowest segment index, so the resu
 deterministic. Similarities are clipped to [-1, 1].
 
 With no segments the scores are undefined; the candidates are then returned in their given
-order (which for :class:`~jar_core.signals.Signals` is by decreasing coarse relevance),
+order (which for :class:`~jar_core.signals.matrices.Signals` is by decreasing coarse relevance),
 up to ``budget``.
 """
 

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from jar_core.errors import InvalidArgumentError
-from jar_core.signals import Signals
+from jar_core.signals.matrices import Signals
 from jar_core.strategies.base import Selection, StepGain
 
 __all__ = [
@@ -253,18 +253,18 @@ class JoinAwareStrategy(GreedyStrategy):
 
     def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
         """The greedy's choice; with ``near_copies``, a chosen table's near copy that joins the others
-        more surely in its place (:func:`jar_core.near_copies.prefer_joined`); with ``bridges``,
-        connected within ``k`` (:func:`jar_core.bridge.connect`)."""
+        more surely in its place (:func:`jar_core.signals.near_copies.prefer_joined`); with ``bridges``,
+        connected within ``k`` (:func:`jar_core.strategies.bridge.connect`)."""
         sel = super().select(signals, k, pinned=pinned)
         if self.near_copies and signals.near_copies is not None:
-            from jar_core.near_copies import prefer_joined
+            from jar_core.signals.near_copies import prefer_joined
 
             sel = prefer_joined(signals, sel, (self.l_cov, self.l_join, self.l_coarse), l_family=self.l_family,
                                 pinned=len(pinned))
         # each choice after the first joined one before it (its join gain was > 0): connected
         if not self.bridges or all(s.join > 0 for s in sel.steps[1:]):
             return sel
-        from jar_core.bridge import connect
+        from jar_core.strategies.bridge import connect
 
         spare = [s.candidate for s in sel.steps if s.coverage <= 0.0]  # chosen for relevance or a join alone
         order, bridges = connect(signals.w, min(k, signals.n), sel.order, pinned=len(pinned), spare=spare,
@@ -281,7 +281,7 @@ def with_bridges(
     """``sel`` re-ordered to ``order``, with ``bridges`` (tables added only to connect the others)
     given their relevance and their strongest join to the tables before them, and ``references``
     (tables added for a sub-query that a chosen table covers through a reference to them,
-    :func:`jar_core.auto_k.referenced`) their coverage gain over the tables before them too."""
+    :func:`jar_core.strategies.auto_k.referenced`) their coverage gain over the tables before them too."""
     steps = {s.candidate: s for s in sel.steps}
     w, F = signals.w, signals.F
     refs = set(references)

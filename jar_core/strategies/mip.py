@@ -59,7 +59,7 @@ from typing import Sequence
 import numpy as np
 
 from jar_core.errors import InvalidArgumentError, SolverError
-from jar_core.signals import Signals
+from jar_core.signals.matrices import Signals
 from jar_core.strategies.base import Selection, StepGain
 from jar_core.strategies.greedy import check_weights
 

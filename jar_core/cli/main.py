@@ -69,7 +69,7 @@ def add_embedding_options(group: Any) -> None:
 
 def embedder_from_args(args: argparse.Namespace) -> Any:
     """The embedder that ``--model``, ``--backend`` and ``--threads`` ask for."""
-    from jar_core.embedding import get_embedder
+    from jar_core.embed.embedders import get_embedder
 
     if args.threads is not None and args.threads < 1:
         raise InvalidArgumentError(f"--threads must be >= 1, got {args.threads}")
@@ -125,7 +125,7 @@ def _retriever(args: argparse.Namespace, **options: Any) -> Any:
 
 
 def _cache_path(retriever: Any) -> Path:
-    from jar_core.index import cache_path
+    from jar_core.index.schema_index import cache_path
 
     return cache_path(retriever.schema, retriever.embedder.name)
 
@@ -173,8 +173,8 @@ def _join_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def hubness_argument(p: argparse.ArgumentParser) -> None:
-    """``--hubness W``: the weight of the hub-table correction (:mod:`jar_core.hubness`)."""
-    from jar_core.hubness import DEFAULT_HUBNESS
+    """``--hubness W``: the weight of the hub-table correction (:mod:`jar_core.signals.hubness`)."""
+    from jar_core.signals.hubness import DEFAULT_HUBNESS
 
     p.add_argument("--hubness", type=float, default=DEFAULT_HUBNESS, metavar="W",
                    help=f"weight of the hub-table correction of fine relevance (0..2, default {DEFAULT_HUBNESS}; "
@@ -183,7 +183,7 @@ def hubness_argument(p: argparse.ArgumentParser) -> None:
 
 def _search_arguments(p: argparse.ArgumentParser) -> None:
     """The switchable parts of the default search (docs/method.md, "Beyond the paper")."""
-    from jar_core.lexical import DEFAULT_LEXICAL_RELEVANCE
+    from jar_core.candidates.lexical import DEFAULT_LEXICAL_RELEVANCE
     from jar_core.retriever import DEFAULT_EXPAND, DEFAULT_LEXICAL
 
     p.add_argument("--expand", type=int, default=DEFAULT_EXPAND, metavar="N",
@@ -206,7 +206,7 @@ def search_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def first_stage_argument(p: argparse.ArgumentParser) -> None:
-    """``--first-stage``: how the candidate set is found (:mod:`jar_core.ann`)."""
+    """``--first-stage``: how the candidate set is found (:mod:`jar_core.candidates.ann`)."""
     p.add_argument("--first-stage", choices=("auto", "exact", "ann"), default="auto",
                    help="how the candidates are found: brute force (exact), an approximate vector index "
                    "(ann, needs faiss-cpu), or brute force below 20,000 tables and ann from there (auto, default)")
@@ -261,8 +261,7 @@ def _output_format(args: argparse.Namespace) -> str:
 
 
 def _print_retrieval(res: Any, fmt: str, *, explain: bool, strategy: Any, candidates: int) -> None:
-    from jar_core import render
-
+    from jar_core.output import render
     if fmt == "json":
         payload = render.result_json(res)
         if explain:
@@ -338,7 +337,7 @@ def parse_weights(text: str, flag: str = "--weights") -> tuple[float, float, flo
 
 
 def _cmd_index(args: argparse.Namespace) -> int:
-    from jar_core.index import SchemaIndex, build_index, check_index_target, partial_dir
+    from jar_core.index.schema_index import SchemaIndex, build_index, check_index_target, partial_dir
 
     out = Path(args.out)
     check_index_target(out)  # before the embedding work, not after
@@ -392,7 +391,7 @@ def _check_same_source(saved: Any, source: Any, out: Path) -> None:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from jar_core.mcp_server import check_mcp, serve_stdio
+    from jar_core.cli.mcp import check_mcp, serve_stdio
     from jar_core.retriever import check_k, check_k_or_auto
 
     check_k_or_auto(args.k)
@@ -430,7 +429,7 @@ def _source_label(args: argparse.Namespace) -> str:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from jar_core.bench import run_bench
+    from jar_core.cli.bench import run_bench
 
     if args.threads is not None and args.threads < 1:
         raise InvalidArgumentError(f"--threads must be >= 1, got {args.threads}")
@@ -564,7 +563,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=_cmd_bench)
 
     try:
-        from jar_core.eval.command import add_eval_parser
+        from jar_core.cli.eval import add_eval_parser
     except ImportError:  # pragma: no cover - the eval command ships with the package
         pass
     else:
@@ -693,7 +692,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _setup_logging(args.verbose, args.quiet)
-    # The encoder's threads are the library's choice (jar_core.embedding: one per question, all
+    # The encoder's threads are the library's choice (jar_core.embed.embedders: one per question, all
     # cores for large batches; --threads or $JAR_RETRIEVAL_THREADS override it).
     try:
         with warnings.catch_warnings():

@@ -1,8 +1,8 @@
 """The first stage through an approximate vector index (FAISS IVF-Flat), for large corpora.
 
-:class:`ApproximateCandidates` is a :class:`~jar_core.candidates.CandidateGenerator`: the
+:class:`ApproximateCandidates` is a :class:`~jar_core.candidates.first_stage.CandidateGenerator`: the
 approximate index proposes candidates, which are then scored exactly from the index's table
-vectors and ordered as brute force orders them (:func:`~jar_core.candidates.exact_top`), so the
+vectors and ordered as brute force orders them (:func:`~jar_core.candidates.first_stage.exact_top`), so the
 scores are the brute-force ones and ties are broken the same way. With a filter:
 
 * few allowed tables (a database filter: at most :data:`EXACT_ROWS`): those rows are scored
@@ -35,11 +35,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from jar_core.candidates import BruteForceCandidates, CandidateGenerator, exact_top
+from jar_core.candidates.first_stage import BruteForceCandidates, CandidateGenerator, exact_top
 from jar_core.errors import IndexLoadError, InvalidArgumentError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.index import SchemaIndex
+    from jar_core.index.schema_index import SchemaIndex
 
 __all__ = [
     "ApproximateCandidates", "AnnIndex", "ANN_THRESHOLD", "ANN_FILE", "EXACT_ROWS", "available",

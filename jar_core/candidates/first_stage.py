@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.index import SchemaIndex
+    from jar_core.index.schema_index import SchemaIndex
 
 __all__ = ["CandidateGenerator", "BruteForceCandidates", "exact_top", "exact_scores"]
 

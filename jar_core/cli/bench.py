@@ -48,7 +48,7 @@ def run_bench(
     """Print the speed tables (markdown) to stdout; the embedder is ``get_embedder(model,
     backend=backend, threads=threads)``, loaded (and timed) here."""
     t_start = time.perf_counter()
-    from jar_core.signals import Signals
+    from jar_core.signals.matrices import Signals
     from jar_core.strategies import GreedyStrategy
 
     rng = np.random.default_rng(0)
@@ -67,10 +67,10 @@ def run_bench(
     print(_row("greedy select, no trace", _time(lambda: greedy_notrace.select(sig, 10), repeat)))
 
     from jar_core.demo import demo_url
-    from jar_core.embedding import get_embedder
+    from jar_core.embed.embedders import get_embedder
     from jar_core.loaders import load_database
     from jar_core.retriever import TableRetriever
-    from jar_core.index import cache_path
+    from jar_core.index.schema_index import cache_path
 
     t0 = time.perf_counter()
     emb = get_embedder(model, backend=backend, threads=threads)

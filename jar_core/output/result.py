@@ -51,7 +51,7 @@ class RetrievedTable:
     chosen), ``bridge`` (added only to connect the others), ``reference`` (``k="auto"``: a chosen
     table refers to it for a sub-query it answers better, ``film_actor`` -> ``actor``), ``near copy``
     (in place of ``replaced``, a table of nearly the same columns the search had chosen, because
-    it joins the others more surely: :func:`jar_core.near_copies.prefer_joined`) or ``pinned``.
+    it joins the others more surely: :func:`jar_core.signals.near_copies.prefer_joined`) or ``pinned``.
     """
 
     table: Table
@@ -234,20 +234,20 @@ class RetrievalResult:
         Identifiers are quoted for ``dialect`` (default: the source's) with sqlglot; tables
         without a join are listed at the end as a comment.
         """
-        from jar_core.sql import join_clause
+        from jar_core.output.sql import join_clause
 
         return join_clause(self, dialect or self.dialect)
 
     def to_mermaid(self) -> str:
         """A Mermaid flowchart of the selected tables, their join columns, declared (solid) and
-        inferred (dotted) joins and bridge tables (dashed): :func:`jar_core.render.to_mermaid`."""
-        from jar_core.render import to_mermaid
+        inferred (dotted) joins and bridge tables (dashed): :func:`jar_core.output.render.to_mermaid`."""
+        from jar_core.output.render import to_mermaid
 
         return to_mermaid(self)
 
     def to_dot(self) -> str:
-        """The same picture in Graphviz DOT: :func:`jar_core.render.to_dot`."""
-        from jar_core.render import to_dot
+        """The same picture in Graphviz DOT: :func:`jar_core.output.render.to_dot`."""
+        from jar_core.output.render import to_dot
 
         return to_dot(self)
 

@@ -2,14 +2,14 @@
 
 Saved as a directory holding ``vectors.npz`` (NumPy arrays), ``schema.json``, ``joins.npz``
 (the inferred join graphs, :mod:`jar_core.joins`), for a large corpus ``ann.faiss`` (the
-approximate index of the first stage, :mod:`jar_core.ann`) and ``meta.json`` (format version, model name,
+approximate index of the first stage, :mod:`jar_core.candidates.ann`) and ``meta.json`` (format version, model name,
 schema fingerprint, array shapes, the join rules' version and a SHA-256 of each file). Loading
 reads each file once and checks what it read; saving writes a new directory beside the target
 and exchanges the two atomically, so a reader never sees a mix of two indexes or no index at all.
 Saving streams the arrays into the files (arrays mapped from disk are copied file to file).
 
 Building embeds each distinct text once, all of them sorted by length, in chunks
-(:mod:`jar_core.index_build`); with a work directory (:func:`build_index`: ``.DIR.partial``
+(:mod:`jar_core.index.build`); with a work directory (:func:`build_index`: ``.DIR.partial``
 beside the index) the vectors are written there as they come, so that an interrupted build
 resumes. :meth:`SchemaIndex.update` reuses an older index's vectors by text. The column-name
 vectors of the paper's join mode are embedded only when that mode asks for them
@@ -48,11 +48,11 @@ from typing import Any
 import numpy as np
 
 from jar_core._gc import gc_paused
-# the approximate index of the first stage: optional, mapped, read on first use (jar_core.ann)
-from jar_core.ann import ANN_FILE as _ANN_FILE
-from jar_core.embedding import DEFAULT_MODEL_NAME, CachedEmbedder, Embedder, get_embedder
+# the approximate index of the first stage: optional, mapped, read on first use (jar_core.candidates.ann)
+from jar_core.candidates.ann import ANN_FILE as _ANN_FILE
+from jar_core.embed.embedders import DEFAULT_MODEL_NAME, CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import EmbeddingError, IndexLoadError, IndexSaveError, JarError, StaleIndexError
-from jar_core.index_build import CHUNK_TEXTS, embed_texts, gather
+from jar_core.index.build import CHUNK_TEXTS, embed_texts, gather
 from jar_core.schema import Schema, Table, split_camel
 
 __all__ = [
@@ -343,7 +343,7 @@ class SchemaIndex:
     def _update_join_graph(self, old: "SchemaIndex", changed: set[str]) -> None:
         """The within-database join graph: ``old``'s joins inside the databases not ``changed``,
         the rules run again on the others (joins never cross databases there)."""
-        from jar_core.index_build import merge_database_graphs
+        from jar_core.index.build import merge_database_graphs
 
         if not old.has_join_graph(cross_database=False):
             return  # inferred on first use
@@ -395,18 +395,18 @@ class SchemaIndex:
         """Column features for the paper's join scoring (computed on first use, not saved; the
         name vectors embedded first if missing: :meth:`ensure_name_vectors`)."""
         if self._features is None:
-            from jar_core.join_compat import ColumnFeatures
+            from jar_core.joins.compat import ColumnFeatures
 
             self._features = ColumnFeatures.from_index(self)
         return self._features
 
     def values_of(self, key: tuple[str, ...], tables: "np.ndarray") -> Any:
-        """The :class:`~jar_core.values.ValueIndex` of the tables at ``tables`` (the databases
+        """The :class:`~jar_core.candidates.values.ValueIndex` of the tables at ``tables`` (the databases
         ``key``), built on first use and kept for the last 64 such sets."""
         cache = self.__dict__.setdefault("_values_by_key", {})
         vi = cache.get(key)
         if vi is None:
-            from jar_core.values import ValueIndex
+            from jar_core.candidates.values import ValueIndex
 
             if len(cache) >= 64:
                 cache.pop(next(iter(cache)))
@@ -474,7 +474,7 @@ class SchemaIndex:
         behind for the next save to remove. With ``store_samples=False`` the column sample
         values (rows of the source) are left out of the saved schema; an enumeration's labels
         (:attr:`Column.enum`, from the schema, not from rows) are kept. ``ann``: save the
-        approximate index of the first stage (:mod:`jar_core.ann`) always (``True``), never
+        approximate index of the first stage (:mod:`jar_core.candidates.ann`) always (``True``), never
         (``False``), or when one is at hand or the index is large enough (``None``).
 
         Raises:
@@ -484,7 +484,7 @@ class SchemaIndex:
         """
         target = Path(path)
         joins = self._joins_to_save()
-        from jar_core.ann import to_save
+        from jar_core.candidates.ann import to_save
 
         extra = to_save(self, ann)
         try:
@@ -526,7 +526,7 @@ class SchemaIndex:
                ann: tuple[bytes, dict[str, Any]] | None = None) -> None:
         """Write the files into ``folder``, each streamed and synced (the arrays are never held
         in memory twice), its SHA-256 read back in chunks; ``meta.json`` last. ``ann``: the
-        approximate index of the first stage and its meta entry (:mod:`jar_core.ann`)."""
+        approximate index of the first stage and its meta entry (:mod:`jar_core.candidates.ann`)."""
         arrays = {"table_vectors": self.table_vectors, "column_vectors": self.column_vectors}
         if self.name_vectors is not None:
             arrays["name_vectors"] = self.name_vectors
@@ -541,7 +541,7 @@ class SchemaIndex:
         digests["schema.json"] = hashlib.sha256(data).hexdigest()
         del data
         digests[_JOINS_FILE] = _write_npz(folder / _JOINS_FILE, joins[0])
-        if ann is not None:  # the approximate index of the first stage (jar_core.ann)
+        if ann is not None:  # the approximate index of the first stage (jar_core.candidates.ann)
             _write_file(folder / _ANN_FILE, ann[0])
             digests[_ANN_FILE] = hashlib.sha256(ann[0]).hexdigest()
         meta = {
@@ -558,7 +558,7 @@ class SchemaIndex:
             "sha256": digests,
         }
         if ann is not None:
-            from jar_core.ann import entry_with_vectors
+            from jar_core.candidates.ann import entry_with_vectors
 
             meta["ann"] = entry_with_vectors(ann[1], meta["sha256"])
         _write_file(folder / "meta.json", json.dumps(meta, indent=2).encode("utf-8"))
@@ -648,7 +648,7 @@ class SchemaIndex:
             raise IndexLoadError(f"index at {p} is corrupt: {e}") from e
         index.stored_samples = meta.get("samples") is not False
         _read_joins(p, index, meta, files.get(_JOINS_FILE), trusted_schema=schema_given is None)
-        from jar_core.ann import read_saved
+        from jar_core.candidates.ann import read_saved
 
         read_saved(p, index, meta, files.get(_ANN_FILE))
         return index
@@ -900,7 +900,7 @@ def _file_sha256(path: Path) -> str:
 
 def _mapped_file(arr: np.ndarray) -> tuple[str, int] | None:
     """``(path, offset)`` of the file ``arr``'s data lies in, where ``arr`` is a whole C-ordered
-    ``np.memmap`` of it (as :func:`jar_core.index_build.gather` returns); else ``None``."""
+    ``np.memmap`` of it (as :func:`jar_core.index.build.gather` returns); else ``None``."""
     if isinstance(arr, np.memmap) and isinstance(arr.base, mmap.mmap) and arr.flags.c_contiguous and arr.filename:
         return str(arr.filename), int(arr.offset)
     return None

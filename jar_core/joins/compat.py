@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
-from jar_core.index_build import column_positions
+from jar_core.index.build import column_positions
 from jar_core.joins.profile import incidence
 from jar_core.schema import Column, Schema, Table, join_class
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.index import SchemaIndex
+    from jar_core.index.schema_index import SchemaIndex
 
 __all__ = ["ColumnFeatures", "join_compatibility", "paper_join_compatibility", "key_likeness", "pair_scores",
            "JOIN_MODES"]
@@ -128,7 +128,7 @@ class ColumnFeatures:
         offsets = index.col_offsets
         classes: dict[str, int] = {}
         type_class, uniq, known, words, values = [], [], [], [], []
-        from jar_core.index import humanize
+        from jar_core.index.schema_index import humanize
 
         for t in schema.tables:
             # the words of column_name_text(t, i), "<db> <table> <column>", part by part

@@ -27,7 +27,7 @@ from jar_core.errors import InvalidArgumentError
 from jar_core.joins.profile import singular
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.index import SchemaIndex
+    from jar_core.index.schema_index import SchemaIndex
 
 __all__ = ["LexicalIndex", "fuse", "normalized", "singulars", "table_tokens", "tokenize", "DEFAULT_LEXICAL_RELEVANCE"]
 
@@ -82,7 +82,7 @@ class LexicalIndex:
 def table_tokens(index: "SchemaIndex", tables: np.ndarray) -> list[list[str]]:
     """The BM25 tokens of ``table_text`` of the tables at positions ``tables``, tokenized once per
     table and kept on the index (a lake's shortlists come back to the same tables)."""
-    from jar_core.index import table_text
+    from jar_core.index.schema_index import table_text
 
     cache: dict[int, list[str]] | None = getattr(index, "_bm25_tokens", None)
     if cache is None:

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from jar_core.errors import InvalidArgumentError, SourceError
-from jar_core.result import RetrievalResult, RetrievedTable, one_line
+from jar_core.output.result import RetrievalResult, RetrievedTable, one_line
 from jar_core.schema import Table
-from jar_core.sql import create_table_ddl
+from jar_core.output.sql import create_table_ddl
 
 if TYPE_CHECKING:  # pragma: no cover
     from sqlalchemy.engine import Engine
@@ -33,7 +33,7 @@ class TableDocument:
 
 def format_sample_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """Rows as a SQL comment block, the way text-to-SQL prompts usually show them: one line per row,
-    its values separated by tabs; a value's control characters escaped (:func:`~jar_core.result.one_line`)
+    its values separated by tabs; a value's control characters escaped (:func:`~jar_core.output.result.one_line`)
     and ``*/`` written ``* /``, so that no value can add a row or end the comment."""
     if not rows:
         return ""

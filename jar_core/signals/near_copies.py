@@ -23,8 +23,8 @@ from jar_core.strategies.base import Selection, StepGain
 from jar_core.strategies.greedy import coverage_gain
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.index import SchemaIndex
-    from jar_core.signals import Signals
+    from jar_core.index.schema_index import SchemaIndex
+    from jar_core.signals.matrices import Signals
 
 __all__ = ["NEAR_COPY", "near_copy_matrix", "prefer_joined"]
 

@@ -45,16 +45,16 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="time limit of each MIP solve (default 60)")
     e.add_argument("--weights", metavar="COV,JOIN,COARSE",
                    help="run the greedy with these weights (l_cov,l_join,l_coarse; default 2,1,4)")
-    from jar_core.cli import hubness_argument
+    from jar_core.cli.main import hubness_argument
 
     hubness_argument(e)
     e.add_argument("--ablation", action="store_true",
                    help="also run the paper's ablation weight configurations of the greedy")
-    from jar_core.cli import _join_arguments, add_embedding_options
+    from jar_core.cli.main import _join_arguments, add_embedding_options
 
     add_embedding_options(e)
     _join_arguments(e)
-    from jar_core.cli import first_stage_argument
+    from jar_core.cli.main import first_stage_argument
 
     first_stage_argument(e)
     e.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
@@ -107,7 +107,7 @@ def _check_out(path: str | None, flag: str) -> None:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from jar_core.cli import parse_weights
+    from jar_core.cli.main import parse_weights
     from jar_core.eval import report
     from jar_core.eval.harness import evaluate, method_specs, prepare
     from jar_core.loaders import load_benchmark
@@ -144,7 +144,7 @@ def run_eval(args: argparse.Namespace) -> int:
         )
     specs = method_specs(methods, weights=weights, ablation=args.ablation, mip_time_limit=args.mip_time_limit)
     progress = not args.quiet and sys.stderr.isatty()
-    from jar_core.cli import embedder_from_args, join_options
+    from jar_core.cli.main import embedder_from_args, join_options
 
     retriever = TableRetriever(
         bench.schema, embedder=embedder_from_args(args), candidates=args.candidates, progress=progress,
@@ -153,7 +153,7 @@ def run_eval(args: argparse.Namespace) -> int:
         hubness=args.hubness,
     )
     if not args.no_cache:
-        from jar_core.index import cache_path
+        from jar_core.index.schema_index import cache_path
 
         retriever.load_or_build_index(cache_path(retriever.schema, retriever.embedder.name))
     prepared = prepare(
@@ -169,7 +169,7 @@ def run_eval(args: argparse.Namespace) -> int:
         report.write_text(args.markdown, report.markdown(payload))
     if args.plot:
         report.plot(payload, args.plot)
-    from jar_core.cli import _print
+    from jar_core.cli.main import _print
 
     _print(report.text_table(payload))
     _print(f"decomposer: {prepared.decomposer}; {prepared.multi_table_questions} multi-table of "

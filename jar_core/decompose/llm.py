@@ -22,7 +22,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Awaitable, Callable, Hashable
 
-from jar_core.decomposition import Decomposer, Decomposition, HeuristicDecomposer
+from jar_core.decompose.heuristic import Decomposer, Decomposition, HeuristicDecomposer
 from jar_core.schema import Schema
 
 __all__ = ["DECOMPOSITION_PROMPT", "build_prompt", "parse_concepts", "LLMDecomposer", "MAX_CONCEPT_CHARS"]
@@ -243,7 +243,7 @@ def parse_concepts(text: str) -> list[str]:
 
 
 class LLMDecomposer:
-    """A :class:`~jar_core.decomposition.Decomposer` that asks a language model for the concepts.
+    """A :class:`~jar_core.decompose.heuristic.Decomposer` that asks a language model for the concepts.
 
     ``complete`` takes the prompt and returns the model's text. It runs in a worker thread
     bounded by ``timeout`` seconds (``None``: no bound, called in the caller's thread). When it

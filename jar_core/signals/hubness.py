@@ -1,7 +1,7 @@
 """Hub tables: fine relevance corrected for how well a table matches *any* phrase.
 
 Fine relevance ``F_ji`` is the best column match of sub-query ``q_j`` in table ``i``
-(:func:`jar_core.signals.fine_relevance`). A wide table with many generic columns (``name``,
+(:func:`jar_core.signals.matrices.fine_relevance`). A wide table with many generic columns (``name``,
 ``description``, ``term_code``, ``status``...) has some column close to almost every phrase, so it
 covers every sub-query a little and wins coverage it does not deserve: in an embedding space such
 points are *hubs*, near neighbours of everything. The correction is the one of hubness reduction
@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from jar_core.index import column_text
-from jar_core.index_build import column_positions
+from jar_core.index.schema_index import column_text
+from jar_core.index.build import column_positions
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.index import SchemaIndex
+    from jar_core.index.schema_index import SchemaIndex
 
 __all__ = ["DEFAULT_HUBNESS", "PROBES", "BASELINE_TABLES", "HubScores", "hub_scores", "corrected"]
 

@@ -94,8 +94,8 @@ def build_server(
     from pydantic import Field
     from typing_extensions import Annotated
 
-    from jar_core import render
-    from jar_core.result import one_line
+    from jar_core.output import render
+    from jar_core.output.result import one_line
     from jar_core.retriever import check_k_or_auto
 
     default_k = check_k_or_auto(k)

@@ -10,7 +10,7 @@ The search runs up to ``k_max`` tables; the answer is the shortest prefix of its
   value found, 'europe' beside 'value: EUROPE', is left to the value, as one of measure words
   alone, 'amount' beside a trade word's hint 'value: sales', is left to the hint), and
 * is join-connected: with a strategy that bridges (the default ``join-aware``), the prefix's
-  pieces are joined by the cheapest bridge tables over the join graph (:func:`jar_core.bridge.bridge_paths`,
+  pieces are joined by the cheapest bridge tables over the join graph (:func:`jar_core.strategies.bridge.bridge_paths`,
   within ``k_max``), so a question over two far tables returns them and the path between them,
   not every table the search would have taken before it reached the path; with any other strategy,
   the prefix falls into as many pieces as the whole choice splits them into (a later table may
@@ -33,12 +33,12 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from jar_core.bridge import bridge_paths, is_connected, pieces
-from jar_core.bridge import labels as _labels
-from jar_core.values import VALUE_PREFIX, _norm, is_trade_word, measure_only
+from jar_core.strategies.bridge import bridge_paths, is_connected, pieces
+from jar_core.strategies.bridge import labels as _labels
+from jar_core.candidates.values import VALUE_PREFIX, _norm, is_trade_word, measure_only
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.signals import Signals
+    from jar_core.signals.matrices import Signals
     from jar_core.strategies.base import SearchStrategy, Selection
 
 __all__ = ["auto_size", "auto_select", "referenced", "AUTO_K_MAX", "AUTO_THRESHOLD", "AUTO_K_MIN", "AUTO_FLOOR"]

@@ -1,6 +1,6 @@
 """Embedding a large schema's texts: once each, sorted by length, in chunks, resumable, on disk.
 
-:meth:`jar_core.index.SchemaIndex.build` hands its distinct texts to :func:`embed_texts`: sorted
+:meth:`jar_core.index.schema_index.SchemaIndex.build` hands its distinct texts to :func:`embed_texts`: sorted
 by length (so that each batch the encoder runs holds texts of about one length: little padding)
 and encoded :data:`CHUNK_TEXTS` at a time. With a work directory the vectors go to a file there
 (``texts.npy``) chunk by chunk, and ``state.json`` records how many are done: a build killed

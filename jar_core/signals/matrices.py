@@ -2,7 +2,7 @@
 
 * coarse relevance ``r_i = cos(emb(Q), emb(T_i))``;
 * fine relevance ``F_ji = max_c cos(emb(q_j), emb(c))`` over the columns ``c`` of ``T_i``;
-* join compatibility ``w_il`` with its join columns (:mod:`jar_core.join_compat`).
+* join compatibility ``w_il`` with its join columns (:mod:`jar_core.joins.compat`).
 
 All three are matrix products and reductions over the candidates' rows of the index.
 """
@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from jar_core.hubness import corrected
-from jar_core.index_build import column_positions
-from jar_core.join_compat import join_compatibility
+from jar_core.signals.hubness import corrected
+from jar_core.index.build import column_positions
+from jar_core.joins.compat import join_compatibility
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.index import SchemaIndex
+    from jar_core.index.schema_index import SchemaIndex
 
 __all__ = ["Signals", "coarse_relevance", "fine_relevance", "compute_signals"]
 
@@ -50,7 +50,7 @@ class Signals:
             keys and dates, no column of their own, :func:`jar_core.joins.graph.link_tables`);
             ``None`` with the paper's pair score.
         near_copies: optional boolean ``(n, n)``: two tables of one database with nearly the same
-            columns (:func:`jar_core.near_copies.near_copy_matrix`).
+            columns (:func:`jar_core.signals.near_copies.near_copy_matrix`).
     """
 
     candidates: np.ndarray
@@ -62,7 +62,7 @@ class Signals:
     declared: np.ndarray | None = None
     segment_sim: np.ndarray | None = None
     evidence: np.ndarray | None = None
-    value_matches: list = field(default_factory=list)  # jar_core.values.ValueMatch
+    value_matches: list = field(default_factory=list)  # jar_core.candidates.values.ValueMatch
     family: np.ndarray | None = None  # bool (n, n): same database and same leading name word
     references: np.ndarray | None = None  # bool (n, n): i's join with l goes to l's key
     links: np.ndarray | None = None  # bool (n,): tables that only link others
@@ -105,13 +105,13 @@ def compute_signals(
     """Assemble :class:`Signals` for ``candidates`` (positions in ``index.schema.tables``) whose
     coarse relevance is ``r``.
 
-    ``hubness`` > 0 corrects fine relevance for hub tables (:mod:`jar_core.hubness`); 0 is the
+    ``hubness`` > 0 corrects fine relevance for hub tables (:mod:`jar_core.signals.hubness`); 0 is the
     paper's ``F``.
 
     Joins weaker than ``min_join_score`` are dropped (``w = 0``): a weak join is no join,
     neither for the search nor in the returned join path.
     """
-    from jar_core.near_copies import near_copy_matrix  # it imports the strategies, which import this
+    from jar_core.signals.near_copies import near_copy_matrix  # it imports the strategies, which import this
 
     candidates = np.asarray(candidates, dtype=np.int64)
     w, join_columns, declared, evidence, references = join_compatibility(

