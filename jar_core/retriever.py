@@ -1,10 +1,8 @@
 """The core entry point: :class:`TableRetriever` answers a question with a joinable table set."""
 from __future__ import annotations
 
-import inspect
 import logging
 import os
-import re
 import threading
 import warnings
 from pathlib import Path
@@ -22,15 +20,25 @@ from jar_core.candidates.lexical import DEFAULT_LEXICAL_RELEVANCE
 from jar_core.index.schema_index import SchemaIndex
 from jar_core.joins.path import components, join_tree
 from jar_core.output.result import JoinEdge, RetrievalResult, RetrievedTable, TraceEntry
+from jar_core.options import (
+    DEFAULT_EXPAND,
+    DEFAULT_LEXICAL,
+    DEFAULT_MIN_JOIN_SCORE,
+    check_k,
+    check_k_or_auto,
+    check_options,
+    check_part,
+    check_question,
+    check_subqueries,
+    check_table_names,
+    check_weight,
+)
 from jar_core.schema import Schema
 from jar_core.signals.matrices import Signals, compute_signals
 from jar_core.strategies import STRATEGIES, JoinAwareStrategy, SearchStrategy, get_strategy
 from jar_core.candidates.values import VALUE_PREFIX
 
-__all__ = [
-    "TableRetriever", "MAX_QUESTION_CHARS", "check_question", "check_k", "check_k_or_auto", "check_table_names", "check_options",
-    "convert_option",
-]
+__all__ = ["TableRetriever"]
 
 log = logging.getLogger(__name__)
 
@@ -40,15 +48,6 @@ LEXICAL_SHORTLIST = 200
 #: one index, built at the first question and kept (cheaper than a shortlist's index per question);
 #: above it, or with another first stage, the dense shortlist.
 LEXICAL_WHOLE_CORPUS = 20_000
-
-#: Default ``lexical``: weight of BM25 fused with dense similarity for the candidate set.
-DEFAULT_LEXICAL = 0.7
-
-#: Default ``expand``: tables joinable to the strongest candidates added to the candidate set.
-DEFAULT_EXPAND = 10
-
-#: Default ``min_join_score``: joins below it are not shown or used (chosen by measurement, docs/results.md).
-DEFAULT_MIN_JOIN_SCORE = 0.5
 
 
 #: Below this best match of any sub-query in any returned table, the result warns that nothing in
@@ -81,20 +80,6 @@ def _apply_value_matches(sig: Signals, matches: list[Any]) -> None:
     sig.value_matches = list(matches)
 
 
-def check_subqueries(subqueries: Any) -> tuple[str, ...]:
-    """Given sub-queries as a tuple of non-blank strings (one string is one sub-query), or
-    :class:`InvalidArgumentError`."""
-    items = [subqueries] if isinstance(subqueries, str) else subqueries
-    try:
-        items = list(items)
-    except TypeError:
-        raise InvalidArgumentError(f"subqueries must be a string or a list of strings, got {subqueries!r}") from None
-    bad = [s for s in items if not isinstance(s, str)]
-    if bad:
-        raise InvalidArgumentError(f"subqueries must be strings, got {bad[0]!r}")
-    return tuple(s for s in items if s.strip())
-
-
 def _match_warnings(sig: Signals, order: Sequence[int]) -> list[str]:
     """What a caller (an agent) should know when nothing in the source matches the question."""
     if not sig.subqueries:
@@ -105,122 +90,6 @@ def _match_warnings(sig: Signals, order: Sequence[int]) -> list[str]:
         return [f"no table matches any part of the question well (best match {best:.2f} < {NO_MATCH}): "
                 "the source may not hold what it asks for"]
     return []
-
-
-def _weight(name: str, value: Any, top: float) -> float:
-    """``value`` as a float weight in ``[0, top]``, or :class:`InvalidArgumentError` naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= top:
-        raise InvalidArgumentError(f"{name} must be a weight in [0, {top:g}], got {value!r}")
-    return float(value)
-
-
-#: Terminal escape sequences (``\x1b[31m``) and control characters other than white space: no
-#: words of a question, and their remains (``31m``) would become sub-queries.
-_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
-#: The longest question, in characters (the command, the MCP server and the agent tools all
-#: check it here): a question is a sentence or a paragraph, and a 10 MB one took 23 s of CPU.
-MAX_QUESTION_CHARS = 10_000
-
-
-def check_question(question: Any) -> str:
-    """The stripped question without terminal escape sequences and control characters, or
-    :class:`InvalidArgumentError` if it is not a string with words or is longer than
-    :data:`MAX_QUESTION_CHARS` characters."""
-    if not isinstance(question, str):
-        raise InvalidArgumentError(f"the question must be a string, got {type(question).__name__}")
-    if len(question) > MAX_QUESTION_CHARS:
-        raise InvalidArgumentError(
-            f"the question is {len(question):,} characters long, more than the {MAX_QUESTION_CHARS:,} allowed"
-        )
-    if not question.strip():
-        raise InvalidArgumentError("the question is empty")
-    question = _CONTROL.sub(" ", _ESCAPE.sub("", question))
-    if not question.strip():
-        raise InvalidArgumentError(
-            "the question has no words: it holds only control characters or terminal escape sequences, "
-            "and is empty without them"
-        )
-    try:
-        question.encode("utf-8")
-    except UnicodeEncodeError as e:
-        raise InvalidArgumentError(
-            f"the question is not valid text: {question[e.start]!r} at position {e.start} is an unpaired "
-            "surrogate (invalid UTF-8 on the command line?)"
-        ) from None
-    return question.strip()
-
-
-def check_table_names(names: str | Iterable[str] | None, what: str = "include") -> list[str]:
-    """Table names as a list: one string is one name (``include="books"``), ``None`` is none."""
-    if names is None:
-        return []
-    if isinstance(names, str):
-        return [names]
-    try:
-        out = list(names)
-    except TypeError:
-        raise InvalidArgumentError(f"{what} takes a table name or a list of them, got {type(names).__name__}") from None
-    for n in out:
-        if not isinstance(n, str):
-            raise InvalidArgumentError(f"{what} takes table names (strings), got {n!r}")
-    return out
-
-
-def check_k(k: Any, name: str = "k") -> int:
-    """``k`` as an int >= 1, or :class:`InvalidArgumentError`."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise InvalidArgumentError(f"{name} must be a positive integer, got {k!r}")
-    if k <= 0:
-        raise InvalidArgumentError(f"{name} must be >= 1, got {k}")
-    return int(k)
-
-
-def check_k_or_auto(k: Any, name: str = "k") -> int | str:
-    """``k`` as an int >= 1 or the string ``"auto"``, or :class:`InvalidArgumentError`."""
-    if isinstance(k, str) and k.strip().lower() == "auto":
-        return "auto"
-    return check_k(k, name)
-
-
-def check_options(options: Any, func: Callable[..., Any], what: str) -> dict[str, Any]:
-    """``options`` (a mapping of keyword options of ``func``, or ``None``) as a dict, or
-    :class:`InvalidArgumentError` naming the unknown ones and listing those ``func`` accepts."""
-    if options is None:
-        return {}
-    if not isinstance(options, Mapping):
-        raise InvalidArgumentError(f"{what} must be a dict of options of {func.__name__}, got {type(options).__name__}")
-    accepted = [p.name for p in inspect.signature(func).parameters.values() if p.kind is p.KEYWORD_ONLY]
-    unknown = [key for key in options if key not in accepted]
-    if unknown:
-        raise InvalidArgumentError(
-            f"unknown {what} {', '.join(map(repr, unknown))} (options of {func.__name__}: {', '.join(accepted)})"
-        )
-    return dict(options)
-
-
-def _check_part(value: Any, method: str, what: str, accepted: str) -> None:
-    """:class:`InvalidArgumentError` unless ``value`` has a callable ``method`` (a decomposer, a strategy)."""
-    if not callable(getattr(value, method, None)):
-        raise InvalidArgumentError(f"{what} must be {accepted}, got {value!r:.100}")
-
-
-def convert_option(
-    options: dict[str, Any], key: str, core_key: str, convert: Callable[[Any], Any] | None = None
-) -> None:
-    """Replace ``options[key]`` (a framework's model) by ``options[core_key] = convert(value)``, in place.
-
-    The adapters map their ``llm=`` / ``embeddings=`` options onto :class:`TableRetriever`'s
-    ``decomposer`` / ``embedder`` this way; passing both raises :class:`InvalidArgumentError`.
-    """
-    value = options.pop(key, None)
-    if value is None:
-        return
-    if options.get(core_key) is not None:
-        raise InvalidArgumentError(f"pass either {key}= or {core_key}=, not both")
-    options[core_key] = convert(value) if convert is not None else value
 
 
 def _not_a_schema(value: Any) -> str:
@@ -327,22 +196,22 @@ class TableRetriever:
         self.expand = int(expand)
         self.expand_seeds = int(expand_seeds)
         self.match_values = bool(match_values)
-        self.lexical = _weight("lexical", lexical, 1.0)
-        self.hubness = _weight("hubness", hubness, 2.0)
-        self.lexical_relevance = _weight("lexical_relevance", lexical_relevance, 1.0)
+        self.lexical = check_weight("lexical", lexical, 1.0)
+        self.hubness = check_weight("hubness", hubness, 2.0)
+        self.lexical_relevance = check_weight("lexical_relevance", lexical_relevance, 1.0)
         self.min_join_score = float(min_join_score)
         self.cross_database_joins = bool(cross_database_joins)
         schema.validate()
         self.schema = schema
         self.n_candidates = check_k(candidates, "candidates")
         if decomposer is not None:
-            _check_part(decomposer, "decompose", "decomposer",
+            check_part(decomposer, "decompose", "decomposer",
                         "None (the heuristic decomposer) or an object with a decompose(question, schema) method "
                         "(HeuristicDecomposer, PrecomputedDecomposer, LLMDecomposer(complete) around a language "
                         "model; the LangChain and LlamaIndex retrievers take a model as llm=)")
         self.decomposer: Decomposer = decomposer if decomposer is not None else HeuristicDecomposer()
         if strategy is not None and not isinstance(strategy, str):
-            _check_part(strategy, "select", "strategy",
+            check_part(strategy, "select", "strategy",
                         f"None, a strategy name ({', '.join(STRATEGIES)}) or a SearchStrategy (an object with select)")
         self.strategy: SearchStrategy = (
             get_strategy(strategy) if isinstance(strategy, str) else strategy or JoinAwareStrategy()

@@ -15,7 +15,8 @@ from pydantic import ConfigDict, Field, PrivateAttr, field_serializer
 from jar_core.output.documents import check_sample_rows, fetch_sample_rows, result_documents
 from jar_core.errors import InvalidArgumentError
 from jar_core.output.result import RetrievalResult
-from jar_core.retriever import TableRetriever, check_k_or_auto, check_options, check_table_names, convert_option
+from jar_core.retriever import TableRetriever
+from jar_core.options import check_k_or_auto, check_options, check_table_names, convert_option
 from langchain_jar.decomposers import PARENT_CALLBACKS, ChatModelDecomposer
 
 __all__ = ["JoinAwareRetriever"]

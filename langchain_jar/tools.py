@@ -19,7 +19,8 @@ from langchain_core.tools import BaseTool, BaseToolkit, ToolException
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from jar_core.errors import InvalidArgumentError, JarError
-from jar_core.retriever import TableRetriever, check_k
+from jar_core.retriever import TableRetriever
+from jar_core.options import check_k
 from langchain_jar.retrievers import JoinAwareRetriever
 from langchain_jar.sql import format_tables
 

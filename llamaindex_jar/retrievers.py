@@ -23,9 +23,8 @@ from jar_core.decompose.heuristic import Decomposition
 from jar_core.output.documents import check_sample_rows, fetch_sample_rows, result_documents
 from jar_core.errors import IndexLoadError, IndexSaveError, InvalidArgumentError
 from jar_core.output.result import RetrievalResult
-from jar_core.retriever import (
-    TableRetriever, check_k_or_auto, check_options, check_question, check_table_names, convert_option,
-)
+from jar_core.retriever import TableRetriever
+from jar_core.options import check_k_or_auto, check_options, check_question, check_table_names, convert_option
 from jar_core.strategies import WEIGHTED_STRATEGIES
 from llamaindex_jar.decomposers import LLMDecomposer
 from llamaindex_jar.embeddings import LlamaIndexEmbeddings
@@ -232,9 +231,7 @@ class JoinAwareRetriever(BaseRetriever):
 
     @similarity_top_k.setter
     def similarity_top_k(self, value: int) -> None:
-        from jar_core import retriever as core
-
-        self.k = getattr(core, "check_k_or_auto", core.check_k)(value)
+        self.k = check_k_or_auto(value)
 
     def description_of(self, table_id: str, name: str) -> str | None:
         """Your description of a table (by id, then by name), if you gave one."""

@@ -35,7 +35,8 @@ from jar_core.eval.harness import prepare
 from jar_core.eval.metrics import aggregate
 from jar_core.index.schema_index import cache_path
 from jar_core.loaders import load_benchmark
-from jar_core.retriever import DEFAULT_EXPAND, TableRetriever
+from jar_core.retriever import TableRetriever
+from jar_core.options import DEFAULT_EXPAND
 from jar_core.strategies import GreedyStrategy, JoinAwareStrategy
 
 #: The options the parts below add to: the paper's fine and coarse relevance.

@@ -15,7 +15,8 @@ from sqlglot import exp
 
 from jar_core.output.documents import format_sample_rows, format_tables_text
 from jar_core.output.render import describe_table, result_json, result_text, to_dot, to_mermaid
-from jar_core.output.result import JoinEdge, RetrievalResult, RetrievedTable, one_line
+from jar_core.output.result import JoinEdge, RetrievalResult, RetrievedTable
+from jar_core.names import one_line
 from jar_core.retriever import TableRetriever
 from jar_core.schema import Column, ForeignKey, Schema, Table
 from jar_core.output.sql import create_table_ddl, join_clause

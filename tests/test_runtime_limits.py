@@ -19,7 +19,7 @@ import jar_core.embed.embedders as emb
 from jar_core.embed.embedders import CachedEmbedder, get_embedder
 from jar_core.errors import BenchmarkFormatError, EmbeddingError, InvalidArgumentError
 from jar_core.loaders import load_benchmark
-from jar_core.retriever import MAX_QUESTION_CHARS
+from jar_core.options import MAX_QUESTION_CHARS
 
 from helpers import BagOfWordsEmbedder
 

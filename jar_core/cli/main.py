@@ -161,7 +161,7 @@ def _k_value(text: str) -> int | str:
 
 # -- join options (retrieve and eval) ---------------------------------------------------
 def _join_arguments(p: argparse.ArgumentParser) -> None:
-    from jar_core.retriever import DEFAULT_MIN_JOIN_SCORE
+    from jar_core.options import DEFAULT_MIN_JOIN_SCORE
 
     p.add_argument("--joins", choices=("rules", "paper"), default="rules",
                    help="how joins are found: declared keys, naming rules and value inclusion (rules, default) "
@@ -184,7 +184,7 @@ def hubness_argument(p: argparse.ArgumentParser) -> None:
 def _search_arguments(p: argparse.ArgumentParser) -> None:
     """The switchable parts of the default search (docs/method.md, "Beyond the paper")."""
     from jar_core.candidates.lexical import DEFAULT_LEXICAL_RELEVANCE
-    from jar_core.retriever import DEFAULT_EXPAND, DEFAULT_LEXICAL
+    from jar_core.options import DEFAULT_EXPAND, DEFAULT_LEXICAL
 
     p.add_argument("--expand", type=int, default=DEFAULT_EXPAND, metavar="N",
                    help=f"add up to N tables joinable to the most relevant candidates (bridge tables; "
@@ -223,7 +223,7 @@ def join_options(args: argparse.Namespace) -> dict[str, Any]:
 # -- commands -----------------------------------------------------------------------
 def _cmd_retrieve(args: argparse.Namespace) -> int:
     from jar_core.demo import DEMO_QUESTION
-    from jar_core.retriever import check_k, check_question
+    from jar_core.options import check_k, check_question
 
     if args.k != "auto":
         check_k(args.k)
@@ -392,7 +392,7 @@ def _check_same_source(saved: Any, source: Any, out: Path) -> None:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from jar_core.cli.mcp import check_mcp, serve_stdio
-    from jar_core.retriever import check_k, check_k_or_auto
+    from jar_core.options import check_k, check_k_or_auto
 
     check_k_or_auto(args.k)
     check_k(args.candidates, "--candidates")

@@ -95,8 +95,8 @@ def build_server(
     from typing_extensions import Annotated
 
     from jar_core.output import render
-    from jar_core.output.result import one_line
-    from jar_core.retriever import check_k_or_auto
+    from jar_core.names import one_line
+    from jar_core.options import check_k_or_auto
 
     default_k = check_k_or_auto(k)
     server_cls = _server_class()

@@ -239,13 +239,13 @@ def prepare(
         limit: keep only the first ``limit`` multi-table questions.
         crush: also compute CRUSH's signals (100 candidates, segment similarities).
         default: also compute the default configuration's signals (the top-N plus the tables
-            joinable to the strongest candidates, :data:`jar_core.retriever.DEFAULT_EXPAND`, and
+            joinable to the strongest candidates, :data:`jar_core.options.DEFAULT_EXPAND`, and
             the tables of the values the question names).
         progress: show a progress bar on stderr.
         warn: where warnings go (``None``: nowhere); they are also kept in the result.
     """
     from jar_core.eval.gold import GoldSQLError, extract_gold_joins, extract_gold_tables
-    from jar_core.retriever import check_k
+    from jar_core.options import check_k
 
     candidates = check_k(candidates, "candidates")
     if limit is not None:
@@ -328,7 +328,7 @@ def prepare(
         if crush:
             q.crush_signals = retriever.signals(q.question, q.subqueries, candidates=n_crush, segment_sim=True)
         if default:
-            from jar_core.retriever import DEFAULT_EXPAND, DEFAULT_LEXICAL
+            from jar_core.options import DEFAULT_EXPAND, DEFAULT_LEXICAL
 
             q.default_signals = retriever.signals(q.question, q.subqueries, candidates=candidates, expand=DEFAULT_EXPAND,
                                                match_values=True, lexical=DEFAULT_LEXICAL)
@@ -342,7 +342,7 @@ def prepare(
 
 
 def _check_ks(ks: Sequence[int]) -> list[int]:
-    from jar_core.retriever import check_k
+    from jar_core.options import check_k
 
     out = [check_k(k, "K") for k in ks]
     if not out:

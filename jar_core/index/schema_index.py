@@ -24,7 +24,6 @@ from __future__ import annotations
 import ctypes
 import errno
 import hashlib
-from functools import lru_cache
 import io
 import json
 import logging
@@ -53,10 +52,11 @@ from jar_core.candidates.ann import ANN_FILE as _ANN_FILE
 from jar_core.embed.embedders import DEFAULT_MODEL_NAME, CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import EmbeddingError, IndexLoadError, IndexSaveError, JarError, StaleIndexError
 from jar_core.index.build import CHUNK_TEXTS, embed_texts, gather
-from jar_core.schema import Schema, Table, split_camel
+from jar_core.names import humanize
+from jar_core.schema import Schema, Table
 
 __all__ = [
-    "SchemaIndex", "BuildReport", "FORMAT_VERSION", "table_text", "column_text", "column_name_text", "humanize",
+    "SchemaIndex", "BuildReport", "FORMAT_VERSION", "table_text", "column_text", "column_name_text",
     "cache_dir", "cache_path", "check_index_target", "build_index", "partial_dir",
 ]
 
@@ -64,11 +64,6 @@ log = logging.getLogger(__name__)
 
 #: Bumped whenever the on-disk layout or the serialization of texts changes.
 FORMAT_VERSION = 1
-
-@lru_cache(maxsize=1 << 18)
-def humanize(name: str) -> str:
-    """``"song_release_year"`` / ``"songReleaseYear"`` -> ``"song release year"``."""
-    return " ".join(split_camel(name).replace("_", " ").split()).lower()
 
 
 def _tname(t: Table) -> str:

@@ -128,7 +128,7 @@ class ColumnFeatures:
         offsets = index.col_offsets
         classes: dict[str, int] = {}
         type_class, uniq, known, words, values = [], [], [], [], []
-        from jar_core.index.schema_index import humanize
+        from jar_core.names import humanize
 
         for t in schema.tables:
             # the words of column_name_text(t, i), "<db> <table> <column>", part by part

@@ -215,7 +215,7 @@ def sql_database_source(db: Any, loader_options: Mapping[str, Any] | None = None
     engine = getattr(db, "_engine", None)
     if engine is None:
         raise InvalidArgumentError(f"{type(db).__name__} is not a SQLDatabase (it has no engine)")
-    from jar_core.retriever import check_options
+    from jar_core.options import check_options
 
     options = check_options(loader_options, load_database, "loader_options")
     if getattr(db, "_schema", None) is not None:

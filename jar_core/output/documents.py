@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from jar_core.errors import InvalidArgumentError, SourceError
-from jar_core.output.result import RetrievalResult, RetrievedTable, one_line
+from jar_core.output.result import RetrievalResult, RetrievedTable
+from jar_core.names import one_line
 from jar_core.schema import Table
 from jar_core.output.sql import create_table_ddl
 
@@ -33,7 +34,7 @@ class TableDocument:
 
 def format_sample_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """Rows as a SQL comment block, the way text-to-SQL prompts usually show them: one line per row,
-    its values separated by tabs; a value's control characters escaped (:func:`~jar_core.output.result.one_line`)
+    its values separated by tabs; a value's control characters escaped (:func:`~jar_core.names.one_line`)
     and ``*/`` written ``* /``, so that no value can add a row or end the comment."""
     if not rows:
         return ""

@@ -8,7 +8,7 @@
   ``describe_table`` tool and the LangChain ``get_table_schema`` tool).
 
 Every name, comment and value shown is on one line: its control characters are written as
-visible escapes (:func:`~jar_core.output.result.one_line`), so that no name can start a line of the
+visible escapes (:func:`~jar_core.names.one_line`), so that no name can start a line of the
 text; the JSON holds them exactly. No framework is imported here.
 """
 from __future__ import annotations
@@ -16,7 +16,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Sequence
 
-from jar_core.output.result import JoinEdge, RetrievalResult, RetrievedTable, join_note, one_line
+from jar_core.output.result import JoinEdge, RetrievalResult, RetrievedTable, join_note
+
+from jar_core.names import one_line
 from jar_core.schema import Table
 from jar_core.output.sql import create_table_ddl, join_clause, referenced_table
 

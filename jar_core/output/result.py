@@ -1,10 +1,10 @@
 """What a retrieval returns: the selected tables in order, their gains, the join edges and a trace."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from jar_core.names import one_line
 from jar_core.schema import Table
 
 __all__ = ["RetrievedTable", "JoinEdge", "TraceEntry", "RetrievalResult", "UNCERTAIN_BELOW", "join_note", "one_line"]
@@ -13,23 +13,6 @@ __all__ = ["RetrievedTable", "JoinEdge", "TraceEntry", "RetrievalResult", "UNCER
 #: tied between several keys (0.74), siblings (0.70-0.72) and siblings through a key (0.55), a
 #: join found by values alone (0.6-0.7). The direct name rules are at or above it.
 UNCERTAIN_BELOW = 0.75
-
-
-#: The characters that can break a line of text: C0 and C1 controls (newline, CR, tab, DEL...),
-#: the line and paragraph separators.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def one_line(text: str) -> str:
-    """``text`` with its control characters written as visible escapes, the way ``repr`` writes
-    them (a newline as the two characters ``\\n``), so that a name or a comment cannot start a new
-    line of the text it is shown in.
-
-    Example:
-        >>> one_line("audit\\n; DELETE FROM users; --")
-        'audit\\\\n; DELETE FROM users; --'
-    """
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def join_note(declared: bool, evidence: str, confidence: float) -> str:

@@ -10,7 +10,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
-from jar_core.output.result import one_line
+from jar_core.names import one_line
 from jar_core.schema import Table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -121,7 +121,7 @@ def create_table_ddl(
 
     Column comments and natural-language names are added as ``--`` comments after the statement
     when present (dialects disagree on inline comment syntax), each on one line (control
-    characters escaped: :func:`~jar_core.output.result.one_line`). ``tables`` (tables by id) names the
+    characters escaped: :func:`~jar_core.names.one_line`). ``tables`` (tables by id) names the
     referenced tables (:func:`referenced_table`). ``escape_names``: names written with their control
     characters escaped too, text to show whose every line is a line of the statement (its names
     then are not exact: not SQL to run).
@@ -167,7 +167,7 @@ def join_clause(result: "RetrievalResult", dialect: str | None = None, *, escape
     the schema does not declare as a ``-- inferred joins ...`` comment with their evidence and
     confidence, so a prompt never presents a guess as a fact. Identifiers are quoted by sqlglot (one
     token each, read back as the name whatever it holds); comments hold names on one line
-    (:func:`~jar_core.output.result.one_line`). ``escape_names``: the names' control characters escaped
+    (:func:`~jar_core.names.one_line`). ``escape_names``: the names' control characters escaped
     in the SQL too, text to show (names not exact: not SQL to run).
     """
     if not result.tables:

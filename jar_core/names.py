@@ -1,0 +1,32 @@
+"""Names as words, and names shown on one line: what every layer reads or shows of a name."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from jar_core.schema import split_camel
+
+__all__ = ["humanize", "one_line"]
+
+
+@lru_cache(maxsize=1 << 18)
+def humanize(name: str) -> str:
+    """``"song_release_year"`` / ``"songReleaseYear"`` -> ``"song release year"``."""
+    return " ".join(split_camel(name).replace("_", " ").split()).lower()
+
+
+#: The characters that can break a line of text: C0 and C1 controls (newline, CR, tab, DEL...),
+#: the line and paragraph separators.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with its control characters written as visible escapes, the way ``repr`` writes
+    them (a newline as the two characters ``\\n``), so that a name or a comment cannot start a new
+    line of the text it is shown in.
+
+    Example:
+        >>> one_line("audit\\n; DELETE FROM users; --")
+        'audit\\\\n; DELETE FROM users; --'
+    """
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
