@@ -9,7 +9,7 @@ from helpers import load_script
 
 from jar_core.joins import build_join_graph
 from jar_core.joins.graph import AMBIGUOUS, EVIDENCE, MAX_VALUE_TIES, THROUGH_KEY
-from jar_core.joins.profile import abbreviates, sample_class, words
+from jar_core.joins.words import abbreviates, sample_class, words
 from jar_core.schema import Column, ForeignKey, Schema, Table
 
 
@@ -961,7 +961,7 @@ def test_a_count_by_its_name_joins_nothing():
     ("unit_price", False), ("count_id", False), ("UnitMeasureCode", False), ("Number", False), ("total", False),
 ])
 def test_counts(name, count):
-    from jar_core.joins.profile import counts
+    from jar_core.joins.name_facts import counts
 
     assert counts(name) is count
 

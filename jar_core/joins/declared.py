@@ -1,20 +1,28 @@
-"""Declared foreign keys: certain joins (confidence 1)."""
+"""Rule 1 of the join graph (METHOD.md, the join graph): declared foreign keys, certain joins.
+
+====================  ================  ==========  =========================================
+rule                  evidence          confidence  example
+====================  ================  ==========  =========================================
+declared foreign key  ``declared``      1           ``orders.customer_id REFERENCES customer(id)``
+====================  ================  ==========  =========================================
+
+A column that declares its reference of one column gets no other join (:mod:`.profile`'s
+``fk_from``); a column of a declared key of several columns (``lineitem.l_suppkey`` of the key to
+``partsupp``) still names its own entity and may reference it (``supplier``).
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from typing import TYPE_CHECKING
-
+from jar_core.joins.keys import declared_columns
 from jar_core.joins.profile import ColumnProfile
-
-if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.schema import Schema, Table
+from jar_core.schema import Table
 
 __all__ = ["declared", "declared_columns", "other_key_columns"]
 
 
 def other_key_columns(
-    left: "Table", left_column: str, right: "Table", right_column: str,
+    left: Table, left_column: str, right: Table, right_column: str,
 ) -> tuple[tuple[str, str], ...]:
     """The other ``(left, right)`` column pairs of a declared foreign key of several columns (either
     way between the two tables) that equates ``left_column`` with ``right_column``: joining on
@@ -29,23 +37,6 @@ def other_key_columns(
             if want in pairs:
                 return tuple((b, a) if flip else (a, b) for a, b in pairs if (a, b) != want)
     return ()
-
-
-def declared_columns(schema: "Schema", col_offsets: np.ndarray) -> list[tuple[int, int, bool]]:
-    """``(referencing, referenced, single_column_key)`` global column positions of every declared
-    foreign key of ``schema`` (columns stacked in table order, ``col_offsets`` as in the index)."""
-    out = []
-    for ti, t in enumerate(schema.tables):
-        if not t.foreign_keys:
-            continue
-        names = [c.name for c in t.columns]
-        for fk in t.foreign_keys:
-            rt = schema.position(fk.ref_table)
-            rnames = [c.name for c in schema.tables[rt].columns]
-            for a, b in zip(fk.columns, fk.ref_columns):
-                out.append((int(col_offsets[ti]) + names.index(a), int(col_offsets[rt]) + rnames.index(b),
-                            len(fk.columns) == 1))
-    return out
 
 
 def declared(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray]:

@@ -21,7 +21,7 @@ MIMIC's ``admissions.hadm_id`` beside ``row_id``, or named after its table: ``id
 word glued to a table's name is read as written apart, ``customerid`` as ``customer_id``; in a table with no other, its first column when that carries its
 supertype's key and a column names the table: ``Customer.PersonID`` -> ``Person.BusinessEntityID``;
 never, undeclared, a column named after a part of its table's name that another table goes by:
-``dept_emp.emp_no`` references ``employees``, :func:`jar_core.joins.profile._part_references`),
+``dept_emp.emp_no`` references ``employees``, :func:`jar_core.joins.profile.part_references`),
 except for *sibling*, where both columns carry the same
 key-like name and neither is known to be unique (and, when both tables declare their keys and
 neither column is in one, a table of the database is named by it: ``customers.postal_code`` and
@@ -67,7 +67,9 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import sparse
 
-from jar_core.joins.profile import MAX_ALIAS, ColumnProfile, _names_table, glued_stems, incidence
+from jar_core.joins.name_facts import names_the_table
+from jar_core.joins.profile import ColumnProfile
+from jar_core.joins.words import MAX_ALIAS, glued_stems, incidence
 
 __all__ = ["naming", "self_references", "person_roles", "ref_aliases", "context_aliases", "is_archive", "RULES"]
 
@@ -209,7 +211,7 @@ def _names_a_table(p: ColumnProfile, i: int, names: list[str]) -> bool:
     """Whether a name of column ``i`` (its words before the key word, or their last word: a role's
     entity) is, or starts, one of ``names``, the names of its database's tables (``customer_id``:
     ``customer``; not ``postal_code``)."""
-    return any(_names_table(s, names, []) for stem in p.stems[i]
+    return any(names_the_table(s, names, []) for stem in p.stems[i]
                for s in dict.fromkeys(("".join(stem), stem[-1] if stem else "")))
 
 
