@@ -117,7 +117,7 @@ def test_the_rules_version_follows_the_rule_modules_source(monkeypatch, tmp_path
     monkeypatch.setattr(store, "__file__", str(folder / "store.py"))
     store.rules_version.cache_clear()
     copied = store.rules_version()
-    (folder / "graph.py").write_text(open(graph_module.__file__).read().replace("VALUE_SUPPORT = 0.04", "VALUE_SUPPORT = 0.05"))
+    (folder / "graph.py").write_text(open(graph_module.__file__).read().replace("BLOCK_COLUMNS = 4096", "BLOCK_COLUMNS = 4097"))
     store.rules_version.cache_clear()
     changed = store.rules_version()
     monkeypatch.undo()

@@ -1,16 +1,18 @@
-"""Join inference: which column pairs of a schema join, with what evidence and confidence.
+"""Join inference: which column pairs of a schema join, with what evidence and confidence
+(METHOD.md, the join graph).
 
-One module per rule, each a pure function over the column profiles of :mod:`.profile`:
+What the rules read: :mod:`.words` (name words, sample values), :mod:`.name_facts` (what a name
+tells), :mod:`.keys` (which columns key their tables), stacked per column in :mod:`.profile`.
 
-* :mod:`.declared`: declared foreign keys (certain joins);
-* :mod:`.naming`: naming conventions (``customer_id`` -> ``customer.id``, ``o_custkey`` ->
-  ``c_custkey``, ``cr_reason_sk`` -> ``r_reason_sk``, ``ss_sold_date_sk`` -> ``d_date_sk``);
-* :mod:`.inclusion`: directional value inclusion (the referencing values lie inside a key's);
-* :mod:`.blocking`: the candidate pairs across databases (blocks of name aliases and values,
-  a bounded window per block), so a lake's cross-database joins are never all pairs;
+The rules, one module each, a function from the column profiles (and the edges so far,
+:mod:`.edges`) to edges with evidence and confidence: :mod:`.declared`, :mod:`.naming`
+(:mod:`.hierarchy`, :mod:`.people`), :mod:`.inclusion`, :mod:`.value_support`, :mod:`.types`,
+:mod:`.across` (with :mod:`.blocking`'s candidate pairs), :mod:`.preference`, :mod:`.uncertain`,
+:mod:`.composite`, :mod:`.copies`.
 
-:mod:`.graph` composes them into the sparse :class:`JoinGraph` of the whole schema (computed
-once per index) and reads the join matrix of a candidate set from it.
+:mod:`.graph` lists them in order and composes them into the sparse :class:`JoinGraph` of the
+whole schema (computed once per index, saved by :mod:`.store`) and reads the join matrix of a
+candidate set from it; :mod:`.links` reads the link tables off it.
 """
 from jar_core.joins.graph import JoinGraph, build_join_graph, candidate_join_matrices, candidate_joins
 from jar_core.joins.profile import ColumnProfile

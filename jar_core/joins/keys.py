@@ -170,7 +170,6 @@ def part_references(
     reference to that table, one to one, not an alternate key that others refer to. ``leads``: the
     module prefixes (:func:`module_words`)."""
     out = np.zeros(len(own), dtype=bool)
-    one_to_one = np.zeros(len(own), dtype=bool)
     whole: list[list[str]] = []
     by_scope: dict[str, dict[str, int]] = {}
     singles: dict[str, list[tuple[str, int]]] = {}
@@ -222,6 +221,17 @@ def part_references(
             # a word of the name that is a module's table (``NewFactCurrencyRate.CurrencyKey``)
             out[i] = any(is_table(scope, f, ti) or (_is_run(f, tw) and module_name.get((scope, f), ti) != ti)
                          for f in flat)
+    return out, _one_to_one(schema, table, stems, unique_declared, with_kw, whole, by_scope)
+
+
+def _one_to_one(
+    schema: Schema, table: np.ndarray, stems: list[list[list[str]]], unique_declared: list[bool], with_kw: np.ndarray,
+    whole: list[list[str]], by_scope: dict[str, dict[str, int]],
+) -> np.ndarray:
+    """bool per column: declared unique beside its table's primary key, with a key word, and named
+    after another table of its database (``by_scope``: names to tables) by that table's whole
+    name, never its own (``whole``: each table's): :func:`part_references`' second array."""
+    one_to_one = np.zeros(len(table), dtype=bool)
     for i in np.flatnonzero(np.asarray(unique_declared, dtype=bool) & with_kw).tolist():
         ti = int(table[i])
         flat = ["".join(st) for st in stems[i] if st]
@@ -229,7 +239,7 @@ def part_references(
             # every table, unique, is each row's id in another database, not ``organizations``'
             names = by_scope[schema.tables[ti].join_scope]
             one_to_one[i] = any(names.get(f, ti) != ti for f in flat)
-    return out, one_to_one
+    return one_to_one
 
 
 def _is_run(name: str, tw: list[str]) -> bool:

@@ -19,7 +19,7 @@ from jar_core.schema import Schema, Table
 
 __all__ = ["table_prefix", "split_key_word", "is_row_number", "TABLE_QUALIFIERS", "GLUED_QUALIFIERS", "UUID_TYPE",
            "counts", "table_words", "table_names", "names_the_table", "GENERIC_HEADS", "name_facts", "module_words",
-           "long_modules", "MODULE_TABLES"]
+           "long_modules", "MODULE_TABLES", "ARCHIVE_WORDS", "is_archive"]
 
 _GLUED = ("key", "id", "sk")  # glued to the stem in prefixed warehouse names: ``custkey``
 
@@ -361,3 +361,17 @@ def long_modules(schema: Schema) -> dict[tuple[str, str], list[str]]:
                     out[(scope, t.name)] = rest
                 break
     return out
+
+
+#: Last words of a table name that make it another table's archive (``TransactionHistoryArchive``).
+ARCHIVE_WORDS = frozenset({"archive", "archived"})
+
+
+def is_archive(table_words: list[list[str]]) -> bool:
+    """Whether a table whose names are ``table_words`` is an archive: its whole name ends with an
+    :data:`ARCHIVE_WORDS` word (``TransactionHistoryArchive``, ``People_Archive``;
+    ``transactionhistoryarchive`` written as one word)."""
+    if not table_words or not table_words[0]:
+        return False
+    last = table_words[0][-1]
+    return last in ARCHIVE_WORDS or (len(table_words[0]) == 1 and bool(glued_stems(last, ARCHIVE_WORDS)))

@@ -1,4 +1,6 @@
-"""Naming conventions: a referencing column names the key it joins (METHOD.md has none; this is ours).
+"""Rule 2 of the join graph, naming conventions: a referencing column names the key it joins
+(METHOD.md, the join graph, names; the conventions are ours). Its ``self`` and ``person`` rules are
+:mod:`.hierarchy` and :mod:`.people`; the confidences of all are :data:`RULES`.
 
 A column ``f`` references a key column ``k`` of another table when ``f``'s name says so:
 
@@ -57,7 +59,8 @@ other table's. A role is no word that makes the rest another kind of thing
 (``is_current_term``) references nothing. Names are read without the
 database: the database (or a file path) never makes two columns look alike.
 
-Matching is a sparse product of name-alias incidences, never a loop over column pairs.
+Matching is a sparse product of name-alias incidences, never a loop over column pairs
+(:data:`MATCHES`), then the filters above in named steps (:func:`naming`).
 """
 from __future__ import annotations
 
@@ -67,55 +70,17 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy import sparse
 
-from jar_core.joins.name_facts import names_the_table
+from jar_core.joins.name_facts import ARCHIVE_WORDS, is_archive, names_the_table
 from jar_core.joins.profile import ColumnProfile
-from jar_core.joins.words import MAX_ALIAS, glued_stems, incidence
+from jar_core.joins.words import MAX_ALIAS, incidence
 
-__all__ = ["naming", "self_references", "person_roles", "ref_aliases", "context_aliases", "is_archive", "RULES"]
+__all__ = ["naming", "rule_edges", "role_of_own", "ref_aliases", "context_aliases", "RULES", "NO_KEY_WORD"]
 
 #: Confidence of each naming rule.
 RULES = {
     "same name": 0.95, "entity": 0.90, "role": 0.85, "abbreviation": 0.75, "sibling": 0.70, "self": 0.90,
     "person": 0.80,
 }
-#: Words that place a row under another row of its own table (``ParentProductCategoryID``,
-#: ``reports_to``): a column named by one, with no other entity than its own table, references
-#: its own table's key.
-HIERARCHY_WORDS = frozenset({"parent"})
-#: The same for a table of people only (``employee.manager_id``; ``item.i_manager_id`` is a
-#: person's id, not an item's).
-PERSON_HIERARCHY_WORDS = frozenset({
-    "manager", "mgr", "supervisor", "superior", "boss", "mentor",
-    # Spanish, Portuguese, Italian, French (``empleados.id_jefe``)
-    "jefe", "chefe", "capo", "gerente", "superiore", "superieur", "responsable", "responsabile",
-})
-#: Words of a table name that say its rows are people; in Spanish, Portuguese, Italian and French
-#: too, each as :func:`~.profile.words` reads the singular and the plural (``trabajadores``:
-#: ``trabajadore``; Italian ``dipendenti``).
-PERSON_WORDS = frozenset({
-    "employee", "emp", "staff", "person", "people", "user", "worker", "member", "agent",
-    "empleado", "empregado", "funcionario", "trabajador", "trabajadore", "trabalhador", "trabalhadore",
-    "usuario", "persona", "pessoa", "personne", "utilisateur", "utente", "utenti", "dipendente", "dipendenti",
-    "impiegato", "impiegati", "persone", "miembro", "membro", "membri", "membre", "employe",
-})
-#: Last words of a column that names a person by a role (``SupportRepId``, ``account_manager_id``,
-#: ``assignee_id``): it references the one table of people of its database.
-PERSON_ROLE_WORDS = frozenset({
-    "rep", "representative", "manager", "mgr", "supervisor", "salesperson", "salesman", "agent", "assignee",
-    "reviewer", "approver", "author", "creator", "owner", "clerk", "cashier", "operator", "handler",
-    # an application's users by what they did to a row (``creator_id``, ``updater_id``, ``inviter_id``)
-    "updater", "modifier", "editor", "uploader", "submitter", "poster", "commenter", "reporter", "requester",
-    "requestor", "moderator", "verifier", "voter", "follower", "subscriber", "inviter", "invitee", "sender",
-    "recipient", "receiver", "granter", "grantor", "revoker", "signer", "signatory", "issuer", "assigner",
-    "exporter", "importer", "inspector", "auditor", "archiver", "deleter",
-    # people by their office (``medical_officer_id``, ``staff_id``, ``admin_id``)
-    "officer", "staff", "admin", "administrator", "coordinator",
-    # Spanish, Portuguese, Italian, French (``area.id_jefe``, ``cliente.id_vendedor``)
-    "jefe", "chefe", "capo", "gerente", "responsable", "responsabile", "vendedor", "venditore", "vendeur",
-    "autor", "autore", "auteur", "creador", "criador", "creatore", "createur",
-})
-#: Last words of a table name that make it another table's archive (``TransactionHistoryArchive``).
-ARCHIVE_WORDS = frozenset({"archive", "archived"})
 #: Words of a postal address's or a telephone's parts (``postal_code``, ``cc_street_number``,
 #: ``PhoneNumber``): a column named by them alone is an attribute that two tables may share, two
 #: customers' and an employee's postcode, not a reference to one entity.
@@ -222,43 +187,12 @@ def _contact_parts(p: ColumnProfile, i: int, l: int) -> bool:
             and not any(CONTACT_WORDS.intersection(w) for j in (i, l) for w in p.table_words[j]))
 
 
-def _of_people(table_words: list[list[str]]) -> bool:
-    """Whether a table whose names are ``table_words`` holds people: one of its names ends with a
-    word of :data:`PERSON_WORDS` (``users``, ``SalesPerson``, ``team_members``). A table named
-    after people by a word before its head noun holds other things (``user_blocks``,
-    ``employee_territories``), so it is no second table of people."""
-    return any(tw and tw[-1] in PERSON_WORDS for tw in table_words)
-
-
-def _of_rows_of(table_words: list[list[str]], tables: set[str]) -> bool:
-    """Whether a table of people (:func:`_of_people`) is named by another table of its database
-    (``tables``: their whole names) and then its person word: ``relation_members``,
-    ``team_members``, ``project_users`` with ``relations``, ``teams``, ``projects`` beside them.
-    Its rows are the people (or members) of that table's rows, a link or a part of that table,
-    not the database's table of people."""
-    whole = table_words[0] if table_words else []
-    return len(whole) > 1 and "".join(whole[:-1]) in tables
-
-
-def _rule_edges(p: ColumnProfile, pairs: list[tuple[int, int]], rule: str) -> tuple[np.ndarray, ...]:
+def rule_edges(p: ColumnProfile, pairs: list[tuple[int, int]], rule: str) -> tuple[np.ndarray, ...]:
     """``(f, k, confidence, rule index)`` of ``rule``'s ``(referencing, key)`` ``pairs``: the rule's
     confidence, :data:`NO_KEY_WORD` times it for a referencing name without a key word."""
     f, k = (np.array(x, dtype=np.int64) for x in zip(*pairs)) if pairs else (np.zeros(0, np.int64),) * 2
     conf = np.where(p.has_key_word[f], RULES[rule], RULES[rule] * NO_KEY_WORD)
     return f, k, conf.astype(np.float64), np.full(len(f), list(RULES).index(rule), dtype=np.int64)
-
-
-def _hierarchical(stem: list[str], table_names: list[str], table_words: list[list[str]]) -> bool:
-    """Whether a name's entity words ``stem`` place a row under another row of its own table:
-    a hierarchy word (a person's: ``manager``, ``reports to``, in a table of people only), and
-    nothing else but a name of the table."""
-    people = _of_people(table_words)
-    words = HIERARCHY_WORDS | PERSON_HIERARCHY_WORDS if people else HIERARCHY_WORDS
-    if not (words.intersection(stem) or (people and ("report", "to") in zip(stem, stem[1:]))):
-        return False
-    rest = "".join(w for w in stem if w not in words and w not in ("report", "to"))
-    # nothing else, or the table's name or its start (``ORG_PARENT_KEY`` in ``FAC_ORGANIZATION``)
-    return not rest or any(name.startswith(rest) for name in table_names if len(rest) >= 3 or name == rest)
 
 
 def _own_by_role(stem: list[str], table_names: list[str]) -> bool:
@@ -272,68 +206,13 @@ def _own_by_role(stem: list[str], table_names: list[str]) -> bool:
     return flat.endswith(whole) and len(flat) - len(whole) in set(accumulate(map(len, stem[:-1])))
 
 
-def _role_of_own(p: ColumnProfile, i: int, memo: dict[tuple[int, int], bool]) -> bool:
+def role_of_own(p: ColumnProfile, i: int, memo: dict[tuple[int, int], bool]) -> bool:
     """:func:`_own_by_role` for column ``i`` by any of its names, once per (name, table name)."""
     key = (id(p.stems[i]), id(p.table_names[i]))
     hit = memo.get(key)
     if hit is None:
         hit = memo[key] = any(_own_by_role(s, p.table_names[i]) for s in p.stems[i] if s)
     return hit
-
-
-def self_references(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The ``self`` rule, ``(f, k, confidence, rule index)`` as :func:`naming`'s: a column named as
-    its row's parent, manager or superior (:func:`_hierarchical`; a flag by its name references
-    nothing, but few distinct values do not make one: a few managers head many rows) and
-    the key of its own table: its one key, or of its keys the one with the column's key word
-    (``PARENT_BUILDING_NUMBER`` -> ``BUILDING_NUMBER``, not ``FAC_BUILDING_KEY``); none when that
-    leaves several (a table keyed by several columns has no such reference). Pairs inside one
-    table, so they are looked for within databases only."""
-    # a hierarchy word first (once per name: the profile shares a name's stems), then its table
-    any_word = HIERARCHY_WORDS | PERSON_HIERARCHY_WORDS | {"report"}
-    named: dict[int, bool] = {}
-    roles: dict[tuple[int, int], bool] = {}
-    found = []
-    role_named: set[int] = set()  # found by a role: the key must have the column's key word
-    # each database's tables by their whole names: a role and the own table's name may be another
-    # table's whole name (``requests.pull_request_id`` is a row of ``pull_requests``)
-    wholes: dict[int, set[str]] = {}
-    for i in np.flatnonzero(np.r_[True, p.table[1:] != p.table[:-1]]).tolist():
-        if p.table_names[i]:
-            wholes.setdefault(int(p.database[i]), set()).add(p.table_names[i][0])
-    for i in range(p.n):
-        hit = named.get(id(p.stems[i]))
-        if hit is None:
-            hit = named[id(p.stems[i])] = any(any_word.intersection(s) for s in p.stems[i])
-        if p.own_key[i] or p.name_flag[i]:
-            continue
-        if hit and any(_hierarchical(s, p.table_names[i], p.table_words[i]) for s in p.stems[i] if s):
-            found.append(i)
-        elif p.key_word[i] is not None and _role_of_own(p, i, roles) and not any(
-                "".join(st) in wholes.get(int(p.database[i]), ()) for st in p.stems[i] if len(st) > 1):
-            found.append(i)
-            role_named.add(i)
-    keys: dict[int, list[int]] = {}
-    for i in np.flatnonzero(p.own_key & np.isin(p.table, p.table[found])).tolist():
-        keys.setdefault(int(p.table[i]), []).append(i)
-    pairs = []
-    for fi in found:
-        own = keys.get(int(p.table[fi]), [])
-        if len(own) > 1 or fi in role_named:
-            own = [ki for ki in own if p.key_word[ki] == p.key_word[fi]]
-        if len(own) == 1:
-            pairs.append((fi, own[0]))
-    return _rule_edges(p, pairs, "self")
-
-
-def is_archive(table_words: list[list[str]]) -> bool:
-    """Whether a table whose names are ``table_words`` is an archive: its whole name ends with an
-    :data:`ARCHIVE_WORDS` word (``TransactionHistoryArchive``, ``People_Archive``;
-    ``transactionhistoryarchive`` written as one word)."""
-    if not table_words or not table_words[0]:
-        return False
-    last = table_words[0][-1]
-    return last in ARCHIVE_WORDS or (len(table_words[0]) == 1 and bool(glued_stems(last, ARCHIVE_WORDS)))
 
 
 def _archived(p: ColumnProfile, f: np.ndarray, k: np.ndarray, same_name: np.ndarray) -> np.ndarray:
@@ -367,12 +246,32 @@ def naming(
     ``product(a_rows, b_rows)`` gives the column pairs sharing an alias: every such pair by
     default; across databases the blocked pairs of :func:`jar_core.joins.blocking.name_pairs`.
     """
-    n = p.n
-    has_kw = p.has_key_word
-    # aliases a referencing column goes by, per rule; worked out once per name (the profile
-    # shares one stems list among the columns that repeat a name), shared by the columns
-    # (never changed)
+    f, k, rule = _matches(p, _referencing_aliases(p), _key_aliases_of(p, keyish), product)
+    ok = _other_entities(p, f, k, rule)
+    f, k, rule = f[ok], k[ok], rule[ok]
+    f, k, rule = _same_names(p, f, k, rule)
+    conf = _confidence(p, f, k, rule)
+    ok = ~p.flag[f]
+    f, k, conf, rule = f[ok], k[ok], conf[ok], rule[ok]
+    # the best rule per (f, k)
+    order = np.lexsort((-conf, k, f))
+    f, k, conf, rule = f[order], k[order], conf[order], rule[order]
+    first = np.ones(len(f), dtype=bool)
+    first[1:] = (f[1:] != f[:-1]) | (k[1:] != k[:-1])
+    return f[first], k[first], conf[first], rule[first]
+
+
+Aliases = list[list[str]]  # one list of aliases per column (shared by the columns that repeat a name)
+
+
+def _referencing_aliases(p: ColumnProfile) -> dict[str, Aliases]:
+    """The aliases each column goes by as a referencing column, per kind (:func:`ref_aliases`:
+    ``entity``, ``role``, ``abbreviation``, ``glued``; :func:`context_aliases`: ``context``;
+    ``same``: its full names, with a key word and entity words only; ``role with key word``)."""
+    n, has_kw = p.n, p.has_key_word
     ent_f, role_f, abbr_f, glue_f, ctx_f = [], [], [], [], []
+    # worked out once per name (the profile shares one stems list among the columns that repeat
+    # a name), shared by the columns (never changed)
     ctx_memo: dict[tuple[int, int], list[str]] = {}
     ref_memo: dict[tuple[int, bool], tuple[list[str], list[str], list[str], list[str]]] = {}
     for i in range(n):
@@ -389,13 +288,24 @@ def naming(
         if ctx is None:
             ctx = ctx_memo[ckey] = context_aliases(p.stems[i], p.table_names[i])
         ctx_f.append(ctx)
-    # aliases a key column answers to: its own entity words, and its table's names if it is the key
+    none: list[str] = []
+    return {
+        "entity": ent_f, "role": role_f, "abbreviation": abbr_f, "glued": glue_f, "context": ctx_f,
+        "same": [p.full_names[i] if has_kw[i] and any(p.stems[i]) else none for i in range(n)],
+        "role with key word": [x if has_kw[i] else none for i, x in enumerate(role_f)],
+    }
+
+
+def _key_aliases_of(p: ColumnProfile, keyish: np.ndarray) -> dict[str, Aliases]:
+    """The aliases each key column answers to (:func:`_key_aliases`: ``entity`` strong, ``part``,
+    ``abbreviation``): its own entity words, and its table's names if it is the key; another
+    key-like column answers to its exact name only (siblings: ``same``)."""
     ent_k, part_k, abbr_k = [], [], []
     none: list[str] = []
     none_stems: list[list[str]] = []
     key_memo: dict[tuple[int, int, int], tuple[list[str], list[str], list[str]]] = {}
-    for i in range(n):
-        if not keyish[i] or not p.own_key[i]:  # another key-like column answers to its exact name only (siblings)
+    for i in range(p.n):
+        if not keyish[i] or not p.own_key[i]:
             ent_k.append(none)
             part_k.append(none)
             abbr_k.append(none)
@@ -410,54 +320,39 @@ def naming(
         ent_k.append(got_k[0])
         part_k.append(got_k[1])
         abbr_k.append(got_k[2])
-    same = [p.full_names[i] if has_kw[i] and any(p.stems[i]) else none for i in range(n)]
+    return {"entity": ent_k, "part": part_k, "abbreviation": abbr_k}
+
+
+#: The alias products of the naming rules: (rule, referencing aliases, key aliases, exact); an
+#: inexact match never makes a table's own key (or a column named after its own table) another
+#: table's. ``same`` is matched with ``same``.
+MATCHES = (
+    ("entity", "entity", "entity", True),
+    ("entity", "entity", "part", False),
+    ("entity", "context", "entity", True),
+    ("role", "role", "entity", False),
+    ("role", "role with key word", "part", False),
+    ("abbreviation", "abbreviation", "abbreviation", False),
+    ("abbreviation", "glued", "entity", False),
+    ("same name", "same", "same", True),
+)
+
+
+def _matches(
+    p: ColumnProfile, refs: dict[str, Aliases], keys: dict[str, Aliases], product: Product,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(f, k, rule index)`` of every alias match of :data:`MATCHES` between two tables."""
     # a column whose words are its own table's name describes that table (``catalog_page.
     # cp_catalog_page_number``): no role of another one (``catalog`` + ``page`` is no ``web_page``)
-    names_own = np.array([bool(p.table_words[i]) and p.table_words[i][0] in p.stems[i] for i in range(n)], dtype=bool)
-    role_kw = [x if has_kw[i] else none for i, x in enumerate(role_f)]
-    # a column without a key word named after its own table (``city.city``), once per name and table
-    attr_memo: dict[tuple[int, int], bool] = {}
-    own_attr = np.zeros(n, dtype=bool)
-    for i in np.flatnonzero(~has_kw).tolist():
-        akey = (id(p.stems[i]), id(p.table_names[i]))
-        hit = attr_memo.get(akey)
-        if hit is None:
-            hit = attr_memo[akey] = any("".join(s) in p.table_names[i] for s in p.stems[i] if s)
-        own_attr[i] = hit
-
-    def glue_ok(fi: int, ki: int) -> bool:
-        """``ss_cdemo_sk`` -> ``cd_demo_sk``: the letters glued before the key's words start the key's
-        table, in the whole name or in its last word (``ws_ship_cdemo_sk``: a role, then ``cdemo``)."""
-        if not p.table_words[ki]:  # a table named by no word
-            return False
-        tw = p.table_words[ki][0]
-        initials, flat = "".join(w[0] for w in tw if w), "".join(tw)
-        for stem in p.stems[fi]:
-            for fs in dict.fromkeys(("".join(stem), stem[-1] if stem else "")):
-                for e in ent_k[ki]:
-                    if len(fs) > len(e) and fs.endswith(e):
-                        lead = fs[: -len(e)]
-                        if initials.startswith(lead) or flat.startswith(lead):
-                            return True
-        return False
-
+    names_own = np.array([bool(p.table_words[i]) and p.table_words[i][0] in p.stems[i] for i in range(p.n)], dtype=bool)
     parts = []
-    for rule, a_rows, b_rows, exact in (
-        ("entity", ent_f, ent_k, True),
-        ("entity", ent_f, part_k, False),
-        ("entity", ctx_f, ent_k, True),
-        ("role", role_f, ent_k, False),
-        ("role", role_kw, part_k, False),
-        ("abbreviation", abbr_f, abbr_k, False),
-        ("abbreviation", glue_f, ent_k, False),
-        ("same name", same, same, True),
-    ):
-        m = product(a_rows, b_rows)
+    for rule, ref, key, exact in MATCHES:
+        m = product(refs[ref], refs["same"] if key == "same" else keys[key])
         row, col = m.row, m.col
-        if a_rows is glue_f:
-            ok = np.array([glue_ok(int(a), int(b)) for a, b in zip(row, col)], dtype=bool)
+        if ref == "glued":
+            ok = np.array([_glue_ok(p, keys["entity"], int(a), int(b)) for a, b in zip(row, col)], dtype=bool)
             row, col = row[ok], col[ok]
-        if a_rows is same:  # an adopted key answers to its table's names, not to its supertype's key name
+        if ref == "same":  # an adopted key answers to its table's names, not to its supertype's key name
             keep_k = ~p.adopted[col] if len(col) else np.zeros(0, dtype=bool)
             row, col = row[keep_k], col[keep_k]
         if not exact:  # a table's own key (or a column named after its own table) is another table's
@@ -467,19 +362,55 @@ def naming(
         parts.append((row, col, np.full(len(row), list(RULES).index(rule), dtype=np.int64)))
     f = np.concatenate([x[0] for x in parts]).astype(np.int64)
     k = np.concatenate([x[1] for x in parts]).astype(np.int64)
-    rule = np.concatenate([x[2] for x in parts])
+    return f, k, np.concatenate([x[2] for x in parts])
+
+
+def _glue_ok(p: ColumnProfile, ent_k: Aliases, fi: int, ki: int) -> bool:
+    """``ss_cdemo_sk`` -> ``cd_demo_sk``: the letters glued before the key's words start the key's
+    table, in the whole name or in its last word (``ws_ship_cdemo_sk``: a role, then ``cdemo``)."""
+    if not p.table_words[ki]:  # a table named by no word
+        return False
+    tw = p.table_words[ki][0]
+    initials, flat = "".join(w[0] for w in tw if w), "".join(tw)
+    for stem in p.stems[fi]:
+        for fs in dict.fromkeys(("".join(stem), stem[-1] if stem else "")):
+            for e in ent_k[ki]:
+                if len(fs) > len(e) and fs.endswith(e):
+                    lead = fs[: -len(e)]
+                    if initials.startswith(lead) or flat.startswith(lead):
+                        return True
+    return False
+
+
+def _own_attributes(p: ColumnProfile) -> np.ndarray:
+    """bool per column: no key word, and named after its own table (``city.city``), once per name
+    and table."""
+    attr_memo: dict[tuple[int, int], bool] = {}
+    own_attr = np.zeros(p.n, dtype=bool)
+    for i in np.flatnonzero(~p.has_key_word).tolist():
+        akey = (id(p.stems[i]), id(p.table_names[i]))
+        hit = attr_memo.get(akey)
+        if hit is None:
+            hit = attr_memo[akey] = any("".join(s) in p.table_names[i] for s in p.stems[i] if s)
+        own_attr[i] = hit
+    return own_attr
+
+
+def _other_entities(p: ColumnProfile, f: np.ndarray, k: np.ndarray, rule: np.ndarray) -> np.ndarray:
+    """bool per match ``f -> k``: two tables, and the name names ``k``'s entity, not one its own
+    table shares with it (a role of its own table, a module's word)."""
     ok = p.table[f] != p.table[k]
     # a role and its own table's whole name (``Orders.BackorderOrderID``) is another row of its own
-    # table (:func:`self_references`), not one of a table that shares a name with it (``PurchaseOrders``)
+    # table (:mod:`.hierarchy`), not one of a table that shares a name with it (``PurchaseOrders``)
     by_role = np.flatnonzero(ok & (rule == list(RULES).index("role")))
     if len(by_role):
         own_memo: dict[tuple[int, int], bool] = {}
-        ok[by_role] = [not _role_of_own(p, fi, own_memo) for fi in f[by_role].tolist()]
+        ok[by_role] = [not role_of_own(p, fi, own_memo) for fi in f[by_role].tolist()]
     # a column without a key word named after its own table, by any of its names (``city.city``,
     # ``FAC_FLOOR.FLOOR``), is that table's own attribute: it references another table only by
     # that table's whole name, never by a name both tables go by once their module prefixes are
     # dropped (``FCLT_FLOOR``'s ``FLOOR``)
-    attr = np.flatnonzero(ok & own_attr[f])
+    attr = np.flatnonzero(ok & _own_attributes(p)[f])
     if len(attr):
         ok[attr] = [any("".join(s) == p.table_names[ki][0] for s in p.stems[fi] if s)
                     for fi, ki in zip(f[attr], k[attr])]
@@ -490,26 +421,21 @@ def naming(
     if len(two):  # unless one whole name is a name of the other (FAC_BUILDING_KEY, a BUILDING_ table's BUILDING_KEY)
         ok[two] = [p.full_names[fi][0] in p.full_names[ki] or p.full_names[ki][0] in p.full_names[fi]
                    for fi, ki in zip(f[two].tolist(), k[two].tolist())]
-    f, k, rule = f[ok], k[ok], rule[ok]
-    # same name: a reference when k is a key, two siblings when neither is known unique
-    same_idx = list(RULES).index("same name")
-    is_same = rule == same_idx
+    return ok
+
+
+def _same_names(
+    p: ColumnProfile, f: np.ndarray, k: np.ndarray, rule: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The matches ``f -> k`` with the same name sorted out: a reference when ``k`` is a key, two
+    siblings when neither is known unique (and not two attributes), none otherwise; no match of
+    two tables' own keys alike only without their prefixes, of two generated identifiers, or of
+    a table's and its archive's keys."""
+    is_same = rule == list(RULES).index("same name")
     uniq_f = np.nan_to_num(p.unique[f], nan=0.0) >= 0.95
     key_k = (p.own_key[k] | p.pk_declared[k] | p.unique_declared[k]) & ~p.copied[k]  # a copy's key is its table's
     sib = is_same & ~key_k & ~uniq_f
-    # two attributes of tables whose keys are declared (customers.postal_code, employees.postal_code;
-    # both out of their keys) are no two references to one entity unless a table of the database is it
-    # (nor are two of a postal address's or a telephone's parts, keys declared or not, unless
-    # either table is one of them: ``ZIP_CANADA``, a table of postcodes)
-    loose = np.flatnonzero(sib & ~p.in_pk[f] & ~p.in_pk[k])
-    fl, kl = f[loose], k[loose]
-    contact = np.array([_contact_parts(p, i, l) for i, l in zip(fl.tolist(), kl.tolist())], dtype=bool)
-    attrs = loose[(p.table_has_pk[fl] & p.table_has_pk[kl]) | contact]
-    if len(attrs):
-        db_names: dict[int, list[str]] = {}
-        for db in set(p.database[f[attrs]].tolist()):
-            db_names[db] = list(dict.fromkeys(x for i in np.flatnonzero(p.database == db).tolist() for x in p.table_names[i]))
-        sib[attrs] = [_names_a_table(p, fi, db_names[int(p.database[fi])]) for fi in f[attrs].tolist()]
+    sib = _attributes_apart(p, f, k, sib)
     rule = np.where(sib, list(RULES).index("sibling"), rule)
     # two tables' own keys whose names meet only without their tables' prefixes (cd_demo_sk in
     # customer_demographics, hd_demo_sk in household_demographics) are two surrogate keys, unless
@@ -524,83 +450,33 @@ def naming(
     ident = p.uuid & (p.pk_declared | p.unique_declared | p.own_key)
     two_ids = ident[f] & ident[k] & same_raw & (p.names_table[f] < 2) & (p.names_table[k] < 2)
     keep = (~is_same | key_k | sib) & ~keys_alike & ~two_ids & ~_archived(p, f, k, same_raw)
-    f, k, rule = f[keep], k[keep], rule[keep]
+    return f[keep], k[keep], rule[keep]
+
+
+def _attributes_apart(p: ColumnProfile, f: np.ndarray, k: np.ndarray, sib: np.ndarray) -> np.ndarray:
+    """``sib`` less two attributes of tables whose keys are declared (customers.postal_code,
+    employees.postal_code; both out of their keys), which are no two references to one entity
+    unless a table of the database is it (nor are two of a postal address's or a telephone's
+    parts, keys declared or not, unless either table is one of them: ``ZIP_CANADA``)."""
+    loose = np.flatnonzero(sib & ~p.in_pk[f] & ~p.in_pk[k])
+    fl, kl = f[loose], k[loose]
+    contact = np.array([_contact_parts(p, i, l) for i, l in zip(fl.tolist(), kl.tolist())], dtype=bool)
+    attrs = loose[(p.table_has_pk[fl] & p.table_has_pk[kl]) | contact]
+    if len(attrs):
+        sib = sib.copy()
+        db_names: dict[int, list[str]] = {}
+        for db in set(p.database[f[attrs]].tolist()):
+            db_names[db] = list(dict.fromkeys(x for i in np.flatnonzero(p.database == db).tolist() for x in p.table_names[i]))
+        sib[attrs] = [_names_a_table(p, fi, db_names[int(p.database[fi])]) for fi in f[attrs].tolist()]
+    return sib
+
+
+def _confidence(p: ColumnProfile, f: np.ndarray, k: np.ndarray, rule: np.ndarray) -> np.ndarray:
+    """The confidence of each match: its rule's, :data:`NO_KEY_WORD` times it without a key word,
+    :data:`NATURAL` times it for a natural key word, :data:`SAME_KEY_WORD` more for one key word."""
     conf = np.array(list(RULES.values()), dtype=np.float64)[rule]
-    conf = np.where(has_kw[f], conf, conf * NO_KEY_WORD)
+    conf = np.where(p.has_key_word[f], conf, conf * NO_KEY_WORD)
     kw = np.array([x or "" for x in p.key_word], dtype=object)
     natural = np.isin(kw, list(NATURAL_KEY_WORDS))
     conf = np.where(natural[f] | natural[k], conf * NATURAL, conf)  # building_number: a weaker key than building_key
-    conf = np.where((kw[f] == kw[k]) & (kw[f] != ""), conf + SAME_KEY_WORD, conf)  # *_code references a *_code
-    ok = ~p.flag[f]
-    f, k, conf, rule = f[ok], k[ok], conf[ok], rule[ok]
-    # the best rule per (f, k)
-    order = np.lexsort((-conf, k, f))
-    f, k, conf, rule = f[order], k[order], conf[order], rule[order]
-    first = np.ones(len(f), dtype=bool)
-    first[1:] = (f[1:] != f[:-1]) | (k[1:] != k[:-1])
-    return f[first], k[first], conf[first], rule[first]
-
-
-def _names_a_person(stem: list[str], key_word: bool) -> bool:
-    """Whether a name's entity words ``stem`` name a person by a role: a role word last and a key
-    word after it (``SupportRepId``, ``account_manager_id``; a bare ``AUTHOR`` is a name, not a
-    reference) or ``<verb>ed by`` (``created_by``, ``last_modified_by``), with at most one or two
-    words before."""
-    if not stem or len(stem) > 3:
-        return False
-    if stem[-1] in PERSON_ROLE_WORDS:
-        return key_word
-    return len(stem) >= 2 and stem[-1] == "by" and stem[-2].endswith("ed")
-
-
-def person_roles(p: ColumnProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The ``person`` rule, ``(f, k, confidence, rule index)`` as :func:`naming`'s: a column that
-    names a person by a role (:func:`_names_a_person`: ``SupportRepId``, ``created_by``) references
-    the key of the table of people of its database (:func:`_of_people`, a name ending with a word
-    of :data:`PERSON_WORDS`: ``Employee``, ``staff``, ``users``) when there is one such table (see below), keyed by one column,
-    the table of people itself too (``People.LastEditedBy``: whoever last edited a person's row is
-    one of the people; a row's manager there is also the ``self`` rule's).
-    A table named by another table of its database and a person word (``relation_members`` beside
-    ``relations``) holds the people of that table's rows and is none of them (:func:`_of_rows_of`).
-    Of several tables of people, the one named by a person word alone (``users`` beside
-    ``machine_users``, ``gatekeeper_workers``) is meant; with several such (``Person``,
-    ``Employee`` beside ``SalesPerson``) nothing tells which
-    one is meant, so there is no join. Weaker than a name that names its table: rule 6 prefers
-    ``dogs.owner_id`` -> ``owners`` to the table of people."""
-    named: dict[tuple[int, bool], bool] = {}
-    found = []
-    for i in range(p.n):
-        kw = bool(p.has_key_word[i])
-        hit = named.get((id(p.stems[i]), kw))
-        if hit is None:
-            hit = named[(id(p.stems[i]), kw)] = any(_names_a_person(s, kw) for s in p.stems[i])
-        if hit and not p.own_key[i] and not p.name_flag[i]:
-            found.append(i)
-    pairs: list[tuple[int, int]] = []
-    if not found:
-        return _rule_edges(p, pairs, "person")
-    scopes = set(p.database[found].tolist())
-    in_scope = np.isin(p.database, list(scopes))
-    # the tables of each scope by their whole names, for the people of another table's rows
-    tables: dict[int, set[str]] = {}
-    for i in np.flatnonzero(in_scope).tolist():
-        if p.table_names[i]:
-            tables.setdefault(int(p.database[i]), set()).add(p.table_names[i][0])
-    keys: dict[int, dict[int, list[int]]] = {}  # scope -> table of people -> its own keys
-    for i in np.flatnonzero(p.own_key & in_scope).tolist():
-        # an archive of people (``People_Archive``: past versions of ``People``'s rows) is no other table of them
-        if (_of_people(p.table_words[i]) and not is_archive(p.table_words[i])
-                and not _of_rows_of(p.table_words[i], tables[int(p.database[i])])):
-            keys.setdefault(int(p.database[i]), {}).setdefault(int(p.table[i]), []).append(i)
-    for scope, people in keys.items():
-        if len(people) > 1:  # ``users`` beside ``machine_users``: the one named by a person word alone
-            plain = {t: own for t, own in people.items() if len(p.table_words[own[0]][0]) == 1}
-            if len(plain) == 1:
-                keys[scope] = plain
-    for fi in found:
-        people = keys.get(int(p.database[fi]), {})
-        if len(people) == 1:
-            (table, own), = people.items()
-            if len(own) == 1 and own[0] != fi:
-                pairs.append((fi, own[0]))
-    return _rule_edges(p, pairs, "person")
+    return np.where((kw[f] == kw[k]) & (kw[f] != ""), conf + SAME_KEY_WORD, conf)  # *_code references a *_code

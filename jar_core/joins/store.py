@@ -28,13 +28,16 @@ _FIELDS = ("a", "b", "confidence", "evidence")
 def rules_version() -> str:
     """:data:`~jar_core.joins.graph.JOIN_RULES_VERSION` and a digest of the rule modules' source.
 
-    The digest makes a graph saved by other rule code (a constant changed without a version
-    bump) stale as well; where the source cannot be read the version alone counts.
+    The digest covers every module of :mod:`jar_core.joins` and of its subpackages (each rule is a
+    module of its own, its tunables beside it), by path and content: a graph saved by other rule
+    code (a constant changed without a version bump) is stale as well; where the source cannot be
+    read the version alone counts.
     """
     h = hashlib.sha256()
+    folder = Path(__file__).resolve().parent
     try:
-        for f in sorted(Path(__file__).resolve().parent.glob("*.py")):
-            h.update(f.name.encode("utf-8") + b"\0" + f.read_bytes() + b"\0")
+        for f in sorted(folder.rglob("*.py")):
+            h.update(f.relative_to(folder).as_posix().encode("utf-8") + b"\0" + f.read_bytes() + b"\0")
     except OSError:  # pragma: no cover - an installation without readable sources
         return str(_graph.JOIN_RULES_VERSION)
     return f"{_graph.JOIN_RULES_VERSION}-{h.hexdigest()[:16]}"
