@@ -1,0 +1,214 @@
+"""Which columns key their tables (jar_core.joins.keys, name_facts, words): own keys, part references, adopted keys, name words."""
+from __future__ import annotations
+
+from jar_core.joins import build_join_graph
+from jar_core.joins.words import abbreviates, words
+from jar_core.schema import Column, Schema
+
+from joins_cases import T, edges, _MIMIC, directed
+
+
+def test_words():
+    assert words("SupportRepId") == ["support", "rep", "id"]
+    assert words("FCLT_ROOMS") == ["fclt", "room"]
+    assert words("StuID") == ["stu", "id"]
+    assert words("categories") == ["category"]
+
+
+def test_a_table_named_exactly_by_one_key_is_not_keyed_by_a_shorter_name():
+    # building_address_key names the whole table; building_key there only starts its name: it is
+    # a reference to building, not the address table's own key
+    schema = Schema([
+        T("building", "building_key", Column("building_name", "text")),
+        T("building_address", "building_address_key", "building_key", Column("street", "text")),
+        T("floor", "floor_key", "building_key", Column("floor_name", "text")),
+    ])
+    got = edges(schema)
+    assert "building.building_key = floor.building_key" in got, sorted(got)
+    assert got["building.building_key = floor.building_key"][1] == "same name"
+    assert got["building.building_key = building_address.building_key"][1] == "same name"
+    # two references to one key: siblings at most, never a key and its reference
+    shared = got.get("building_address.building_key = floor.building_key")
+    assert shared is None or shared[1] == "sibling"
+    # a natural key without a key word stays a key beside the surrogate (Spider's model_list)
+    cars = Schema([
+        T("model_list", "ModelId", Column("Maker", "int"), Column("Model", "text", unique_ratio=1.0)),
+        T("car_names", "MakeId", Column("Model", "text"), Column("Make", "text")),
+    ])
+    assert "car_names.Model = model_list.Model" in edges(cars)
+
+
+def test_a_keyless_subtype_is_keyed_by_its_first_column_when_a_column_names_it():
+    # AdventureWorks without keys: Person and Store are keyed by their supertype's BusinessEntityID;
+    # Customer.PersonID / StoreID name them, so they reference that column
+    def aw(person_first: Column | str = "BusinessEntityID") -> Schema:
+        return Schema([
+            T("BusinessEntity", "BusinessEntityID", "ModifiedDate"),
+            T("Person", person_first, "PersonType", "FirstName"),
+            T("Store", "BusinessEntityID", "Name"),
+            T("EmailAddress", "BusinessEntityID", "EmailAddressID", "Email"),
+            T("Customer", "CustomerID", "PersonID", "StoreID"),
+        ])
+
+    got = edges(aw())
+    assert got["Customer.PersonID = Person.BusinessEntityID"][0] >= 0.9, got
+    assert got["Customer.StoreID = Store.BusinessEntityID"][0] >= 0.9, got
+    # the subtype's key answers to its table's names only: another BusinessEntityID still
+    # references BusinessEntity, and a subtype references its supertype
+    assert got["BusinessEntity.BusinessEntityID = EmailAddress.BusinessEntityID"][0] >= 0.9, got
+    assert got["BusinessEntity.BusinessEntityID = Person.BusinessEntityID"][0] >= 0.9, got
+    assert got.get("EmailAddress.BusinessEntityID = Person.BusinessEntityID", (0.0,))[0] < 0.74, got
+    # a first column that repeats values (a database says so) keys nothing
+    repeats = Column("BusinessEntityID", "int", unique_ratio=0.5)
+    assert "Customer.PersonID = Person.BusinessEntityID" not in edges(aw(repeats))
+
+
+def test_a_detail_tables_leading_reference_is_no_key_unless_a_column_names_the_table():
+    # BEAVER-DW: IAP_SUBJECT_DETAIL starts with the category it references; no column names the
+    # detail table, so the reference keeps its direction and nothing joins the detail by name
+    category = T("IAP_SUBJECT_CATEGORY", "IAP_SUBJECT_CATEGORY_KEY", "CATEGORY_NAME")
+    detail = T("IAP_SUBJECT_DETAIL", "IAP_SUBJECT_CATEGORY_KEY", "SUBJECT_ID", "TITLE")
+    g = build_join_graph(Schema([category, detail]))
+    names = [(t.name, c.name) for t in (category, detail) for c in t.columns]
+    (a, b), = [(names[x], names[y]) for x, y in zip(g.a, g.b)]
+    assert a[0] == "IAP_SUBJECT_DETAIL" and b[0] == "IAP_SUBJECT_CATEGORY", (a, b)
+
+
+def test_a_row_number_joins_nothing_and_unique_columns_are_the_keys():
+    from jar_core.loaders import load_ddl
+
+    got = edges(load_ddl(_MIMIC, dialect="postgres"))
+    # row_id keys every table: before, every pair of tables joined on it (0.74-0.97)
+    assert not any("row_id" in e for e in got), got
+    # the entities are the columns declared unique, and icustays' column named after it
+    for key, ref in [("patients.subject_id", "admissions.subject_id"), ("admissions.hadm_id", "chartevents.hadm_id"),
+                     ("chartevents.icustay_id", "icustays.icustay_id"), ("chartevents.subject_id", "patients.subject_id")]:
+        pair = " = ".join(sorted((key, ref)))
+        assert got.get(pair, (0, ""))[0] >= 0.9, (pair, got)
+    # without the keys declared, still no join on row numbers (ROWID too)
+    bare = load_ddl(_MIMIC.replace("PRIMARY KEY (row_id)", "CHECK (row_id > 0)").replace("UNIQUE (", "CHECK (0 < "),
+                    dialect="postgres")
+    assert not any(c.unique or c.primary_key for t in bare.tables for c in t.columns)
+    got = edges(bare)
+    assert not any("row_id" in e for e in got) and "admissions.hadm_id = chartevents.hadm_id" in got, got
+    # a row number is read as a bare id: its table's key when nothing else is (b_id -> b.ROWID),
+    # never a join of two row numbers
+    got = edges(Schema([T("a", "ROWID", "b_id"), T("b", "ROWID", "name"), T("c", "ROWID", "b_id")]))
+    assert not any(e.count("ROWID") == 2 for e in got) and got["a.b_id = b.ROWID"][1] == "entity", got
+
+
+def test_unique_columns_in_ddl_and_their_schema_round_trip():
+    from jar_core.loaders import load_ddl
+
+    s = load_ddl("""
+    CREATE TABLE a (id INT PRIMARY KEY, x INT UNIQUE, y INT, z INT, w INT, v INT, CONSTRAINT u UNIQUE (y), UNIQUE (x, y));
+    ALTER TABLE a ADD CONSTRAINT uu UNIQUE (z);
+    CREATE UNIQUE INDEX i ON a (w);
+    CREATE UNIQUE INDEX i2 ON a (v) WHERE y > 0;
+    CREATE UNIQUE INDEX i3 ON a USING btree (lower(v));
+    CREATE INDEX i4 ON a (v);
+    CREATE UNIQUE INDEX i5 ON nothere (v);
+    CREATE UNIQUE INDEX i6 ON a (v, w);
+    """, dialect="postgres")
+    assert [c.name for c in s.tables[0].columns if c.unique] == ["x", "y", "z", "w"]
+    again = Schema.from_dict(s.to_dict())
+    assert [c.unique for c in again.tables[0].columns] == [c.unique for c in s.tables[0].columns]
+    assert again.fingerprint() == s.fingerprint()
+    # a unique column changes the fingerprint (the join graph depends on it); none leaves it as it was
+    plain = load_ddl("CREATE TABLE a (id INT PRIMARY KEY, x INT, y INT, z INT, w INT, v INT);", dialect="postgres")
+    assert plain.fingerprint() != s.fingerprint()
+    assert "unique" not in plain.tables[0].columns[1].to_dict()
+
+
+def test_a_key_named_by_its_table_s_first_and_last_words_keys_it():
+    # Spider's student_transcripts_tracking: Student_Enrolment_Courses.student_course_id is the
+    # table's key (its name without the middle word), which Transcript_Contents refers to; it is
+    # no Courses.course_id by a role "student"
+    def C(name: str, unique: float) -> Column:
+        return Column(name, "int", unique_ratio=unique)
+
+    s = Schema([T("Courses", C("course_id", 1.0), "course_name"), T("Students", C("student_id", 1.0), "name"),
+                T("Student_Enrolment", C("student_enrolment_id", 1.0), C("student_id", 0.6)),
+                T("Student_Enrolment_Courses", C("student_course_id", 1.0), C("course_id", 0.6),
+                  C("student_enrolment_id", 0.6)),
+                T("Transcript_Contents", C("student_course_id", 0.6), C("transcript_id", 0.6))])
+    got = edges(s)
+    pair = "Student_Enrolment_Courses.student_course_id = Transcript_Contents.student_course_id"
+    assert got.get(pair, (0, ""))[1] == "same name", got
+    assert not any("student_course_id" in e and "Courses.course_id" in e for e in got), got
+
+
+def test_abbreviations_drop_letters_inside_one_short_word():
+    assert abbreviates("dept", "department") and abbreviates("emp", "employee") and abbreviates("acct", "account")
+    assert abbreviates("cust", "customer")  # the start of the word, as before
+    assert not abbreviates("cat", "contact")  # not the same first two letters
+    assert not abbreviates("dept", "dept") and not abbreviates("de", "department")
+    # a longer name is written out: only a cut end abbreviates it
+    assert not abbreviates("productdescription", "productmodelproductdescriptionculture")
+
+
+def test_a_key_named_by_a_part_of_its_table_references_the_table_of_that_part():
+    # MySQL's employees database without its keys: dept_emp and dept_manager are named after the
+    # departments and employees they link; their emp_no and dept_no are references to
+    # employees and departments (an abbreviation of one word), not the link tables' keys.
+    # Before, salaries.emp_no and titles.emp_no joined dept_emp (its head noun) at 0.88 and
+    # dept_emp.dept_no joined dept_manager.
+    s = Schema([T("employees", "emp_no", Column("first_name", "text"), Column("hire_date", "date")),
+                T("departments", Column("dept_no", "char(4)"), Column("dept_name", "text")),
+                T("dept_emp", "emp_no", Column("dept_no", "char(4)"), Column("from_date", "date")),
+                T("dept_manager", "emp_no", Column("dept_no", "char(4)"), Column("from_date", "date")),
+                T("salaries", "emp_no", "salary", Column("from_date", "date"))])
+    got = directed(s)
+    for f, k in [("dept_emp.emp_no", "employees.emp_no"), ("dept_emp.dept_no", "departments.dept_no"),
+                 ("dept_manager.emp_no", "employees.emp_no"), ("dept_manager.dept_no", "departments.dept_no"),
+                 ("salaries.emp_no", "employees.emp_no")]:
+        assert got.get(f"{f} -> {k}", (0, ""))[0] >= 0.75, (f, k, got)
+    assert not [e for e, (c, _) in got.items() if c >= 0.75 and e.split(" -> ")[1].startswith("dept_")], got
+    from jar_core.joins.profile import ColumnProfile
+
+    part = ColumnProfile.from_schema(s).part_reference
+    assert part[[c.name for t in s.tables for c in t.columns].index("emp_no", 3)]  # dept_emp's
+    # an abbreviation names a one-word table that holds a column named by it, not any table whose
+    # name starts alike: ``ordersummary`` is no ``order`` table
+    glued = Schema([T("ordersummary", "summary_id", "total"), T("order_notes", "order_id", Column("note", "text"))])
+    assert not ColumnProfile.from_schema(glued).part_reference.any()
+    # a part that is no other table stays the key: customer_orders is the orders' table
+    s = Schema([T("customers", "customer_id", Column("name", "text")),
+                T("customer_orders", "order_id", "customer_id", Column("placed", "date")),
+                T("deliveries", "delivery_id", "order_id")])
+    got = directed(s)
+    assert got.get("deliveries.order_id -> customer_orders.order_id", (0, ""))[1] == "same name", got
+    assert got.get("customer_orders.customer_id -> customers.customer_id", (0, ""))[1] == "same name", got
+    # a module's table (FAC_, two tables, no FAC table) is the module's entity: FAC_BUILDING's
+    # BUILDING_NUMBER stays its key beside BUILDINGS', and its parent building is one of its rows
+    s = Schema([T("FAC_BUILDING", "FAC_BUILDING_KEY", "BUILDING_NUMBER", "PARENT_BUILDING_NUMBER"),
+                T("FAC_ROOMS", "FAC_ROOMS_KEY", "FAC_BUILDING_KEY", Column("ROOM", "text")),
+                T("BUILDINGS", "BUILDING_KEY", "BUILDING_NUMBER", Column("NAME", "text"))])
+    got = directed(s)
+    assert got.get("FAC_BUILDING.PARENT_BUILDING_NUMBER -> FAC_BUILDING.BUILDING_NUMBER", (0, ""))[1] == "self", got
+
+
+def test_a_table_keyed_by_a_bare_id_and_a_polymorphic_id_are_not_keyed_by_their_names():
+    # Rails schemas without keys declared: a table keyed by ``id`` is not keyed by a column named
+    # after it too (csis' ``scan_reports.scan_report_id``, Simple's ``cphc_facilities.facility_id``
+    # refer to other tables); an id named after a part of its table beside a type of it
+    # (``targets_scans.scan_id`` beside ``scan_type``) holds ids of several tables
+    got = edges(Schema([
+        T("reports", "id", "title"), T("scan_reports", "id", "scan_report_id", "introduction"),
+        T("report_exports", "id", "report_id"), T("aggregates", "id", "report_id"),
+        T("facilities", "id", "name"), T("cphc_facilities", "id", "facility_id", "cphc_facility_name"),
+        T("cphc_facility_mappings", "id", "facility_id"), T("cphc_district_mappings", "id", "district"),
+        T("appointments", "id", "facility_id"),
+        T("vm_scans", "id", "name"), T("wa_scans", "id", "name"), T("targets", "id", "ip"),
+        T("targets_scans", "target_id", "scan_id", Column("scan_type", "varchar")),
+        T("vm_occurrences", "id", "scan_id"), T("wa_occurrences", "id", "scan_id"),
+    ]))
+    for pair in ("report_exports.report_id = reports.id", "aggregates.report_id = reports.id",
+                 "appointments.facility_id = facilities.id", "cphc_facilities.facility_id = facilities.id",
+                 "vm_occurrences.scan_id = vm_scans.id", "wa_occurrences.scan_id = wa_scans.id"):
+        assert got.get(pair, (0, ""))[0] >= 0.75, (pair, got)
+    assert not any("scan_report_id" in e and got[e][0] >= 0.75 and "reports.id" not in e for e in got), got
+    assert not any("targets_scans.scan_id" in e and got[e][0] >= 0.75 for e in got), got
+    # a table named by its key column keeps it beside a bare key word of another kind
+    got = edges(Schema([T("sets", "id", "code", "name"), T("cards", "id", "set_code")]))
+    assert got.get("cards.set_code = sets.code", (0, ""))[0] >= 0.75, got
