@@ -756,7 +756,7 @@ class TableRetriever:
     def _composite_columns(self, a: int, left: str, b: int, right: str) -> tuple[tuple[str, str], ...]:
         """The other ``(a's column, b's column)`` pairs of the inferred reference to a key of several
         columns that equates ``a.left`` with ``b.right`` (tables at positions ``a`` and ``b``;
-        join rule 8, :func:`jar_core.joins.graph._composite`)."""
+        join rule 8, :func:`jar_core.joins.composite.composite`)."""
         if self._composite_refs is None:
             from jar_core.joins.graph import EVIDENCE
 
