@@ -15,15 +15,19 @@ from jar_core.candidates.first_stage import BruteForceCandidates, CandidateGener
 from jar_core.decompose.heuristic import Decomposer, Decomposition, HeuristicDecomposer
 from jar_core.embed.embedders import CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import IndexLoadError, IndexSaveError, InvalidArgumentError, StaleIndexError
-from jar_core.signals.hubness import DEFAULT_HUBNESS
-from jar_core.candidates.lexical import DEFAULT_LEXICAL_RELEVANCE
 from jar_core.index.schema_index import SchemaIndex
 from jar_core.joins.path import components, join_tree
 from jar_core.output.result import JoinEdge, RetrievalResult, RetrievedTable, TraceEntry
 from jar_core.options import (
+    DEFAULT_CANDIDATES,
     DEFAULT_EXPAND,
+    DEFAULT_HUBNESS,
     DEFAULT_LEXICAL,
+    DEFAULT_LEXICAL_RELEVANCE,
     DEFAULT_MIN_JOIN_SCORE,
+    RETRIEVER_OPTIONS,
+    check_retriever_options,
+    option,
     check_k,
     check_k_or_auto,
     check_options,
@@ -31,7 +35,6 @@ from jar_core.options import (
     check_question,
     check_subqueries,
     check_table_names,
-    check_weight,
 )
 from jar_core.schema import Schema
 from jar_core.signals.matrices import Signals, compute_signals
@@ -41,6 +44,10 @@ from jar_core.candidates.values import VALUE_PREFIX
 __all__ = ["TableRetriever"]
 
 log = logging.getLogger(__name__)
+
+#: The options kept as given (checked); the others are objects the constructor resolves.
+_PLAIN_OPTIONS = tuple(o.name for o in RETRIEVER_OPTIONS if o.name not in ("embedder", "decomposer", "strategy",
+                                                                          "candidate_generator"))
 
 #: BM25 scores the tables of the dense shortlist of this size (the whole corpus when smaller).
 LEXICAL_SHORTLIST = 200
@@ -164,7 +171,7 @@ class TableRetriever:
         embedder: Embedder | Any | str | None = None,
         decomposer: Decomposer | None = None,
         strategy: SearchStrategy | str | None = None,
-        candidates: int = 20,
+        candidates: int = DEFAULT_CANDIDATES,
         index: SchemaIndex | None = None,
         candidate_generator: CandidateGenerator | str | None = None,
         progress: bool = False,
@@ -179,31 +186,13 @@ class TableRetriever:
         hubness: float = DEFAULT_HUBNESS,
         lexical_relevance: float = DEFAULT_LEXICAL_RELEVANCE,
     ) -> None:
-        from jar_core.joins.compat import JOIN_MODES
-
         if not isinstance(schema, Schema):
             raise InvalidArgumentError(_not_a_schema(schema))
-        if joins not in JOIN_MODES:
-            raise InvalidArgumentError(f"joins must be one of {', '.join(JOIN_MODES)}, got {joins!r}")
-        if isinstance(min_join_score, bool) or not isinstance(min_join_score, (int, float)) or not (
-            0.0 <= float(min_join_score) <= 1.0
-        ):
-            raise InvalidArgumentError(f"min_join_score must be a number in [0, 1], got {min_join_score!r}")
-        self.joins = joins
-        for label, v in (("expand", expand), ("expand_seeds", expand_seeds)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-                raise InvalidArgumentError(f"{label} must be an integer >= 0, got {v!r}")
-        self.expand = int(expand)
-        self.expand_seeds = int(expand_seeds)
-        self.match_values = bool(match_values)
-        self.lexical = check_weight("lexical", lexical, 1.0)
-        self.hubness = check_weight("hubness", hubness, 2.0)
-        self.lexical_relevance = check_weight("lexical_relevance", lexical_relevance, 1.0)
-        self.min_join_score = float(min_join_score)
-        self.cross_database_joins = bool(cross_database_joins)
+        given = check_retriever_options(locals())  # every option of jar_core.options.RETRIEVER_OPTIONS
         schema.validate()
         self.schema = schema
-        self.n_candidates = check_k(candidates, "candidates")
+        for name in _PLAIN_OPTIONS:
+            setattr(self, option(name).held_as, given[name])
         if decomposer is not None:
             check_part(decomposer, "decompose", "decomposer",
                         "None (the heuristic decomposer) or an object with a decompose(question, schema) method "
@@ -219,7 +208,6 @@ class TableRetriever:
         from jar_core.candidates.ann import choose_generator
 
         self.candidate_generator: CandidateGenerator = choose_generator(candidate_generator, len(schema.tables))
-        self.progress = progress
         self._embedder_spec = embedder
         self._embedder: CachedEmbedder | None = None
         if index is not None and index.schema is not schema and index.schema.fingerprint() != schema.fingerprint():
@@ -230,22 +218,15 @@ class TableRetriever:
         self._self_refs: dict[int, list[tuple[int, int, float, str]]] | None = None  # table -> its joins to itself
         # (table, table) -> the column pairs of an inferred reference to a key of several columns
         self._composite_refs: dict[tuple[int, int], list[tuple[str, str]]] | None = None
-        self.collapse_copies = bool(collapse_copies)
         self._signatures: tuple[np.ndarray, np.ndarray] | None = None
         # The embedding model and the lazily built index are shared: searches take turns.
         self._lock = threading.RLock()
 
     def options(self) -> dict[str, Any]:
-        """This retriever's constructor options as they are now (schema and index aside)."""
-        return {
-            "embedder": self._embedder if self._embedder is not None else self._embedder_spec,
-            "decomposer": self.decomposer, "strategy": self.strategy, "candidates": self.n_candidates,
-            "candidate_generator": self.candidate_generator, "progress": self.progress, "joins": self.joins,
-            "min_join_score": self.min_join_score, "cross_database_joins": self.cross_database_joins,
-            "expand": self.expand, "expand_seeds": self.expand_seeds, "match_values": self.match_values,
-            "lexical": self.lexical, "collapse_copies": self.collapse_copies, "hubness": self.hubness,
-            "lexical_relevance": self.lexical_relevance,
-        }
+        """This retriever's constructor options as they are now (schema and index aside): every one
+        of :data:`jar_core.options.RETRIEVER_OPTIONS`, objects resolved (the strategy, the first stage...)."""
+        options = {o.name: getattr(self, o.held_as) for o in RETRIEVER_OPTIONS if o.name != "embedder"}
+        return {"embedder": self._embedder if self._embedder is not None else self._embedder_spec, **options}
 
     def with_options(self, **changes: Any) -> "TableRetriever":
         """A retriever over the same schema with every option of this one but ``changes``; it

@@ -1,25 +1,45 @@
-""":class:`JoinAwareRetriever`: jar-retrieval as a LangChain ``BaseRetriever``."""
+""":class:`JoinAwareRetriever`: jar-retrieval as a LangChain ``BaseRetriever``, and
+:class:`JoinAwareTablesTool`, the agent tool its ``as_tool()`` builds (:mod:`langchain_jar.tools`
+has the other tools and the SQL toolkit)."""
 
 from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Callable, Sequence, Union
+from typing import Annotated, Any, Callable, Literal, Optional, Sequence, Union
 
-from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    AsyncCallbackManagerForToolRun,
+    CallbackManagerForRetrieverRun,
+    CallbackManagerForToolRun,
+)
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor
-from pydantic import ConfigDict, Field, PrivateAttr, field_serializer
+from langchain_core.tools import BaseTool, ToolException
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_serializer
 
 from jar_core.output.documents import check_sample_rows, fetch_sample_rows, result_documents
-from jar_core.errors import InvalidArgumentError
+from jar_core.errors import InvalidArgumentError, JarError
 from jar_core.output.result import RetrievalResult
 from jar_core.retriever import TableRetriever
-from jar_core.options import check_k_or_auto, check_options, check_table_names, convert_option
+from jar_core.options import (
+    DEFAULT_K,
+    FIND_TABLES_DESCRIPTION,
+    INCLUDE_HELP,
+    K_HELP,
+    QUESTION_HELP,
+    check_k_or_auto,
+    check_options,
+    check_table_names,
+    convert_option,
+    split_options,
+)
 from langchain_jar.decomposers import PARENT_CALLBACKS, ChatModelDecomposer
+from langchain_jar.sql import format_tables
 
-__all__ = ["JoinAwareRetriever"]
+__all__ = ["JoinAwareRetriever", "JoinAwareTablesTool", "FindTablesInput", "arguments_error", "join_plan"]
 
 #: Longest sample value shown in a document (longer ones are cut).
 MAX_SAMPLE_VALUE_CHARS = 100
@@ -51,7 +71,7 @@ class JoinAwareRetriever(BaseRetriever):
 
     retriever: Any
     """The core :class:`~jar_core.retriever.TableRetriever`."""
-    k: Union[int, str] = 5
+    k: Union[int, str] = DEFAULT_K
     """Number of tables returned (overridable per call), or ``"auto"`` (:mod:`jar_core.strategies.auto_k`)."""
     include: list[str] = Field(default_factory=list)
     """Tables always returned first (``db.table`` or unambiguous ``table``)."""
@@ -112,9 +132,7 @@ class JoinAwareRetriever(BaseRetriever):
         options = dict(options)
         convert_option(options, "embeddings", "embedder")  # the core takes LangChain Embeddings as is
         convert_option(options, "llm", "decomposer", ChatModelDecomposer)
-        own = set(cls.model_fields) - {"retriever"}
-        fields = {key: options.pop(key) for key in list(options) if key in own}
-        return fields, options
+        return split_options(options, set(cls.model_fields) - {"retriever"})
 
     @classmethod
     def _build(cls, make: Callable[..., TableRetriever], options: dict[str, Any], **defaults: Any) -> "JoinAwareRetriever":
@@ -234,8 +252,6 @@ class JoinAwareRetriever(BaseRetriever):
         """
         if args_schema is not None or arg_types is not None:
             return super().as_tool(args_schema, name=name, description=description, arg_types=arg_types)
-        from langchain_jar.tools import JoinAwareTablesTool
-
         fields = {key: value for key, value in (("name", name), ("description", description)) if value is not None}
         return JoinAwareTablesTool(retriever=self, **fields)
 
@@ -291,9 +307,9 @@ class JoinAwareRetriever(BaseRetriever):
             return self.engine
         with self._engine_lock:
             if self._engine is None:
-                from jar_core.loaders.database import _create_engine
+                from jar_core.loaders import read_only_engine
 
-                self._engine = _create_engine(self.engine)  # read-only
+                self._engine = read_only_engine(self.engine)  # read-only
             return self._engine
 
 
@@ -308,3 +324,135 @@ def _redacted(engine: Any) -> str:
     from jar_core.loaders.database import redact_url
 
     return redact_url(engine)
+
+
+class FindTablesInput(BaseModel):
+    """Arguments of :class:`JoinAwareTablesTool`."""
+
+    question: str = Field(description=QUESTION_HELP)
+    k: Optional[Union[Annotated[int, Field(ge=1, le=100)], Literal["auto"]]] = Field(
+        default=None, description=f"{K_HELP} (default: the tool's setting).",
+    )
+    include: Optional[list[str]] = Field(default=None, description=INCLUDE_HELP)
+
+
+_MISSING = object()  # an argument not given (``None`` is a value given)
+
+
+def arguments_error(err: ValidationError) -> str:
+    """The text of a tool call's invalid arguments, for the model (as the tool's other errors):
+    ``invalid argument k: input should be ... or input should be 'auto', got 0``."""
+    fields: dict[str, tuple[list[str], Any]] = {}
+    for e in err.errors():
+        name = str(e["loc"][0]) if e["loc"] else "input"
+        messages, _ = fields.setdefault(name, ([], e["input"] if e["type"] != "missing" else _MISSING))
+        messages.append(e["msg"][:1].lower() + e["msg"][1:])
+    return "; ".join(
+        f"invalid argument {name}: {' or '.join(dict.fromkeys(messages))}"
+        + ("" if got is _MISSING else f", got {got!r}")
+        for name, (messages, got) in fields.items()
+    )
+
+
+def join_plan(docs: Sequence[Document]) -> dict[str, Any]:
+    """The join plan of a retrieval's documents: tables in order, join edges, join path, unjoined tables."""
+    joins: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for d in docs:
+        for j in d.metadata.get("join_keys", ()):
+            key = (j["left"], j["right"])
+            if key not in seen:
+                seen.add(key)
+                joins.append(dict(j))
+    return {
+        "tables": [d.metadata.get("table_id") for d in docs],
+        "joins": joins,
+        "join_path": docs[0].metadata.get("join_path", "") if docs else "",
+        "unjoined": [d.metadata.get("table_id") for d in docs if not d.metadata.get("joined", True)],
+    }
+
+
+class JoinAwareTablesTool(BaseTool):
+    """Join-aware table retrieval as an agent tool (name ``find_tables``).
+
+    ``invoke({"question": ...})`` returns the prompt text: the selected tables' DDL and the join
+    path. Called with a tool call (as agents do) it returns a ``ToolMessage`` whose
+    ``artifact`` is ``{"documents": [Document, ...], "join_plan": {"tables", "joins",
+    "join_path", "unjoined"}}`` (``response_format="content_and_artifact"``). Bad input (an
+    empty question, an unknown ``include`` table, arguments its schema rejects such as ``k=0``)
+    comes back as the tool's error text, so that the model can correct itself.
+
+    Build with :meth:`from_database`, :meth:`from_sql_database` or :meth:`from_retriever` (or
+    ``JoinAwareRetriever.as_tool()``).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str = "find_tables"
+    description: str = FIND_TABLES_DESCRIPTION
+    args_schema: type[BaseModel] = FindTablesInput
+    response_format: Literal["content", "content_and_artifact"] = "content_and_artifact"
+    handle_tool_error: Any = True
+    handle_validation_error: Any = arguments_error
+    retriever: JoinAwareRetriever = Field(exclude=True)
+    """The retriever that selects the tables."""
+
+    @classmethod
+    def from_retriever(cls, retriever: JoinAwareRetriever | TableRetriever, **fields: Any) -> "JoinAwareTablesTool":
+        """Around a :class:`JoinAwareRetriever` (or a core :class:`TableRetriever`, wrapped with ``k`` etc. from ``fields``)."""
+        if isinstance(retriever, TableRetriever):
+            own = set(cls.model_fields)
+            retriever = JoinAwareRetriever.from_table_retriever(
+                retriever, **{k: fields.pop(k) for k in list(fields) if k not in own}
+            )
+        return cls(retriever=retriever, **fields)
+
+    @classmethod
+    def from_database(cls, url_or_engine: Any, **options: Any) -> "JoinAwareTablesTool":
+        """From a SQLAlchemy URL or engine; ``options``: this tool's fields (``name``, ``description``...)
+        and :meth:`JoinAwareRetriever.from_database`'s (``k``, ``loader_options``, ``embeddings``, ``llm``...)."""
+        fields, rest = cls._split(options)
+        return cls(retriever=JoinAwareRetriever.from_database(url_or_engine, **rest), **fields)
+
+    @classmethod
+    def from_sql_database(cls, db: Any, **options: Any) -> "JoinAwareTablesTool":
+        """From a LangChain ``SQLDatabase`` (its engine, schema and table selection)."""
+        fields, rest = cls._split(options)
+        return cls(retriever=JoinAwareRetriever.from_sql_database(db, **rest), **fields)
+
+    @classmethod
+    def _split(cls, options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        own = set(cls.model_fields) - {"retriever"}
+        fields = {key: options.pop(key) for key in list(options) if key in own}
+        return fields, options
+
+    def _content(self, docs: list[Document]) -> tuple[str, dict[str, Any]]:
+        return format_tables(docs), {"documents": docs, "join_plan": join_plan(docs)}
+
+    def _run(
+        self,
+        question: str,
+        k: Optional[Union[int, str]] = None,
+        include: Optional[list[str]] = None,
+        run_manager: Optional[CallbackManagerForToolRun] = None,
+    ) -> tuple[str, dict[str, Any]]:
+        config = {"callbacks": run_manager.get_child()} if run_manager else None
+        try:
+            docs = self.retriever.invoke(question, config, k=k, include=include)
+        except JarError as e:
+            raise ToolException(str(e)) from e
+        return self._content(docs)
+
+    async def _arun(
+        self,
+        question: str,
+        k: Optional[Union[int, str]] = None,
+        include: Optional[list[str]] = None,
+        run_manager: Optional[AsyncCallbackManagerForToolRun] = None,
+    ) -> tuple[str, dict[str, Any]]:
+        config = {"callbacks": run_manager.get_child()} if run_manager else None
+        try:
+            docs = await self.retriever.ainvoke(question, config, k=k, include=include)
+        except JarError as e:
+            raise ToolException(str(e)) from e
+        return self._content(docs)

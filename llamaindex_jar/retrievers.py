@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import inspect
 import json
 import logging
 import os
@@ -24,7 +25,16 @@ from jar_core.output.documents import check_sample_rows, fetch_sample_rows, resu
 from jar_core.errors import IndexLoadError, IndexSaveError, InvalidArgumentError
 from jar_core.output.result import RetrievalResult
 from jar_core.retriever import TableRetriever
-from jar_core.options import check_k_or_auto, check_options, check_question, check_table_names, convert_option
+from jar_core.options import (
+    DEFAULT_K,
+    RETRIEVER_OPTIONS,
+    check_k_or_auto,
+    check_options,
+    check_question,
+    check_table_names,
+    convert_option,
+    split_options,
+)
 from jar_core.strategies import WEIGHTED_STRATEGIES
 from llamaindex_jar.decomposers import LLMDecomposer
 from llamaindex_jar.embeddings import LlamaIndexEmbeddings
@@ -40,11 +50,6 @@ __all__ = ["JoinAwareRetriever"]
 
 log = logging.getLogger(__name__)
 
-#: Options of :class:`JoinAwareRetriever` itself; the constructors pass the others to the core.
-_ADAPTER_OPTIONS = frozenset(
-    {"k", "similarity_top_k", "include", "exclude", "database", "sample_rows", "engine", "sql_database",
-     "dialect", "table_descriptions", "callback_manager", "verbose"}
-)
 #: The file :meth:`JoinAwareRetriever.persist` writes beside the index.
 PERSIST_FILE = "jar_retriever.json"
 #: The folder of the index inside a persist directory.
@@ -55,21 +60,22 @@ _MAX_VALUE_CHARS = 80
 
 def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(adapter options, core options); ``embed_model`` / ``llm`` become the core's embedder / decomposer."""
-    adapter = {key: options.pop(key) for key in list(options) if key in _ADAPTER_OPTIONS}
-    convert_option(options, "embed_model", "embedder", LlamaIndexEmbeddings)
-    convert_option(options, "llm", "decomposer", LLMDecomposer)
-    return adapter, options
+    adapter, core = split_options(options, _ADAPTER_OPTIONS)
+    convert_option(core, "embed_model", "embedder", LlamaIndexEmbeddings)
+    convert_option(core, "llm", "decomposer", LLMDecomposer)
+    return adapter, core
 
 
-#: Core options :meth:`JoinAwareRetriever.persist` does not save: objects (passed again on load),
-#: the strategy (saved by name and weights) and the progress display (a choice of the run).
-_NOT_PERSISTED = frozenset({"embedder", "decomposer", "strategy", "candidate_generator", "progress"})
+#: Core options :meth:`JoinAwareRetriever.persist` does not save (``Option.persisted`` in the record):
+#: objects (passed again on load), the strategy (saved by name and weights) and the progress display.
+_NOT_PERSISTED = frozenset(o.name for o in RETRIEVER_OPTIONS if not o.persisted)
 
 
 def _persisted_options(core: TableRetriever) -> dict[str, Any]:
-    """The core's options that ``persist`` saves: every one of :meth:`TableRetriever.options` but
-    :data:`_NOT_PERSISTED`, derived from it so that an option added to the core is not lost on reload."""
-    options = {key: value for key, value in core.options().items() if key not in _NOT_PERSISTED}
+    """The core's options that ``persist`` saves: those of :data:`jar_core.options.RETRIEVER_OPTIONS`
+    marked persisted, so that an option added to the record is not lost on reload."""
+    current = core.options()
+    options = {o.name: current[o.name] for o in RETRIEVER_OPTIONS if o.persisted}
     for key, value in options.items():
         if value is not None and not isinstance(value, (bool, int, float, str)):
             raise IndexSaveError(f"cannot persist the core option {key}={value!r}: not a plain value")
@@ -80,9 +86,7 @@ def _check_persisted(config_file: Path, core: Mapping[str, Any]) -> None:
     """Refuse core options in ``jar_retriever.json`` that :meth:`JoinAwareRetriever.persist` does not
     write: a file names no embedding model or decomposer (a model named there would be loaded,
     or downloaded, on the file's word), only plain values of the core's options."""
-    import inspect
-
-    known = set(inspect.signature(TableRetriever.__init__).parameters) - {"self", "schema", "index"} - _NOT_PERSISTED
+    known = {o.name for o in RETRIEVER_OPTIONS if o.persisted}
     for key, value in core.items():
         if key not in known:
             raise IndexLoadError(f"{config_file} sets {key!r}, which persist does not save (an embedding model, "
@@ -195,7 +199,7 @@ class JoinAwareRetriever(BaseRetriever):
         if k is not None and similarity_top_k is not None and k != similarity_top_k:
             raise InvalidArgumentError(f"k={k} and similarity_top_k={similarity_top_k} disagree; pass one")
         self.table_retriever = table_retriever
-        self.k = check_k_or_auto(k if k is not None else similarity_top_k if similarity_top_k is not None else 5)
+        self.k = check_k_or_auto(k if k is not None else similarity_top_k if similarity_top_k is not None else DEFAULT_K)
         self.include = check_table_names(include, "include")
         self.exclude = check_table_names(exclude, "exclude")
         table_retriever.schema.resolve([*self.include, *self.exclude])  # unknown names fail here
@@ -523,9 +527,9 @@ class JoinAwareRetriever(BaseRetriever):
         missing = [t.table for t in result.tables if t.id not in self._samples]
         if missing:
             if not hasattr(self._engine, "connect"):  # a URL: a read-only engine, made once
-                from jar_core.loaders.database import _create_engine
+                from jar_core.loaders import read_only_engine
 
-                self._engine = _create_engine(self._engine)
+                self._engine = read_only_engine(self._engine)
             self._samples.update(
                 fetch_sample_rows(self._engine, missing, self.sample_rows, schema=self._db_schema,
                                   max_chars=_MAX_VALUE_CHARS)
@@ -534,3 +538,7 @@ class JoinAwareRetriever(BaseRetriever):
 
     def __repr__(self) -> str:
         return f"JoinAwareRetriever({self.table_retriever!r}, k={self.k})"
+
+
+#: Options of :class:`JoinAwareRetriever` itself (its constructor's); the constructors pass the others to the core.
+_ADAPTER_OPTIONS = frozenset(inspect.signature(JoinAwareRetriever.__init__).parameters) - {"self", "table_retriever"}

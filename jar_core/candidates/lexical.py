@@ -31,9 +31,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["LexicalIndex", "fuse", "normalized", "singulars", "table_tokens", "tokenize", "DEFAULT_LEXICAL_RELEVANCE"]
 
-#: Default weight of BM25 in the coarse relevance the search itself sees
-#: (``TableRetriever(lexical_relevance=...)``; measured in docs/results.md, "Beyond the paper").
-DEFAULT_LEXICAL_RELEVANCE = 0.1
+# The default weight of BM25 in the search's coarse relevance (``TableRetriever(lexical_relevance=...)``)
+# is defined with the other options.
+from jar_core.options import DEFAULT_LEXICAL_RELEVANCE  # noqa: E402
 
 
 def singulars(tokens: list[str]) -> list[str]:

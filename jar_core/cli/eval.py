@@ -7,17 +7,32 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from jar_core.cli.arguments import (
+    JOIN_OPTIONS,
+    add_embedding_options,
+    add_option_arguments,
+    embedder_from_args,
+    first_stage_argument,
+    hubness_argument,
+    join_options,
+    option_values,
+    parse_weights,
+    progress_enabled,
+)
+from jar_core.cli.printing import print_line
 from jar_core.errors import BenchmarkFormatError, InvalidArgumentError
 
 __all__ = ["add_eval_parser", "run_eval"]
 
 DEFAULT_METHODS = "default,dense,greedy,mip,crush"
 DEFAULT_KS = "2,3,5,10"
+#: The paper's candidates for the paper's methods (no expansion, value matches or BM25); the method
+#: "default" adds them itself (:func:`jar_core.eval.harness.prepare`).
+PAPER_CANDIDATES = {"expand": 0, "match_values": False, "lexical": 0.0}
 
 
 def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -33,7 +48,7 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help=f"comma-separated methods among default,dense,greedy,mip,crush (default {DEFAULT_METHODS}); "
                    "default is the library's default configuration (join-aware search over expanded candidates)")
     e.add_argument("--k", default=DEFAULT_KS, metavar="LIST", help=f"comma-separated K values (default {DEFAULT_KS})")
-    e.add_argument("--candidates", type=int, default=20, metavar="N", help="candidate set size N (default 20)")
+    add_option_arguments(e, ("candidates",))
     e.add_argument("--json", metavar="OUT.json", help="write the figures as JSON (atomically)")
     e.add_argument("--markdown", metavar="OUT.md", help="write the R / CR table in the paper's layout")
     e.add_argument("--plot", metavar="OUT.png", help="plot R and CR against K and selection time per method")
@@ -45,17 +60,11 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="time limit of each MIP solve (default 60)")
     e.add_argument("--weights", metavar="COV,JOIN,COARSE",
                    help="run the greedy with these weights (l_cov,l_join,l_coarse; default 2,1,4)")
-    from jar_core.cli.main import hubness_argument
-
     hubness_argument(e)
     e.add_argument("--ablation", action="store_true",
                    help="also run the paper's ablation weight configurations of the greedy")
-    from jar_core.cli.main import _join_arguments, add_embedding_options
-
     add_embedding_options(e)
-    _join_arguments(e)
-    from jar_core.cli.main import first_stage_argument
-
+    add_option_arguments(e, JOIN_OPTIONS)
     first_stage_argument(e)
     e.add_argument("--no-cache", action="store_true", help="do not read or write the index cache")
     e.set_defaults(func=run_eval)
@@ -107,7 +116,6 @@ def _check_out(path: str | None, flag: str) -> None:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from jar_core.cli.main import parse_weights
     from jar_core.eval import report
     from jar_core.eval.harness import evaluate, method_specs, prepare
     from jar_core.loaders import load_benchmark
@@ -143,14 +151,10 @@ def run_eval(args: argparse.Namespace) -> int:
             f"--decomposer benchmark needs {folder / 'decomp.json'}, which is missing (use --decomposer heuristic)"
         )
     specs = method_specs(methods, weights=weights, ablation=args.ablation, mip_time_limit=args.mip_time_limit)
-    progress = not args.quiet and sys.stderr.isatty()
-    from jar_core.cli.main import embedder_from_args, join_options
-
+    progress = progress_enabled(args)
     retriever = TableRetriever(
-        bench.schema, embedder=embedder_from_args(args), candidates=args.candidates, progress=progress,
-        # the paper's candidates for the paper's methods; "default" adds expansion and values itself
-        **join_options(args), expand=0, match_values=False, lexical=0.0, candidate_generator=args.first_stage,
-        hubness=args.hubness,
+        bench.schema, embedder=embedder_from_args(args), progress=progress, **join_options(args),
+        **option_values(args, ("candidates", "candidate_generator", "hubness")), **PAPER_CANDIDATES,
     )
     if not args.no_cache:
         from jar_core.index.schema_index import cache_path
@@ -169,10 +173,8 @@ def run_eval(args: argparse.Namespace) -> int:
         report.write_text(args.markdown, report.markdown(payload))
     if args.plot:
         report.plot(payload, args.plot)
-    from jar_core.cli.main import _print
-
-    _print(report.text_table(payload))
-    _print(f"decomposer: {prepared.decomposer}; {prepared.multi_table_questions} multi-table of "
+    print_line(report.text_table(payload))
+    print_line(f"decomposer: {prepared.decomposer}; {prepared.multi_table_questions} multi-table of "
           f"{prepared.total_questions} questions"
           + (f"; {len(prepared.unparseable)} skipped (unparseable gold SQL)" if prepared.unparseable else ""))
     return 0

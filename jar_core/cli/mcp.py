@@ -21,6 +21,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 
 from jar_core.errors import InvalidArgumentError, JarError
+from jar_core.options import DEFAULT_K
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.retriever import TableRetriever
@@ -83,7 +84,7 @@ def _tool_result(text: str, data: dict[str, Any] | None = None, *, error: bool =
 
 
 def build_server(
-    retriever: "TableRetriever", *, k: int | str = 5, source: str = "", name: str = "jar-retrieval"
+    retriever: "TableRetriever", *, k: int | str = DEFAULT_K, source: str = "", name: str = "jar-retrieval"
 ) -> Any:
     """An MCP server (``MCPServer`` / ``FastMCP``) with the tools ``find_tables``, ``describe_table``
     and ``list_databases`` over ``retriever``. ``k``: tables per question when the client gives none (or ``"auto"``);
@@ -96,7 +97,7 @@ def build_server(
 
     from jar_core.output import render
     from jar_core.names import one_line
-    from jar_core.options import check_k_or_auto
+    from jar_core.options import K_HELP, QUESTION_HELP, check_k_or_auto
 
     default_k = check_k_or_auto(k)
     server_cls = _server_class()
@@ -133,11 +134,10 @@ def build_server(
             return _tool_result(f"error: {e}", error=True)
 
     async def find_tables(
-        question: Annotated[str, Field(description="The user's question, in natural language.")],
+        question: Annotated[str, Field(description=QUESTION_HELP)],
         k: Annotated[
             Optional[Union[Annotated[int, Field(ge=1, le=100)], Literal["auto"]]],
-            Field(description=f"How many tables (default {default_k}), or 'auto': as few as cover the question "
-                  "and join up."),
+            Field(description=f"{K_HELP} (default {default_k})."),
         ] = None,
     ) -> CallToolResult:
         return await call(find, question, k)
@@ -163,7 +163,7 @@ def _read_only_annotations() -> Any:
     )
 
 
-def serve_stdio(retriever: "TableRetriever", *, k: int | str = 5, source: str = "", name: str = "jar-retrieval") -> None:
+def serve_stdio(retriever: "TableRetriever", *, k: int | str = DEFAULT_K, source: str = "", name: str = "jar-retrieval") -> None:
     """Serve :func:`build_server` over stdio until the client closes the connection (either end:
     a client that stops reading ends the server quietly too)."""
     check_mcp()

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from jar_core.errors import BenchmarkFormatError, InvalidArgumentError
+from jar_core.options import option
 from jar_core.progress import progress as _progress
 
 __all__ = [
@@ -69,6 +70,9 @@ ABLATION: tuple[tuple[str, tuple[float, float, float]], ...] = (
 )
 #: CRUSH4SQL's own candidate cutoff (METHOD.md).
 CRUSH_CANDIDATES = 100
+#: The search options of the method "default" (the library's defaults, :data:`jar_core.options.RETRIEVER_OPTIONS`):
+#: expansion, value matches and BM25 over the paper's candidates.
+DEFAULT_SEARCH = {name: option(name).default for name in ("expand", "match_values", "lexical")}
 #: How a MIP solve can end.
 MIP_STATUSES = ("optimal", "feasible", "relaxed", "no_solution", "infeasible")
 
@@ -239,17 +243,36 @@ def prepare(
         limit: keep only the first ``limit`` multi-table questions.
         crush: also compute CRUSH's signals (100 candidates, segment similarities).
         default: also compute the default configuration's signals (the top-N plus the tables
-            joinable to the strongest candidates, :data:`jar_core.options.DEFAULT_EXPAND`, and
+            joinable to the strongest candidates, :data:`DEFAULT_SEARCH`, and
             the tables of the values the question names).
         progress: show a progress bar on stderr.
         warn: where warnings go (``None``: nowhere); they are also kept in the result.
     """
-    from jar_core.eval.gold import GoldSQLError, extract_gold_joins, extract_gold_tables
     from jar_core.options import check_k
 
     candidates = check_k(candidates, "candidates")
     if limit is not None:
         limit = check_k(limit, "limit")
+    decomposer = _decomposer(bench, decomposer)
+    chosen, multi, unparseable, unknown = _multi_table_questions(bench, decomposer, limit)
+    if warn is not None:
+        _warn_skipped(warn, unparseable, unknown)
+    if not chosen:
+        raise BenchmarkFormatError(
+            f"{bench.path} has no multi-table question to evaluate (of {len(bench.questions)} questions, "
+            "none has two or more gold tables that parse)"
+        )
+    seconds = _compute_signals(retriever, chosen, candidates, crush=crush, default=default, progress=progress)
+    return Prepared(
+        benchmark=bench.name, candidates=candidates, decomposer=decomposer, schema=bench.schema, questions=chosen,
+        signals_seconds=seconds, total_questions=len(bench.questions), multi_table_questions=multi,
+        unparseable=unparseable, unknown_tables=unknown,
+        min_join_score=float(getattr(retriever, "min_join_score", 0.0)), joins=str(getattr(retriever, "joins", "rules")),
+    )
+
+
+def _decomposer(bench: Any, decomposer: str | None) -> str:
+    """``"benchmark"`` or ``"heuristic"``: the one asked for, else ``decomp.json`` when the folder has it."""
     if decomposer is None:
         decomposer = "benchmark" if bench.decompositions is not None else "heuristic"
     if decomposer not in ("benchmark", "heuristic"):
@@ -259,6 +282,16 @@ def prepare(
             f"--decomposer benchmark needs {bench.path}/decomp.json, which this folder does not have "
             "(use --decomposer heuristic)"
         )
+    return decomposer
+
+
+def _multi_table_questions(
+    bench: Any, decomposer: str, limit: int | None
+) -> tuple[list[EvalQuestion], int, list[int], list[int]]:
+    """The first ``limit`` multi-table questions with their gold tables, gold joins and sub-queries;
+    the number of multi-table questions; the positions of unparseable gold SQL and of gold SQL
+    naming tables its database lacks."""
+    from jar_core.eval.gold import GoldSQLError, extract_gold_joins, extract_gold_tables
 
     schema = bench.schema
     by_db: dict[str, list[str]] = {}
@@ -266,7 +299,6 @@ def prepare(
     for t in schema.tables:
         by_db.setdefault(t.database, []).append(t.name)
         columns_by_db.setdefault(t.database, {})[t.name] = [c.name for c in t.columns]
-
     unparseable: list[int] = []
     unknown: list[int] = []
     chosen: list[EvalQuestion] = []
@@ -298,26 +330,28 @@ def prepare(
             subs = list(bench.decompositions[pos])
         gold_joins = [((f"{q.db_id}.{a[0]}", a[1]), (f"{q.db_id}.{b[0]}", b[1])) for a, b in joins]
         chosen.append(EvalQuestion(pos, q.question, q.db_id, [f"{q.db_id}.{t}" for t in gold], subs, gold_joins))
+    return chosen, multi, unparseable, unknown
 
-    if warn is not None:
-        if unparseable:
-            warn(
-                f"{len(unparseable)} question(s) with unparseable gold SQL skipped "
-                f"(dev.json positions {_positions(unparseable)})"
-            )
-        if unknown:
-            warn(
-                f"{len(unknown)} question(s) name tables that are not in their database in dev_tables.json; "
-                f"those names are ignored (dev.json positions {_positions(unknown)})"
-            )
-    if not chosen:
-        raise BenchmarkFormatError(
-            f"{bench.path} has no multi-table question to evaluate (of {len(bench.questions)} questions, "
-            "none has two or more gold tables that parse)"
+
+def _warn_skipped(warn: Callable[[str], None], unparseable: list[int], unknown: list[int]) -> None:
+    if unparseable:
+        warn(
+            f"{len(unparseable)} question(s) with unparseable gold SQL skipped "
+            f"(dev.json positions {_positions(unparseable)})"
+        )
+    if unknown:
+        warn(
+            f"{len(unknown)} question(s) name tables that are not in their database in dev_tables.json; "
+            f"those names are ignored (dev.json positions {_positions(unknown)})"
         )
 
-    # The index (embeddings of tables and columns) is built outside the timed signal work.
-    retriever.index
+
+def _compute_signals(
+    retriever: Any, chosen: list[EvalQuestion], candidates: int, *, crush: bool, default: bool, progress: bool
+) -> float:
+    """Each question's signals (and CRUSH's, and the default configuration's, when asked for);
+    the seconds they took, the index built before (outside the timed work)."""
+    retriever.index  # noqa: B018 - built now, outside the timed signal work
     t0 = time.perf_counter()
     texts = list(dict.fromkeys(t for q in chosen for t in (q.question, *q.subqueries)))
     if texts:
@@ -328,17 +362,8 @@ def prepare(
         if crush:
             q.crush_signals = retriever.signals(q.question, q.subqueries, candidates=n_crush, segment_sim=True)
         if default:
-            from jar_core.options import DEFAULT_EXPAND, DEFAULT_LEXICAL
-
-            q.default_signals = retriever.signals(q.question, q.subqueries, candidates=candidates, expand=DEFAULT_EXPAND,
-                                               match_values=True, lexical=DEFAULT_LEXICAL)
-    seconds = time.perf_counter() - t0
-    return Prepared(
-        benchmark=bench.name, candidates=candidates, decomposer=decomposer, schema=schema, questions=chosen,
-        signals_seconds=seconds, total_questions=len(bench.questions), multi_table_questions=multi,
-        unparseable=unparseable, unknown_tables=unknown,
-        min_join_score=float(getattr(retriever, "min_join_score", 0.0)), joins=str(getattr(retriever, "joins", "rules")),
-    )
+            q.default_signals = retriever.signals(q.question, q.subqueries, candidates=candidates, **DEFAULT_SEARCH)
+    return time.perf_counter() - t0
 
 
 def _check_ks(ks: Sequence[int]) -> list[int]:

@@ -37,8 +37,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["DEFAULT_HUBNESS", "PROBES", "BASELINE_TABLES", "HubScores", "hub_scores", "corrected"]
 
-#: Default weight of the correction (``TableRetriever(hubness=...)``).
-DEFAULT_HUBNESS = 0.5
+# The default weight of the correction (``TableRetriever(hubness=...)``) is defined with the other options.
+from jar_core.options import DEFAULT_HUBNESS  # noqa: E402
 #: Probe columns: every column of a schema up to this many, else a fixed sample of this many.
 PROBES = 1024
 #: Tables whose mean hub score is the baseline ``h_bar``: all of them up to this many, else a sample.
