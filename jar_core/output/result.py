@@ -34,7 +34,7 @@ class RetrievedTable:
     chosen), ``bridge`` (added only to connect the others), ``reference`` (``k="auto"``: a chosen
     table refers to it for a sub-query it answers better, ``film_actor`` -> ``actor``), ``near copy``
     (in place of ``replaced``, a table of nearly the same columns the search had chosen, because
-    it joins the others more surely: :func:`jar_core.signals.near_copies.prefer_joined`) or ``pinned``.
+    it joins the others more surely: :func:`jar_core.strategies.near_copies.prefer_joined`) or ``pinned``.
     """
 
     table: Table

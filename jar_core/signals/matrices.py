@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from jar_core.signals.hubness import corrected
+from jar_core.signals.near_copies import near_copy_matrix
 from jar_core.index.build import column_positions
 from jar_core.joins.compat import join_compatibility
 
@@ -111,8 +112,6 @@ def compute_signals(
     Joins weaker than ``min_join_score`` are dropped (``w = 0``): a weak join is no join,
     neither for the search nor in the returned join path.
     """
-    from jar_core.signals.near_copies import near_copy_matrix  # it imports the strategies, which import this
-
     candidates = np.asarray(candidates, dtype=np.int64)
     w, join_columns, declared, evidence, references = join_compatibility(
         index, candidates, mode=joins, cross_database=cross_database_joins

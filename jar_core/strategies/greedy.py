@@ -253,11 +253,11 @@ class JoinAwareStrategy(GreedyStrategy):
 
     def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
         """The greedy's choice; with ``near_copies``, a chosen table's near copy that joins the others
-        more surely in its place (:func:`jar_core.signals.near_copies.prefer_joined`); with ``bridges``,
+        more surely in its place (:func:`jar_core.strategies.near_copies.prefer_joined`); with ``bridges``,
         connected within ``k`` (:func:`jar_core.strategies.bridge.connect`)."""
         sel = super().select(signals, k, pinned=pinned)
         if self.near_copies and signals.near_copies is not None:
-            from jar_core.signals.near_copies import prefer_joined
+            from jar_core.strategies.near_copies import prefer_joined
 
             sel = prefer_joined(signals, sel, (self.l_cov, self.l_join, self.l_coarse), l_family=self.l_family,
                                 pinned=len(pinned))
