@@ -21,7 +21,7 @@ from jar_core.joins.compat import join_compatibility
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index.schema_index import SchemaIndex
 
-__all__ = ["Signals", "coarse_relevance", "fine_relevance", "compute_signals"]
+__all__ = ["Signals", "coarse_relevance", "lexical_relevance", "fine_relevance", "compute_signals"]
 
 
 @dataclass
@@ -77,6 +77,17 @@ class Signals:
 def coarse_relevance(index: "SchemaIndex", query_vector: np.ndarray) -> np.ndarray:
     """``r`` for every table of the index, shape ``(T,)``."""
     return index.table_vectors @ query_vector
+
+
+def lexical_relevance(
+    r: np.ndarray, candidates: np.ndarray, scored: np.ndarray, bm25: np.ndarray, weight: float,
+) -> np.ndarray:
+    """Coarse relevance ``r`` of ``candidates`` blended with their normalized BM25 (ours; not in
+    METHOD.md): ``(1 - weight) * r + weight * b``, ``b`` read from ``bm25`` over the sorted table
+    positions ``scored`` (0 for a table outside them, e.g. outside the scored shortlist)."""
+    at = np.minimum(np.searchsorted(scored, candidates), len(scored) - 1)
+    b = np.where(scored[at] == candidates, bm25[at], 0.0)
+    return ((1.0 - weight) * r + weight * b).astype(np.float32)
 
 
 def fine_relevance(index: "SchemaIndex", subquery_vectors: np.ndarray, tables: np.ndarray) -> np.ndarray:
