@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from jar_core.strategies.base import Selection, StepGain
-from jar_core.strategies.greedy import coverage_gain
+from jar_core.strategies.gains import coverage_gain
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.signals.matrices import Signals
