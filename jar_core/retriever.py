@@ -5,19 +5,22 @@ import logging
 import os
 import threading
 import warnings
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from jar_core.strategies.auto_k import AUTO_K_MAX, auto_select
-from jar_core.candidates.first_stage import BruteForceCandidates, CandidateGenerator, exact_scores, exact_top
+from jar_core.candidates.copies import CopyCollapse
+from jar_core.candidates.first_stage import BruteForceCandidates, CandidateGenerator
+from jar_core.candidates.scope import DatabaseScope
 from jar_core.decompose.heuristic import Decomposer, Decomposition, HeuristicDecomposer
 from jar_core.embed.embedders import CachedEmbedder, Embedder, get_embedder
 from jar_core.errors import IndexLoadError, IndexSaveError, InvalidArgumentError, StaleIndexError
 from jar_core.index.schema_index import SchemaIndex
-from jar_core.joins.path import components, join_tree
-from jar_core.output.result import JoinEdge, RetrievalResult, RetrievedTable, TraceEntry
+from jar_core.output.assemble import KeyJoins, assemble_result, match_warnings
+from jar_core.output.result import RetrievalResult
 from jar_core.options import (
     DEFAULT_CANDIDATES,
     DEFAULT_EXPAND,
@@ -37,9 +40,9 @@ from jar_core.options import (
     check_table_names,
 )
 from jar_core.schema import Schema
-from jar_core.signals.matrices import Signals, compute_signals
+from jar_core.signals.matrices import Signals, compute_signals, lexical_relevance
+from jar_core.signals.values import apply_value_matches
 from jar_core.strategies import STRATEGIES, JoinAwareStrategy, SearchStrategy, get_strategy
-from jar_core.candidates.values import VALUE_PREFIX
 
 __all__ = ["TableRetriever"]
 
@@ -55,48 +58,6 @@ LEXICAL_SHORTLIST = 200
 #: one index, built at the first question and kept (cheaper than a shortlist's index per question);
 #: above it, or with another first stage, the dense shortlist.
 LEXICAL_WHOLE_CORPUS = 20_000
-
-
-#: Below this best match of any sub-query in any returned table, the result warns that nothing in
-#: the source matches the question (the default model's scale: real questions of Spider and
-#: BEAVER-DW reach 0.33 or more, 'what is the weather tomorrow' 0.22-0.27).
-NO_MATCH = 0.3
-
-#: Coarse relevance added to a table that holds a value the question names.
-VALUE_BOOST = 0.05
-#: Coverage of a matched value's sub-query by the tables that hold it.
-VALUE_COVERAGE = 0.6
-
-
-def _apply_value_matches(sig: Signals, matches: list[Any]) -> None:
-    """A matched value is a sub-query its tables cover (``F = weight``) and a relevance boost."""
-    pos = {int(c): i for i, c in enumerate(sig.candidates)}
-    spans: dict[str, np.ndarray] = {}
-    for m in matches:
-        i = pos.get(m.table)
-        if i is None:
-            continue
-        row = spans.setdefault(VALUE_PREFIX + m.span, np.zeros(sig.n, dtype=np.float32))
-        row[i] = max(row[i], VALUE_COVERAGE * m.weight)
-    if not spans:
-        return
-    rows = np.stack(list(spans.values()))
-    sig.r = (sig.r + VALUE_BOOST * rows.max(axis=0) / VALUE_COVERAGE).astype(np.float32)
-    sig.F = np.vstack([sig.F, rows]).astype(np.float32)
-    sig.subqueries = [*sig.subqueries, *spans]
-    sig.value_matches = list(matches)
-
-
-def _match_warnings(sig: Signals, order: Sequence[int]) -> list[str]:
-    """What a caller (an agent) should know when nothing in the source matches the question."""
-    if not sig.subqueries:
-        return ["the question has no words to match against the schema (no sub-queries): the tables "
-                "are ranked by their similarity to the whole question alone"]
-    best = float(sig.F[:, list(order)].max()) if len(order) else 0.0
-    if best < NO_MATCH:
-        return [f"no table matches any part of the question well (best match {best:.2f} < {NO_MATCH}): "
-                "the source may not hold what it asks for"]
-    return []
 
 
 def _not_a_schema(value: Any) -> str:
@@ -213,12 +174,6 @@ class TableRetriever:
         if index is not None and index.schema is not schema and index.schema.fingerprint() != schema.fingerprint():
             raise StaleIndexError("the index was built for another schema")
         self._index = index
-        self._db_positions: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None = None
-        self._scope_databases: dict[str, set[str]] | None = None
-        self._self_refs: dict[int, list[tuple[int, int, float, str]]] | None = None  # table -> its joins to itself
-        # (table, table) -> the column pairs of an inferred reference to a key of several columns
-        self._composite_refs: dict[tuple[int, int], list[tuple[str, str]]] | None = None
-        self._signatures: tuple[np.ndarray, np.ndarray] | None = None
         # The embedding model and the lazily built index are shared: searches take turns.
         self._lock = threading.RLock()
 
@@ -408,171 +363,96 @@ class TableRetriever:
         match_values = self.match_values if match_values is None else bool(match_values)
         idx = self.index
         n = check_k(candidates if candidates is not None else self.n_candidates, "candidates")
-        if database is not None:
-            allowed = np.zeros(len(self.schema), dtype=bool)
-            allowed[self._database_positions(database)] = True
-        else:
-            allowed = np.ones(len(self.schema), dtype=bool)
-        inc = self.schema.resolve(check_table_names(include, "include"))
-        exc = self.schema.resolve(check_table_names(exclude, "exclude"))
-        clash = set(inc) & set(exc)
-        if clash:
-            names = ", ".join(self.schema.tables[i].id for i in sorted(clash))
-            raise InvalidArgumentError(f"tables both included and excluded: {names}")
-        allowed[exc] = False
-        vecs = self.embedder.embed_queries([question, *subqueries])
-        if vecs.shape[1] != idx.table_vectors.shape[1]:
-            raise StaleIndexError(
-                f"the index holds vectors of dimension {idx.table_vectors.shape[1]} but model {self.embedder.name!r} "
-                f"gives {vecs.shape[1]}; rebuild the index"
-            )
+        allowed, inc = self._scope.allowed(database, include, exclude)
+        vecs = self._query_vectors(question, subqueries)
         query = vecs[0]
         usable = allowed.copy()  # what may be returned: the pinned tables too
         allowed[inc] = False  # what the first stage may still add
         want = max(n - len(inc), 0)
         if lexical > 0:
-            from jar_core.candidates.lexical import LexicalIndex, fuse
-
-            # BM25 over the whole corpus (one index, kept) or over the first stage's dense
-            # shortlist (a larger lake, or a first stage of the user's: an approximate index, a
-            # vector store); a table outside the shortlist fuses below every table in it, so the
-            # top-N is the shortlist's best by the fused score
-            shortlist = max(LEXICAL_SHORTLIST, n)
-            whole = isinstance(self.candidate_generator, BruteForceCandidates) and (
-                len(self.schema) <= LEXICAL_WHOLE_CORPUS
-            )
-            if usable.sum() > shortlist and not whole:
-                lex = LexicalIndex(idx, np.sort(self._first_stage(query, shortlist, usable)))
-            else:
-                lex = getattr(idx, "_lexical", None)
-                if lex is None:
-                    lex = idx._lexical = LexicalIndex(idx)
-            pool = lex.tables[allowed[lex.tables]]
-            bm25 = lex.scores(question)
-            fused = fuse(self._relevance(query, lex.tables), bm25, lexical)[allowed[lex.tables]]
-            top = self._top_collapsed(fused, pool, want)  # a shortlist's copies are collapsed already
+            top, lex, bm25 = self._lexical_top(question, query, n, want, usable, allowed, lexical)
         else:
-            top = self._first_stage(query, want, allowed)
+            top = self._copies.first_stage(self.candidate_generator, idx, query, want, allowed)
         cands = np.array(list(dict.fromkeys([*inc, *top.tolist()])), dtype=np.int64)
         if expand > 0 and self.joins == "rules" and len(cands):
-            from jar_core.candidates.expansion import expand_candidates, table_adjacency
+            from jar_core.candidates.expansion import joinable_tables
 
-            adj = table_adjacency(
-                idx.join_graph(cross_database=self.cross_database_joins), len(self.schema), self.min_join_score
-            )
             ranked = np.array(list(dict.fromkeys([*top.tolist(), *inc])), dtype=np.int64)
-            extra = expand_candidates(adj, ranked, lambda pos: self._relevance(query, pos), allowed,
-                                      seeds=self.expand_seeds, expand=expand)
+            extra = joinable_tables(
+                idx.join_graph(cross_database=self.cross_database_joins), len(self.schema), self.min_join_score,
+                ranked, lambda pos: self._relevance(query, pos), allowed, seeds=self.expand_seeds, expand=expand,
+            )
             cands = np.concatenate([cands, extra])
         matches = []
         if match_values:
-            from jar_core.candidates.values import match_values as find_values
-
-            # value evidence is local: only in the databases of the strongest candidates and
-            # the other schemas of their catalogs (a value index of those databases' tables
-            # only: in proportion to what is used)
-            dbs = sorted(self._near_databases(cands[: self.expand_seeds]))
-            near_pos = np.concatenate([self._database_positions(d) for d in dbs]) if dbs else np.zeros(0, np.int64)
-            near = np.zeros(len(allowed), dtype=bool)
-            near[near_pos] = True
-            in_cands = np.zeros(len(allowed), dtype=bool)
-            in_cands[cands] = True
-            # hints (a year, a trade word, a place): candidates only
-            matches = find_values(idx.values_of(tuple(dbs), near_pos), question, usable & near, usable & near & in_cands)
-            extra = [m.table for m in matches if not in_cands[m.table]]
-            if extra:
-                cands = np.concatenate([cands, np.array(list(dict.fromkeys(extra)), dtype=np.int64)])
+            matches, cands = self._value_matches(question, cands, usable)
         r = self._relevance(query, cands)
         if lexical > 0 and self.lexical_relevance > 0 and len(lex.tables) and len(cands):
             from jar_core.candidates.lexical import normalized
 
-            # the BM25 of the candidates (0 for a table outside the scored shortlist)
-            at = np.minimum(np.searchsorted(lex.tables, cands), len(lex.tables) - 1)
-            b = np.where(lex.tables[at] == cands, normalized(bm25)[at], 0.0)
-            r = ((1.0 - self.lexical_relevance) * r + self.lexical_relevance * b).astype(np.float32)
+            r = lexical_relevance(r, cands, lex.tables, normalized(bm25), self.lexical_relevance)
         sig = compute_signals(
             idx, cands, r, list(subqueries), vecs[1:], segment_sim=segment_sim, joins=self.joins,
             cross_database_joins=self.cross_database_joins, min_join_score=self.min_join_score, hubness=self.hubness,
         )
         if matches:
-            _apply_value_matches(sig, matches)
+            apply_value_matches(sig, matches)
         return sig
 
-    def _first_stage(self, query: np.ndarray, n: int, allowed: np.ndarray) -> np.ndarray:
-        """The ``n`` tables most similar to ``query`` among ``allowed``, best first, with the
-        copies of one table in other databases collapsed (:mod:`jar_core.candidates.copies`).
+    def _query_vectors(self, question: str, subqueries: Sequence[str]) -> np.ndarray:
+        """The vectors of the question and its sub-queries, checked against the index's dimension."""
+        vecs = self.embedder.embed_queries([question, *subqueries])
+        dim = self.index.table_vectors.shape[1]
+        if vecs.shape[1] != dim:
+            raise StaleIndexError(
+                f"the index holds vectors of dimension {dim} but model {self.embedder.name!r} "
+                f"gives {vecs.shape[1]}; rebuild the index"
+            )
+        return vecs
 
-        The candidate generator is asked for ``2n``; when copies leave fewer than ``n`` of them
-        (a lake of many copies), every allowed table is scored exactly (one product with the table
-        vectors costs less than asking an index for ever more neighbours) and the copies are
-        collapsed over that whole ranking without sorting it (:func:`jar_core.candidates.copies.best_copies`).
-        """
+    def _lexical_top(
+        self, question: str, query: np.ndarray, n: int, want: int, usable: np.ndarray, allowed: np.ndarray,
+        lexical: float,
+    ) -> tuple[np.ndarray, Any, np.ndarray]:
+        """The first stage with BM25 fused in (:mod:`jar_core.candidates.lexical`): the ``want``
+        best ``allowed`` tables by the fused score, the BM25 index that scored them and its scores.
+
+        BM25 runs over the whole corpus (one index, kept) or over the first stage's dense
+        shortlist (a larger lake, or a first stage of the user's: an approximate index, a vector
+        store); a table outside the shortlist fuses below every table in it, so the top-N is the
+        shortlist's best by the fused score."""
+        from jar_core.candidates.lexical import LexicalIndex, fuse
+
         idx = self.index
-        pos, _ = self.candidate_generator.search(idx, query, 2 * n if self.collapse_copies else n, allowed)
-        if not self.collapse_copies or len(pos) < 2:
-            return pos[:n]
-        from jar_core.candidates.copies import first_copies
+        shortlist = max(LEXICAL_SHORTLIST, n)
+        whole = isinstance(self.candidate_generator, BruteForceCandidates) and (
+            len(self.schema) <= LEXICAL_WHOLE_CORPUS
+        )
+        if usable.sum() > shortlist and not whole:
+            lex = LexicalIndex(idx, np.sort(self._copies.first_stage(self.candidate_generator, idx, query, shortlist, usable)))
+        else:
+            lex = getattr(idx, "_lexical", None)
+            if lex is None:
+                lex = idx._lexical = LexicalIndex(idx)
+        pool = lex.tables[allowed[lex.tables]]
+        bm25 = lex.scores(question)
+        fused = fuse(self._relevance(query, lex.tables), bm25, lexical)[allowed[lex.tables]]
+        return self._copies.top(fused, pool, want), lex, bm25  # a shortlist's copies are collapsed already
 
-        kept = pos[first_copies(pos, *self._copy_signatures())]
-        if len(kept) >= n or len(pos) < 2 * n:
-            return kept[:n]
-        every, scores = exact_scores(idx, query, allowed)
-        return self._top_collapsed(scores, every, n)
+    def _value_matches(self, question: str, cands: np.ndarray, usable: np.ndarray) -> tuple[list[Any], np.ndarray]:
+        """The values the question names (:mod:`jar_core.candidates.values`) and the candidates with
+        their tables added. Value evidence is local: only in the databases of the strongest
+        candidates and the other schemas of their catalogs (a value index of those databases'
+        tables only: in proportion to what is used)."""
+        from jar_core.candidates.values import value_candidates
 
-    def _copy_signatures(self) -> tuple[np.ndarray, np.ndarray]:
-        """:func:`jar_core.candidates.copies.table_signatures` of the schema, worked out once."""
-        if self._signatures is None:
-            from jar_core.candidates.copies import table_signatures
-
-            self._signatures = table_signatures(self.schema)
-        return self._signatures
-
-    def _top_collapsed(self, scores: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:
-        """The ``n`` best of ``positions`` by ``scores``, best first, the copies of one table
-        collapsed (when ``collapse_copies``) over the whole ranking (:func:`jar_core.candidates.copies.best_copies`)."""
-        if not self.collapse_copies:
-            return exact_top(scores, positions, n)[0]
-        from jar_core.candidates.copies import best_copies
-
-        scores, positions = np.asarray(scores), np.asarray(positions, dtype=np.int64)
-        keep = best_copies(scores, positions, *self._copy_signatures())
-        return exact_top(scores[keep], positions[keep], n)[0]
+        dbs = sorted(self._scope.near_databases(cands[: self.expand_seeds]))
+        near = np.concatenate([self._scope.positions(d) for d in dbs]) if dbs else np.zeros(0, np.int64)
+        return value_candidates(self.index.values_of(tuple(dbs), near), question, usable, near, cands)
 
     def _relevance(self, query: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """Coarse relevance ``r`` of the tables at ``positions`` (cosine with the question)."""
         return (self.index.table_vectors[np.asarray(positions, dtype=np.int64)] @ query).astype(np.float32)
-
-    def _near_databases(self, positions: np.ndarray) -> set[str]:
-        """The databases of the tables at ``positions`` and of their join scopes (the other
-        schemas of a catalog)."""
-        if self._scope_databases is None:
-            scopes: dict[str, set[str]] = {}
-            for t in self.schema.tables:
-                scopes.setdefault(t.join_scope, set()).add(t.database)
-            self._scope_databases = scopes
-        return {db for p in positions.tolist() for db in self._scope_databases[self.schema.tables[int(p)].join_scope]}
-
-    def _database_positions(self, database: str) -> np.ndarray:
-        """Positions of ``database``'s tables (as :meth:`Schema.subset`: exact name, else
-        case-insensitive), from a table of every database built once per retriever."""
-        if self._db_positions is None:
-            groups: dict[str, list[int]] = {}
-            for i, t in enumerate(self.schema.tables):
-                groups.setdefault(t.database, []).append(i)
-            folded: dict[str, list[int]] = {}
-            for db, rows in groups.items():
-                folded.setdefault(db.lower(), []).extend(rows)
-            self._db_positions = (
-                {db: np.array(rows, dtype=np.int64) for db, rows in groups.items()},
-                {db: np.array(sorted(rows), dtype=np.int64) for db, rows in folded.items()},
-            )
-        exact, folded = self._db_positions
-        pos = exact.get(database)
-        if pos is None:
-            pos = folded.get(database.lower())
-        if pos is None:
-            self.schema.subset(database)  # raises UnknownDatabaseError with the known names
-        return pos
 
     def retrieve(
         self,
@@ -635,7 +515,7 @@ class TableRetriever:
             sel = auto_select(strat, sig, k, pinned=pinned)
         else:
             sel = strat.select(sig, min(k, sig.n), pinned=pinned)
-        result_warnings.extend(_match_warnings(sig, sel.order))
+        result_warnings.extend(match_warnings(sig, sel.order))
         res = self._result(question, dec, sig, sel, strat, len(include), result_warnings)
         res.k = "auto" if auto else k
         return res
@@ -644,138 +524,25 @@ class TableRetriever:
         self, question: str, dec: Decomposition, sig: Signals, sel: Any, strat: Any, n_pinned: int,
         result_warnings: list[str],
     ) -> RetrievalResult:
-        strategy = strat.name
-        weights = (getattr(strat, "l_coarse", 1.0), getattr(strat, "l_cov", 0.0), getattr(strat, "l_join", 0.0))
-        bridges = set(getattr(sel, "bridges", []) or [])
-        references = set(getattr(sel, "references", []) or [])
-        replaced = dict(getattr(sel, "replaced", {}) or {})
+        """The result of ``sel``: :func:`jar_core.output.assemble.assemble_result`."""
+        return assemble_result(self.schema, question, dec, sig, sel, strat, n_pinned, result_warnings, self._key_joins)
 
-        def reason(pos: int, i: int, s: Any) -> str:
-            if pos < n_pinned:
-                return "pinned"
-            if i in bridges:
-                return "bridge"
-            if i in references:
-                return "reference"
-            if i in replaced:
-                return "near copy"
-            if s is None:
-                return "relevance"
-            parts = (weights[0] * s.coarse, weights[1] * s.coverage, weights[2] * s.join)
-            return ("relevance", "coverage", "join")[int(np.argmax(parts))]
+    @cached_property
+    def _scope(self) -> DatabaseScope:
+        """The tables of each database, grouped once (:class:`~jar_core.candidates.scope.DatabaseScope`)."""
+        return DatabaseScope(self.schema)
 
-        from jar_core.joins.declared import other_key_columns
-        from jar_core.joins.graph import EVIDENCE
+    @cached_property
+    def _copies(self) -> CopyCollapse:
+        """The first stage with copies collapsed (:class:`~jar_core.candidates.copies.CopyCollapse`)."""
+        return CopyCollapse(self.schema, enabled=self.collapse_copies)
 
-        positions = [int(sig.candidates[i]) for i in sel.order]
-        tables = [self.schema.tables[i] for i in positions]
-        order = np.array(sel.order, dtype=np.int64)
-        edges = join_tree(sig.w, order, self.min_join_score, evidence=sig.evidence)
-        comp = components(len(order), edges)
-        joins = []
-        for a, b, score in edges:
-            ca, cb = sig.join_columns[order[a], order[b]]
-            declared = bool(sig.declared[order[a], order[b]]) if sig.declared is not None else False
-            ev = int(sig.evidence[order[a], order[b]]) if sig.evidence is not None else -1
-            evidence = EVIDENCE[ev] if self.joins == "rules" and ev >= 0 else ("declared" if declared else "score")
-            left, right = tables[a].columns[int(ca)].name, tables[b].columns[int(cb)].name
-            if declared:
-                more = other_key_columns(tables[a], left, tables[b], right)
-            elif evidence == "composite key":
-                more = self._composite_columns(positions[a], left, positions[b], right)
-            else:
-                more = ()
-            joins.append(JoinEdge(tables[a], left, tables[b], right, score, declared, evidence, more))
-        steps = {s.candidate: s for s in sel.steps}
-        retrieved = []
-        for pos, (i, t) in enumerate(zip(sel.order, tables)):
-            s = steps.get(i)
-            retrieved.append(
-                RetrievedTable(
-                    table=t, step=pos + 1, score=s.total if s else float(sig.r[i]),
-                    coarse=s.coarse if s else float(sig.r[i]), coverage=s.coverage if s else 0.0,
-                    join=s.join if s else 0.0, pinned=pos < n_pinned,
-                    joined=len(tables) == 1 or bool(np.count_nonzero(comp == comp[pos]) > 1),
-                    reason=reason(pos, i, s),
-                    replaced=self.schema.tables[int(sig.candidates[replaced[i]])].id if i in replaced else "",
-                )
-            )
-        trace = [
-            [
-                TraceEntry(self.schema.tables[int(sig.candidates[g.candidate])], g.coarse, g.coverage, g.join,
-                           g.total, g.candidate == sel.order[step])
-                for g in step_trace
-            ]
-            for step, step_trace in enumerate(sel.trace)
-        ]
-        cov = sel.coverage if sel.coverage is not None else np.zeros(len(sig.subqueries))
-        return RetrievalResult(
-            question=question, tables=retrieved, joins=joins, subqueries=list(dec.subqueries),
-            decomposer=dec.source, coverage={q: float(v) for q, v in zip(sig.subqueries, cov)}, trace=trace,
-            strategy=strategy, candidates=sig.n, warnings=result_warnings, dialect=self.schema.dialect,
-            value_matches=[m.to_dict(self.schema) for m in sig.value_matches],
-            self_joins=[e for i in sel.order for e in self._self_joins(int(sig.candidates[i]))],
-        )
-
-    def _graph_edges(
-        self, select: Callable[[Any], np.ndarray],
-    ) -> list[tuple[int, int, int, int, float, str]]:
-        """The edges of the index's join graph that ``select(graph)`` (a boolean mask) keeps, as
-        ``(table a, column of a, table b, column of b, confidence, evidence)``, each column numbered
-        within its table."""
-        from jar_core.joins.graph import EVIDENCE
-
-        g = self.index.join_graph(cross_database=self.cross_database_joins)
-        offsets = self.index.col_offsets
-        out = []
-        for e in np.flatnonzero(select(g)).tolist():
-            ta, tb = int(g.table_a[e]), int(g.table_b[e])
-            out.append((ta, int(g.a[e] - offsets[ta]), tb, int(g.b[e] - offsets[tb]), float(g.confidence[e]),
-                        EVIDENCE[int(g.evidence[e])]))
-        return out
-
-    def _composite_columns(self, a: int, left: str, b: int, right: str) -> tuple[tuple[str, str], ...]:
-        """The other ``(a's column, b's column)`` pairs of the inferred reference to a key of several
-        columns that equates ``a.left`` with ``b.right`` (tables at positions ``a`` and ``b``;
-        join rule 8, :func:`jar_core.joins.composite.composite`)."""
-        if self._composite_refs is None:
-            from jar_core.joins.graph import EVIDENCE
-
-            refs: dict[tuple[int, int], list[tuple[str, str]]] = {}
-            for ta, a_col, tb, b_col, _, _ in self._graph_edges(lambda g: g.evidence == EVIDENCE.index("composite key")):
-                ca, cb = self.schema.tables[ta].columns[a_col].name, self.schema.tables[tb].columns[b_col].name
-                refs.setdefault((ta, tb), []).append((ca, cb))
-                refs.setdefault((tb, ta), []).append((cb, ca))
-            self._composite_refs = refs
-        return tuple(pair for pair in self._composite_refs.get((a, b), []) if pair != (left, right))
-
-    def _self_joins(self, pos: int) -> list[JoinEdge]:
-        """The joins of the table at ``pos`` to itself: from the join graph (``joins="rules"``,
-        declared and inferred above ``min_join_score``), else its declared foreign keys."""
-        t = self.schema.tables[pos]
-        if self.joins != "rules":
-            return [JoinEdge(t, fk.columns[0], t, fk.ref_columns[0], 1.0, True, "declared",
-                             tuple(zip(fk.columns[1:], fk.ref_columns[1:])))
-                    for fk in t.foreign_keys if fk.ref_table == t.id]
-        if self._self_refs is None:
-            refs: dict[int, list[tuple[int, int, float, str]]] = {}
-            for ti, a, _, b, conf, ev in self._graph_edges(
-                lambda g: (g.table_a == g.table_b) & (g.confidence >= self.min_join_score)
-            ):
-                refs.setdefault(ti, []).append((a, b, conf, ev))
-            self._self_refs = refs
-        from jar_core.joins.declared import other_key_columns
-
-        out: list[JoinEdge] = []
-        covered: set[tuple[str, str]] = set()  # pairs already in a composite key's edge
-        for a, b, conf, ev in self._self_refs.get(pos, []):
-            left, right = t.columns[a].name, t.columns[b].name
-            if (left, right) in covered:
-                continue
-            more = other_key_columns(t, left, t, right) if ev == "declared" else ()
-            covered.update(more)
-            out.append(JoinEdge(t, left, t, right, conf, ev == "declared", ev, more))
-        return out
+    @cached_property
+    def _key_joins(self) -> KeyJoins:
+        """The joins of the selected tables to themselves and the column pairs of composite keys,
+        read from the join graph once per retriever (:class:`~jar_core.output.assemble.KeyJoins`)."""
+        return KeyJoins(self.schema, lambda: self.index, joins=self.joins, cross_database=self.cross_database_joins,
+                        min_join_score=self.min_join_score)
 
     def __repr__(self) -> str:
         return (

@@ -7,7 +7,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseLanguageModel
 
-from jar_core.decompose.llm import LLMDecomposer
+from jar_core.decompose.llm import CONCEPTS_SCHEMA, LLMDecomposer
 
 __all__ = ["ChatModelDecomposer", "message_text"]
 
@@ -39,11 +39,21 @@ def _model_label(llm: Any) -> str:
     return f"{label}/{model}" if isinstance(model, str) and model else str(label)
 
 
+def _structured(llm: Any) -> Any:
+    """``llm`` asked for :data:`CONCEPTS_SCHEMA` (a runnable answering a dict), or ``None`` for a
+    model without structured output."""
+    try:
+        return llm.with_structured_output(CONCEPTS_SCHEMA)
+    except (NotImplementedError, AttributeError, TypeError, ValueError):
+        return None
+
+
 class ChatModelDecomposer(LLMDecomposer):
     """An :class:`~jar_core.decompose.llm.LLMDecomposer` calling a LangChain chat model / LLM.
 
-    The prompt is sent with ``llm.invoke`` (``ainvoke`` for :meth:`adecompose`) and the answer's
-    text content is parsed. The default :attr:`name` is ``"llm:<model type>"`` (for example
+    A model with structured output (``with_structured_output``: tool calling) is asked for
+    :data:`~jar_core.decompose.llm.CONCEPTS_SCHEMA`; any other gets the prompt with ``llm.invoke``
+    (``ainvoke`` for :meth:`adecompose`) and the answer's text content is parsed. The default :attr:`name` is ``"llm:<model type>"`` (for example
     ``"llm:fake-list-chat-model"``), which :attr:`RetrievalResult.decomposer` and the documents'
     ``decomposer`` metadata report. Other keyword arguments (``fallback``, ``timeout``,
     ``cache_size``, ``max_subqueries``, ``max_tables``) are :class:`LLMDecomposer`'s.
@@ -53,6 +63,7 @@ class ChatModelDecomposer(LLMDecomposer):
         if not callable(getattr(llm, "invoke", None)):
             raise TypeError(f"{type(llm).__name__} is not a LangChain chat model or LLM (it has no invoke method)")
         self.llm = llm
+        self.structured = _structured(llm)
         super().__init__(
             self._complete,
             name=name or f"llm:{_model_label(llm)}",
@@ -67,8 +78,12 @@ class ChatModelDecomposer(LLMDecomposer):
             config["callbacks"] = parent
         return config
 
-    def _complete(self, prompt: str) -> str:
+    def _complete(self, prompt: str) -> Any:
+        if self.structured is not None:
+            return self.structured.invoke(prompt, config=self._config())
         return message_text(self.llm.invoke(prompt, config=self._config()))
 
-    async def _acomplete(self, prompt: str) -> str:
+    async def _acomplete(self, prompt: str) -> Any:
+        if self.structured is not None:
+            return await self.structured.ainvoke(prompt, config=self._config())
         return message_text(await self.llm.ainvoke(prompt, config=self._config()))

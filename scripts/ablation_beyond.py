@@ -17,7 +17,7 @@ Configurations, each adding one part to the one above it:
 * ``+ BM25 in relevance``: the search's coarse relevance mixes in the question's BM25 (weight
   0.1);
 * ``+ near copies``: a chosen table's near copy (nearly the same columns) that joins the other
-  chosen tables more surely takes its place (:mod:`jar_core.signals.near_copies`); this is the default
+  chosen tables more surely takes its place (:mod:`jar_core.strategies.near_copies`); this is the default
   configuration (``--methods default``);
 
 and the default without expansion, without bridges, without the lookahead alone, without value matching, without the family

@@ -201,3 +201,62 @@ def test_async_decompose() -> None:
     assert asyncio.run(slow.adecompose(QUESTION)).source == "heuristic (fallback: timeout after 0.1s)"
     plain = LLMDecomposer(lambda p: '["y"]')  # no acomplete: the sync path in a thread
     assert asyncio.run(plain.adecompose(QUESTION)).subqueries == ("y",)
+
+
+def test_structured_answers_are_read_without_text_parsing() -> None:
+    from jar_core.decompose.llm import concepts_model, structured_concepts
+
+    assert structured_concepts({"concepts": ["books : title", "books:title", "authors"]}) == ["books:title", "authors"]
+    assert structured_concepts(concepts_model()(concepts=["countries:name"])) == ["countries:name"]
+    assert structured_concepts(["a", "b"]) == ["a", "b"] and structured_concepts(None) == []
+    dec = LLMDecomposer(lambda p: {"concepts": ["books:title", "authors:birthplace"]}, name="s")
+    assert dec.decompose(QUESTION) == Decomposition(("books:title", "authors:birthplace"), "s")
+
+
+def test_a_langchain_model_with_structured_output_is_asked_through_it() -> None:
+    pytest.importorskip("langchain_core")
+    from langchain_core.language_models import FakeListChatModel
+    from langchain_core.runnables import RunnableLambda
+
+    from jar_core.decompose.llm import CONCEPTS_SCHEMA
+    from langchain_jar.decomposers import ChatModelDecomposer
+
+    asked: list[object] = []
+
+    class ToolCallingFake(FakeListChatModel):
+        def with_structured_output(self, schema, **kwargs):  # type: ignore[no-untyped-def, override]
+            asked.append(schema)
+            return RunnableLambda(lambda prompt: {"concepts": ["books:title", "countries:name"]})
+
+    dec = ChatModelDecomposer(ToolCallingFake(responses=["not the text path"]), name="structured")
+    assert asked == [CONCEPTS_SCHEMA]
+    assert dec.decompose(QUESTION) == Decomposition(("books:title", "countries:name"), "structured")
+    assert asyncio.run(dec.adecompose("another question")).subqueries == ("books:title", "countries:name")
+    plain = ChatModelDecomposer(FakeListChatModel(responses=['["books"]']), name="text")
+    assert plain.structured is None and plain.decompose(QUESTION) == Decomposition(("books",), "text")
+
+
+def test_a_llamaindex_function_calling_model_is_asked_through_structured_predict() -> None:
+    pytest.importorskip("llama_index.core")
+    from llama_index.core.llms import LLMMetadata, MockLLM
+
+    from jar_core.decompose.llm import concepts_model
+    from llamaindex_jar.decomposers import LLMDecomposer as LlamaDecomposer
+
+    asked: list[tuple[object, str]] = []
+
+    class FunctionCallingMock(MockLLM):
+        @property
+        def metadata(self) -> LLMMetadata:
+            return LLMMetadata(is_function_calling_model=True, model_name="fc-mock")
+
+        def structured_predict(self, output_cls, prompt, **kwargs):  # type: ignore[no-untyped-def, override]
+            asked.append((output_cls, prompt.format()))
+            return output_cls(concepts=["books:title", "authors"])
+
+        def complete(self, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+            raise AssertionError("a function-calling model is not asked for text")
+
+    dec = LlamaDecomposer(FunctionCallingMock())
+    assert dec.decompose(QUESTION) == Decomposition(("books:title", "authors"), "llm:fc-mock")
+    assert asked[0][0] is concepts_model() and QUESTION in asked[0][1]

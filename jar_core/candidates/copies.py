@@ -17,10 +17,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from jar_core.candidates.first_stage import exact_scores, exact_top
+
 if TYPE_CHECKING:  # pragma: no cover
+    from jar_core.candidates.first_stage import CandidateGenerator
+    from jar_core.index.schema_index import SchemaIndex
     from jar_core.schema import Schema
 
-__all__ = ["table_signatures", "first_copies", "best_copies"]
+__all__ = ["table_signatures", "first_copies", "best_copies", "CopyCollapse"]
 
 
 def table_signatures(schema: "Schema") -> tuple[np.ndarray, np.ndarray]:
@@ -78,3 +82,47 @@ def best_copies(
     keep_rank = np.full(int(s.max()) + 1, np.iinfo(np.int64).max)
     np.minimum.at(keep_rank, s, r)
     return r == keep_rank[s]
+
+
+class CopyCollapse:
+    """The first stage over one schema with the copies of one table collapsed (when ``enabled``);
+    the schema's :func:`table_signatures` are worked out once, at first use."""
+
+    def __init__(self, schema: "Schema", *, enabled: bool = True) -> None:
+        self.schema, self.enabled = schema, enabled
+        self._signatures: tuple[np.ndarray, np.ndarray] | None = None
+
+    def signatures(self) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`table_signatures` of the schema."""
+        if self._signatures is None:
+            self._signatures = table_signatures(self.schema)
+        return self._signatures
+
+    def top(self, scores: np.ndarray, positions: np.ndarray, n: int) -> np.ndarray:
+        """The ``n`` best of ``positions`` by ``scores``, best first, the copies of one table
+        collapsed (when enabled) over the whole ranking (:func:`best_copies`)."""
+        if not self.enabled:
+            return exact_top(scores, positions, n)[0]
+        scores, positions = np.asarray(scores), np.asarray(positions, dtype=np.int64)
+        keep = best_copies(scores, positions, *self.signatures())
+        return exact_top(scores[keep], positions[keep], n)[0]
+
+    def first_stage(
+        self, generator: "CandidateGenerator", index: "SchemaIndex", query: np.ndarray, n: int, allowed: np.ndarray,
+    ) -> np.ndarray:
+        """The ``n`` tables most similar to ``query`` among ``allowed``, best first, with the
+        copies of one table in other databases collapsed.
+
+        ``generator`` is asked for ``2n``; when copies leave fewer than ``n`` of them (a lake of
+        many copies), every allowed table is scored exactly (one product with the table vectors
+        costs less than asking an index for ever more neighbours) and the copies are collapsed
+        over that whole ranking without sorting it (:func:`best_copies`).
+        """
+        pos, _ = generator.search(index, query, 2 * n if self.enabled else n, allowed)
+        if not self.enabled or len(pos) < 2:
+            return pos[:n]
+        kept = pos[first_copies(pos, *self.signatures())]
+        if len(kept) >= n or len(pos) < 2 * n:
+            return kept[:n]
+        every, scores = exact_scores(index, query, allowed)
+        return self.top(scores, every, n)

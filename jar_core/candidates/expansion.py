@@ -22,7 +22,7 @@ from scipy import sparse
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.joins import JoinGraph
 
-__all__ = ["table_adjacency", "expand_candidates"]
+__all__ = ["table_adjacency", "expand_candidates", "joinable_tables"]
 
 
 def table_adjacency(graph: "JoinGraph", n_tables: int, min_score: float = 0.0) -> sparse.csr_matrix:
@@ -75,3 +75,20 @@ def expand_candidates(
     score = best[pos] + relevance(pos)
     order = np.lexsort((pos, -score))
     return pos[order][:expand]
+
+
+def joinable_tables(
+    graph: "JoinGraph",
+    n_tables: int,
+    min_score: float,
+    ranked: np.ndarray,
+    relevance: Callable[[np.ndarray], np.ndarray],
+    allowed: np.ndarray,
+    *,
+    seeds: int = 5,
+    expand: int = 10,
+) -> np.ndarray:
+    """:func:`expand_candidates` over the adjacency of ``graph`` (joins of ``min_score`` or more):
+    the tables joinable to the ``seeds`` first of ``ranked`` (best first) to add to the candidates."""
+    adjacency = table_adjacency(graph, n_tables, min_score)
+    return expand_candidates(adjacency, ranked, relevance, allowed, seeds=seeds, expand=expand)

@@ -47,7 +47,7 @@ from jar_core.schema import split_camel
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.schema import Schema
 
-__all__ = ["ValueIndex", "ValueMatch", "match_values", "MIN_CHARS", "MAX_CHARS", "MAX_TABLES", "VALUE_PREFIX",
+__all__ = ["ValueIndex", "ValueMatch", "match_values", "value_candidates", "MIN_CHARS", "MAX_CHARS", "MAX_TABLES", "VALUE_PREFIX",
            "MEASURE_WEIGHT", "MEASURE_WORDS", "RETURN_WORDS", "YEAR_WEIGHT", "DIMENSION_YEAR_WEIGHT",
            "is_trade_word", "measure_only"]
 
@@ -407,3 +407,20 @@ def match_values(
         for year in years:
             matches.extend(ValueMatch(year, year, ti, ci, False, weight=weight, hint=True) for ti, ci in columns.items())
     return matches
+
+
+def value_candidates(
+    index: ValueIndex, question: str, usable: np.ndarray, near: np.ndarray, candidates: np.ndarray,
+) -> tuple[list[ValueMatch], np.ndarray]:
+    """The question's values found in the ``usable`` tables at positions ``near`` (the databases
+    of the strongest candidates: value evidence is local), hints (a year, a trade word, a place)
+    among the ``candidates`` only; and the candidates with the tables of the values found added."""
+    in_near = np.zeros(len(usable), dtype=bool)
+    in_near[near] = True
+    in_cands = np.zeros(len(usable), dtype=bool)
+    in_cands[candidates] = True
+    matches = match_values(index, question, usable & in_near, usable & in_near & in_cands)
+    extra = [m.table for m in matches if not in_cands[m.table]]
+    if extra:
+        candidates = np.concatenate([candidates, np.array(list(dict.fromkeys(extra)), dtype=np.int64)])
+    return matches, candidates

@@ -1,12 +1,14 @@
-"""LLM-backed question decomposition (framework-free).
+"""LLM-backed question decomposition (framework-free; METHOD.md, "Question decomposition").
 
-:class:`LLMDecomposer` asks a language model, through a plain ``complete(prompt) -> str``
-callable, for the concepts a SQL query answering the question would need (short
-``entity:attribute`` or ``entity`` phrases), parses the answer robustly with
-:func:`parse_concepts`, caches it per question, and falls back to another decomposer (the
+:class:`LLMDecomposer` asks a language model, through a plain ``complete(prompt)`` callable, for
+the concepts a SQL query answering the question would need (short ``entity:attribute`` or
+``entity`` phrases), caches them per question, and falls back to another decomposer (the
 heuristic by default) with a logged warning when the model raises, times out or answers
-something unparseable. The framework adapters (``langchain_jar``, ``llamaindex_jar``) wrap
-their chat models / LLMs into such a ``complete`` callable.
+something unparseable. The framework adapters (``langchain_jar``, ``llamaindex_jar``) wrap their
+chat models / LLMs into such a callable: a model with structured output is asked for
+:data:`CONCEPTS_SCHEMA` (LangChain's ``with_structured_output``, LlamaIndex's
+``structured_predict`` with :func:`concepts_model`) and its answer read by
+:func:`structured_concepts`; any other model answers in text, parsed by :func:`parse_concepts`.
 """
 
 from __future__ import annotations
@@ -20,12 +22,16 @@ import logging
 import re
 import threading
 from collections import OrderedDict
+from functools import lru_cache
 from typing import Any, Awaitable, Callable, Hashable
 
 from jar_core.decompose.heuristic import Decomposer, Decomposition, HeuristicDecomposer
 from jar_core.schema import Schema
 
-__all__ = ["DECOMPOSITION_PROMPT", "build_prompt", "parse_concepts", "LLMDecomposer", "MAX_CONCEPT_CHARS"]
+__all__ = [
+    "DECOMPOSITION_PROMPT", "CONCEPTS_SCHEMA", "build_prompt", "parse_concepts", "structured_concepts", "concepts_model",
+    "LLMDecomposer", "MAX_CONCEPT_CHARS",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -239,13 +245,64 @@ def parse_concepts(text: str) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
+# structured output
+
+#: The structured answer asked of a model that supports it (a JSON schema: LangChain's
+#: ``with_structured_output`` takes it as is; :func:`concepts_model` is the same as a pydantic model).
+CONCEPTS_SCHEMA: dict[str, Any] = {
+    "title": "Concepts",
+    "description": "The concepts a SQL query answering the question would use.",
+    "type": "object",
+    "properties": {
+        "concepts": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": 'Short phrases "entity:attribute", or "entity" when no particular attribute is meant.',
+        },
+    },
+    "required": ["concepts"],
+}
+
+
+@lru_cache(maxsize=1)
+def concepts_model() -> type:
+    """:data:`CONCEPTS_SCHEMA` as a pydantic model (LlamaIndex's ``structured_predict`` takes one);
+    pydantic is imported here, where a framework that needs it brings it."""
+    from pydantic import BaseModel, Field
+
+    class Concepts(BaseModel):
+        """The concepts a SQL query answering the question would use."""
+
+        concepts: list[str] = Field(description=CONCEPTS_SCHEMA["properties"]["concepts"]["description"])
+
+    return Concepts
+
+
+def structured_concepts(answer: Any) -> list[str]:
+    """The concepts of a model's answer, structured or not: a pydantic model or object with
+    ``concepts`` / ``model_dump``, a dict (``{"concepts": [...]}``) or a list are read as JSON
+    values (:func:`parse_concepts`' rules for items: cleaned, deduplicated, long ones dropped);
+    text is parsed by :func:`parse_concepts`; anything else gives ``[]``."""
+    if isinstance(answer, str):
+        return parse_concepts(answer)
+    if callable(getattr(answer, "model_dump", None)):
+        answer = answer.model_dump()
+    elif not isinstance(answer, (dict, list)) and isinstance(getattr(answer, "concepts", None), list):
+        answer = {"concepts": answer.concepts}
+    if isinstance(answer, (dict, list)):
+        return _finish(_items_from_json(answer) or [])
+    return parse_concepts(str(answer or ""))
+
+
+# ---------------------------------------------------------------------------------------------
 # the decomposer
 
 
 class LLMDecomposer:
     """A :class:`~jar_core.decompose.heuristic.Decomposer` that asks a language model for the concepts.
 
-    ``complete`` takes the prompt and returns the model's text. It runs in a worker thread
+    ``complete`` takes the prompt and returns the model's text, or its structured answer (read by
+    :func:`structured_concepts`: ``{"concepts": [...]}``, a list, a :func:`concepts_model`). It runs in a worker thread
     bounded by ``timeout`` seconds (``None``: no bound, called in the caller's thread). When it
     raises, times out or returns nothing parseable, a warning is logged and ``fallback``'s
     decomposition is returned with ``source="<fallback> (fallback: <reason>)"``; on success
@@ -256,14 +313,14 @@ class LLMDecomposer:
 
     def __init__(
         self,
-        complete: Callable[[str], str],
+        complete: Callable[[str], Any],
         *,
         name: str = "llm",
         fallback: Decomposer | None = None,
         timeout: float | None = 30.0,
         cache_size: int = 1024,
         max_subqueries: int = 8,
-        acomplete: Callable[[str], Awaitable[str]] | None = None,
+        acomplete: Callable[[str], Awaitable[Any]] | None = None,
         max_tables: int = 0,
     ) -> None:
         if not callable(complete):
@@ -334,7 +391,7 @@ class LLMDecomposer:
         return Decomposition(d.subqueries, f"{self.fallback.name} (fallback: {reason})")
 
     def _accept(self, key: Hashable, answer: Any) -> tuple[str, ...] | None:
-        subs = tuple(parse_concepts(answer if isinstance(answer, str) else str(answer or "")))[: self.max_subqueries]
+        subs = tuple(structured_concepts(answer))[: self.max_subqueries]
         if subs:
             self._store(key, subs)
         return subs or None

@@ -24,8 +24,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from jar_core.embed.embedders import (
-    DEFAULT_MODEL_NAME, QUERY_THREADS, SMALL_BATCH, _normalize, _threads_option, cpu_count, default_model_path,
+from jar_core.embed.settings import (
+    DEFAULT_MODEL_NAME, QUERY_THREADS, SMALL_BATCH, cpu_count, default_model_path, normalize, threads_option,
 )
 from jar_core.errors import EmbeddingError
 
@@ -88,7 +88,7 @@ class OnnxEmbedder:
 
     Args:
         threads: ONNX Runtime intra-op threads. ``None`` (default, or ``$JAR_RETRIEVAL_THREADS``):
-            one thread for calls of up to :data:`~jar_core.embed.embedders.SMALL_BATCH` texts (a question
+            one thread for calls of up to :data:`~jar_core.embed.settings.SMALL_BATCH` texts (a question
             and its sub-queries), all cores for larger batches (index builds, evaluations).
         batch_size: texts per model call in large batches (texts are sorted by length first).
     """
@@ -105,7 +105,7 @@ class OnnxEmbedder:
 
         self._ort = _onnxruntime()
         self.name = DEFAULT_MODEL_NAME
-        self.threads = _threads_option(threads)
+        self.threads = threads_option(threads)
         self.batch_size = max(1, int(batch_size))
         model_dir = Path(default_model_path())
         try:
@@ -223,7 +223,7 @@ class OnnxEmbedder:
                 mask[r, : len(ids[i])] = 1
             (vecs,) = session.run([self._output], {"input_ids": input_ids, "attention_mask": mask})
             out[rows] = vecs
-        return _normalize(out, len(texts), self.name)
+        return normalize(out, len(texts), self.name)
 
     embed_documents = _encode
     embed_queries = _encode

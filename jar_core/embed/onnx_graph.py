@@ -62,92 +62,108 @@ def bert_config(model_dir: str | Path) -> dict[str, Any]:
     return {k: cfg[k] for k in keys}
 
 
-def build_graph(config: dict[str, Any], header: dict[str, Any], data_start: int, location: str = "model.safetensors") -> Any:
-    """An ``onnx.ModelProto`` for the BERT encoder + mean pooling described by ``config``.
+class _GraphBuilder:
+    """The nodes, external weights and constants of one graph, added step by step; node outputs
+    are numbered in the order they are added (``gemm_3``...), so one config gives one graph."""
 
-    ``header`` / ``data_start`` (from :func:`read_safetensors_header`) give each weight's shape and
-    its place in the safetensors file; they are recorded as the initializers' external data, so
-    the graph is also a complete ONNX model when it sits beside ``location``.
-    """
-    from onnx import TensorProto, helper
+    def __init__(self, config: dict[str, Any], header: dict[str, Any], data_start: int, location: str) -> None:
+        from onnx import TensorProto, helper
 
-    H = int(config["hidden_size"])
-    n_heads = int(config["num_attention_heads"])
-    d_head = H // n_heads
-    eps = float(config["layer_norm_eps"])
-    nodes: list[Any] = []
-    inits: dict[str, Any] = {}
-    consts: list[Any] = []
-    counter = [0]
+        self.tensor_proto, self.helper = TensorProto, helper
+        self.header, self.data_start, self.location = header, data_start, location
+        self.hidden = int(config["hidden_size"])
+        self.n_heads = int(config["num_attention_heads"])
+        self.d_head = self.hidden // self.n_heads
+        self.eps = float(config["layer_norm_eps"])
+        self.nodes: list[Any] = []
+        self.inits: dict[str, Any] = {}
+        self.consts: list[Any] = []
+        self.counter = 0
 
-    def weight(name: str) -> str:
-        if name not in inits:
-            spec = header[name]
+    def weight(self, name: str) -> str:
+        """The external initializer ``name`` (F32, its bytes in the safetensors file)."""
+        if name not in self.inits:
+            spec = self.header[name]
             if spec["dtype"] != "F32":
                 raise ValueError(f"{name}: dtype {spec['dtype']}, expected F32")
-            t = TensorProto()
+            t = self.tensor_proto()
             t.name = name
-            t.data_type = TensorProto.FLOAT
+            t.data_type = self.tensor_proto.FLOAT
             t.dims.extend(int(d) for d in spec["shape"])
-            t.data_location = TensorProto.EXTERNAL
+            t.data_location = self.tensor_proto.EXTERNAL
             begin, end = spec["data_offsets"]
-            for k, v in (("location", location), ("offset", str(data_start + begin)), ("length", str(end - begin))):
+            for k, v in (("location", self.location), ("offset", str(self.data_start + begin)),
+                         ("length", str(end - begin))):
                 e = t.external_data.add()
                 e.key, e.value = k, v
-            inits[name] = t
+            self.inits[name] = t
         return name
 
-    def const(name: str, values: list[Any], dtype: int = TensorProto.INT64) -> str:
-        consts.append(helper.make_tensor(name, dtype, [len(values)], values))
+    def const(self, name: str, values: list[Any], dtype: int | None = None) -> str:
+        """A 1-D constant (int64 unless ``dtype``)."""
+        dtype = self.tensor_proto.INT64 if dtype is None else dtype
+        self.consts.append(self.helper.make_tensor(name, dtype, [len(values)], values))
         return name
 
-    def node(op: str, inputs: list[str], **attrs: Any) -> str:
-        counter[0] += 1
-        out = f"{op.lower()}_{counter[0]}"
-        nodes.append(helper.make_node(op, inputs, [out], name=f"{op}_{counter[0]}", **attrs))
+    def scalar(self, name: str, value: float) -> str:
+        """A float32 scalar constant."""
+        self.consts.append(self.helper.make_tensor(name, self.tensor_proto.FLOAT, [], [value]))
+        return name
+
+    def node(self, op: str, inputs: list[str], **attrs: Any) -> str:
+        self.counter += 1
+        out = f"{op.lower()}_{self.counter}"
+        self.nodes.append(self.helper.make_node(op, inputs, [out], name=f"{op}_{self.counter}", **attrs))
         return out
 
-    def linear(x: str, prefix: str) -> str:
+    def linear(self, x: str, prefix: str) -> str:
         # Hidden states are kept as [batch * seq, in]; PyTorch stores Linear weights as [out, in]:
         # Gemm with transB multiplies by W^T without a transposed copy of W.
-        return node("Gemm", [x, weight(f"{prefix}.weight"), weight(f"{prefix}.bias")], transB=1)
+        return self.node("Gemm", [x, self.weight(f"{prefix}.weight"), self.weight(f"{prefix}.bias")], transB=1)
 
-    def layer_norm(x: str, prefix: str) -> str:
-        return node("LayerNormalization", [x, weight(f"{prefix}.weight"), weight(f"{prefix}.bias")], axis=-1, epsilon=eps)
+    def layer_norm(self, x: str, prefix: str) -> str:
+        return self.node("LayerNormalization", [x, self.weight(f"{prefix}.weight"), self.weight(f"{prefix}.bias")],
+                         axis=-1, epsilon=self.eps)
 
-    const("c_zero", [0])
-    const("c_one", [1])
-    const("c_axis1", [1])
-    const("c_axis2", [2])
-    const("c_flat", [-1, H])
-    const("c_heads_dims", [n_heads, d_head])
-    const("c_hidden_dim", [H])
-    consts.append(helper.make_tensor("c_scale", TensorProto.FLOAT, [], [1.0 / math.sqrt(d_head)]))
-    consts.append(helper.make_tensor("c_half", TensorProto.FLOAT, [], [0.5]))
-    consts.append(helper.make_tensor("c_onef", TensorProto.FLOAT, [], [1.0]))
-    consts.append(helper.make_tensor("c_sqrt2", TensorProto.FLOAT, [], [math.sqrt(2.0)]))
-    consts.append(helper.make_tensor("c_neg", TensorProto.FLOAT, [], [-3.4028234663852886e38]))
-    consts.append(helper.make_tensor("c_tiny", TensorProto.FLOAT, [], [1e-9]))
+    def constants(self) -> None:
+        """The shapes, axes and numbers the steps below read."""
+        for name, values in (("c_zero", [0]), ("c_one", [1]), ("c_axis1", [1]), ("c_axis2", [2]),
+                             ("c_flat", [-1, self.hidden]), ("c_heads_dims", [self.n_heads, self.d_head]),
+                             ("c_hidden_dim", [self.hidden])):
+            self.const(name, values)
+        for name, value in (("c_scale", 1.0 / math.sqrt(self.d_head)), ("c_half", 0.5), ("c_onef", 1.0),
+                            ("c_sqrt2", math.sqrt(2.0)), ("c_neg", -3.4028234663852886e38), ("c_tiny", 1e-9)):
+            self.scalar(name, value)
 
-    # -- shapes: [batch, seq, heads, head_dim] and [batch, seq, hidden]
-    in_shape = node("Shape", ["input_ids"])
-    split_shape = node("Concat", [in_shape, "c_heads_dims"], axis=0)
-    seq_shape = node("Concat", [in_shape, "c_hidden_dim"], axis=0)
-    seq_len = node("Gather", [in_shape, "c_one"], axis=0)  # [1]
+    def shapes(self) -> tuple[str, str, str]:
+        """``[batch, seq, heads, head_dim]``, ``[batch, seq, hidden]`` and ``[seq]`` of the input."""
+        node = self.node
+        in_shape = node("Shape", ["input_ids"])
+        split_shape = node("Concat", [in_shape, "c_heads_dims"], axis=0)
+        seq_shape = node("Concat", [in_shape, "c_hidden_dim"], axis=0)
+        seq_len = node("Gather", [in_shape, "c_one"], axis=0)  # [1]
+        return split_shape, seq_shape, seq_len
 
-    # -- embeddings: word + position + token type 0, then LayerNorm; [batch * seq, hidden]
-    words = node("Gather", [weight("embeddings.word_embeddings.weight"), "input_ids"], axis=0)
-    positions = node("Slice", [weight("embeddings.position_embeddings.weight"), "c_zero", seq_len, "c_zero"])
-    token_type = node("Gather", [weight("embeddings.token_type_embeddings.weight"), "c_zero"], axis=0)  # [1, H]
-    summed_emb = node("Add", [node("Add", [words, positions]), token_type])
-    x = layer_norm(node("Reshape", [summed_emb, "c_flat"]), "embeddings.LayerNorm")
+    def embeddings(self, seq_len: str) -> str:
+        """Word + position + token type 0, then LayerNorm; ``[batch * seq, hidden]``."""
+        node, weight = self.node, self.weight
+        words = node("Gather", [weight("embeddings.word_embeddings.weight"), "input_ids"], axis=0)
+        positions = node("Slice", [weight("embeddings.position_embeddings.weight"), "c_zero", seq_len, "c_zero"])
+        token_type = node("Gather", [weight("embeddings.token_type_embeddings.weight"), "c_zero"], axis=0)  # [1, H]
+        summed_emb = node("Add", [node("Add", [words, positions]), token_type])
+        return self.layer_norm(node("Reshape", [summed_emb, "c_flat"]), "embeddings.LayerNorm")
 
-    # -- attention bias: 0 where attended, the float32 minimum on padding; [batch, 1, 1, seq]
-    maskf = node("Cast", ["attention_mask"], to=TensorProto.FLOAT)
-    bias = node("Mul", [node("Sub", ["c_onef", maskf]), "c_neg"])
-    bias = node("Unsqueeze", [bias, const("c_axes12", [1, 2])])
+    def attention_bias(self) -> tuple[str, str]:
+        """The float mask and the attention bias: 0 where attended, the float32 minimum on
+        padding; ``[batch, 1, 1, seq]``."""
+        node = self.node
+        maskf = node("Cast", ["attention_mask"], to=self.tensor_proto.FLOAT)
+        bias = node("Mul", [node("Sub", ["c_onef", maskf]), "c_neg"])
+        return maskf, node("Unsqueeze", [bias, self.const("c_axes12", [1, 2])])
 
-    for i in range(int(config["num_hidden_layers"])):
+    def encoder_layer(self, x: str, i: int, bias: str, split_shape: str) -> str:
+        """Layer ``i``: self-attention, then the feed-forward block with exact GELU."""
+        node, linear, layer_norm = self.node, self.linear, self.layer_norm
         p = f"encoder.layer.{i}"
 
         def heads(t: str, perm: list[int]) -> str:  # [b * s, H] -> [b, heads, s, d] (or [b, heads, d, s])
@@ -163,28 +179,51 @@ def build_graph(config: dict[str, Any], header: dict[str, Any], data_start: int,
         h = linear(x, f"{p}.intermediate.dense")
         # exact GELU: 0.5 * h * (1 + erf(h / sqrt(2)))
         gelu = node("Mul", [node("Mul", [h, "c_half"]), node("Add", [node("Erf", [node("Div", [h, "c_sqrt2"])]), "c_onef"])])
-        x = layer_norm(node("Add", [linear(gelu, f"{p}.output.dense"), x]), f"{p}.output.LayerNorm")
+        return layer_norm(node("Add", [linear(gelu, f"{p}.output.dense"), x]), f"{p}.output.LayerNorm")
 
-    # -- mean pooling over the attended tokens
-    x = node("Reshape", [x, seq_shape])  # [b, s, H]
-    m = node("Unsqueeze", [maskf, "c_axis2"])  # [b, s, 1]
-    summed = node("ReduceSum", [node("Mul", [x, m]), "c_axis1"], keepdims=0)
-    count = node("Max", [node("ReduceSum", [m, "c_axis1"], keepdims=0), "c_tiny"])
-    pooled = node("Div", [summed, count])
-    nodes.append(helper.make_node("Identity", [pooled], [GRAPH_OUTPUT], name="output"))
+    def mean_pooling(self, x: str, maskf: str, seq_shape: str) -> None:
+        """The mean of the last hidden states over the attended tokens, as the graph's output."""
+        node = self.node
+        x = node("Reshape", [x, seq_shape])  # [b, s, H]
+        m = node("Unsqueeze", [maskf, "c_axis2"])  # [b, s, 1]
+        summed = node("ReduceSum", [node("Mul", [x, m]), "c_axis1"], keepdims=0)
+        count = node("Max", [node("ReduceSum", [m, "c_axis1"], keepdims=0), "c_tiny"])
+        pooled = node("Div", [summed, count])
+        self.nodes.append(self.helper.make_node("Identity", [pooled], [GRAPH_OUTPUT], name="output"))
 
-    graph = helper.make_graph(
-        nodes,
-        "sentence_encoder",
-        [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "sequence"]) for n in GRAPH_INPUTS],
-        [helper.make_tensor_value_info(GRAPH_OUTPUT, TensorProto.FLOAT, ["batch", H])],
-        initializer=[inits[n] for n in sorted(inits)] + consts,
-    )
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="jar-retrieval", producer_version="1",
-    )
-    model.ir_version = 8
-    return model
+    def model(self) -> Any:
+        """The ``onnx.ModelProto`` of the nodes added so far."""
+        helper, tensor_proto = self.helper, self.tensor_proto
+        graph = helper.make_graph(
+            self.nodes,
+            "sentence_encoder",
+            [helper.make_tensor_value_info(n, tensor_proto.INT64, ["batch", "sequence"]) for n in GRAPH_INPUTS],
+            [helper.make_tensor_value_info(GRAPH_OUTPUT, tensor_proto.FLOAT, ["batch", self.hidden])],
+            initializer=[self.inits[n] for n in sorted(self.inits)] + self.consts,
+        )
+        model = helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="jar-retrieval", producer_version="1",
+        )
+        model.ir_version = 8
+        return model
+
+
+def build_graph(config: dict[str, Any], header: dict[str, Any], data_start: int, location: str = "model.safetensors") -> Any:
+    """An ``onnx.ModelProto`` for the BERT encoder + mean pooling described by ``config``.
+
+    ``header`` / ``data_start`` (from :func:`read_safetensors_header`) give each weight's shape and
+    its place in the safetensors file; they are recorded as the initializers' external data, so
+    the graph is also a complete ONNX model when it sits beside ``location``.
+    """
+    g = _GraphBuilder(config, header, data_start, location)
+    g.constants()
+    split_shape, seq_shape, seq_len = g.shapes()
+    x = g.embeddings(seq_len)
+    maskf, bias = g.attention_bias()
+    for i in range(int(config["num_hidden_layers"])):
+        x = g.encoder_layer(x, i, bias, split_shape)
+    g.mean_pooling(x, maskf, seq_shape)
+    return g.model()
 
 
 def write_graph(model_dir: str | Path, out_dir: str | Path) -> tuple[Path, Path]:

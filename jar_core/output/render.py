@@ -14,16 +14,17 @@ text; the JSON holds them exactly. No framework is imported here.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Sequence
-
-from jar_core.output.result import JoinEdge, RetrievalResult, RetrievedTable, join_note
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from jar_core.names import one_line
-from jar_core.schema import Table
-from jar_core.output.sql import create_table_ddl, join_clause, referenced_table
+from jar_core.output.diagram import is_bridge, to_dot, to_mermaid
+from jar_core.output.result import RetrievalResult
+from jar_core.output.sql import create_table_ddl, join_clause
+from jar_core.output.tables import join_note
+from jar_core.schema import Schema
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.retriever import TableRetriever
+    from jar_core.index.schema_index import SchemaIndex
 
 __all__ = [
     "result_text", "result_json", "explain_legend", "to_mermaid", "to_dot", "describe_table", "FORMATS",
@@ -34,6 +35,18 @@ FORMATS = ("text", "json", "mermaid", "dot")
 
 #: Most joins listed by :func:`describe_table`.
 MAX_DESCRIBED_JOINS = 50
+
+
+class JoinSource(Protocol):
+    """What :func:`describe_table` reads of a :class:`~jar_core.TableRetriever`: its schema, its
+    index (with the join graph) and the join settings."""
+
+    schema: Schema
+    cross_database_joins: bool
+    min_join_score: float
+
+    @property
+    def index(self) -> "SchemaIndex": ...
 
 
 # -- text -------------------------------------------------------------------------------
@@ -168,7 +181,7 @@ def result_json(res: RetrievalResult) -> dict[str, Any]:
     payload = res.to_dict()
     payload["join_path"] = res.join_clause()
     for entry, t in zip(payload.get("tables", []), res.tables):
-        if _is_bridge(t):
+        if is_bridge(t):
             entry.setdefault("reason", "bridge")
     return payload
 
@@ -176,124 +189,10 @@ def result_json(res: RetrievalResult) -> dict[str, Any]:
 # -- pictures -----------------------------------------------------------------------------
 
 
-def _is_bridge(t: RetrievedTable) -> bool:
-    return getattr(t, "reason", None) == "bridge"
-
-
-def _join_columns(res: RetrievalResult) -> dict[str, list[str]]:
-    """Per table id, the columns the joins use (in join order, no repeats)."""
-    cols: dict[str, list[str]] = {t.id: [] for t in res.tables}
-    for e in res.joins:
-        for left, right in e.column_pairs:
-            for table, column in ((e.left_table, left), (e.right_table, right)):
-                if table.id in cols and column not in cols[table.id]:
-                    cols[table.id].append(column)
-    return cols
-
-
-def _column_note(t: RetrievedTable, column: str, selected: dict[str, Table]) -> str:
-    notes = []
-    if column in t.table.primary_key:
-        notes.append("PK")
-    for fk in t.table.foreign_keys:
-        if column in fk.columns:
-            notes.append(f"FK → {referenced_table(t.table, fk.ref_table, selected)[1]}")
-            break
-    return f"{column} ({', '.join(notes)})" if notes else column
-
-
-def _edge_label(e: JoinEdge) -> str:
-    return e.describe()
-
-
-def _node_title(t: RetrievedTable) -> str:
-    marks = [m for m, on in (("pinned", t.pinned), ("bridge", _is_bridge(t)), ("no join", not t.joined)) if on]
-    return f"{t.step}. {t.id}" + (f" ({', '.join(marks)})" if marks else "")
-
-
-def _mermaid_text(text: str) -> str:
-    """Text safe inside a quoted Mermaid label (entity codes for quotes and angle brackets), on one line."""
-    return one_line(text).replace("#", "#35;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
-
-
-def to_mermaid(res: RetrievalResult) -> str:
-    """A Mermaid flowchart of the selection: one box per table (selection step, id, join columns
-    with their keys), one line per join labelled with its columns: solid for a declared foreign
-    key, dotted for an inferred join (with its evidence and confidence). Bridge tables are dashed
-    boxes, tables with no join red-edged. GitHub and most Markdown viewers render it in a
-    ```` ```mermaid ```` block.
-    """
-    ids = {t.id: f"t{t.step}" for t in res.tables}
-    tables = {t.id: t.table for t in res.tables}
-    cols = _join_columns(res)
-    lines = [
-        "flowchart LR",
-        f"  %% jar-retrieval: {_mermaid_text(res.question)}",
-        "  %% solid line: declared foreign key; dotted line: inferred join; dashed box: bridge table",
-    ]
-    for t in res.tables:
-        notes = (_mermaid_text(_column_note(t, c, tables)) for c in cols[t.id])
-        label = "<br/>".join([_mermaid_text(_node_title(t)), *notes])
-        lines.append(f'  {ids[t.id]}["{label}"]')
-    for e in res.joins:
-        a, b = ids.get(e.left_table.id), ids.get(e.right_table.id)
-        if a is None or b is None:
-            continue
-        link = "---" if e.declared else "-.-"
-        lines.append(f'  {a} {link}|"{_mermaid_text(_edge_label(e))}"| {b}')
-    bridges = [ids[t.id] for t in res.tables if _is_bridge(t)]
-    lonely = [ids[t.id] for t in res.tables if not t.joined]
-    if bridges:
-        lines.append("  classDef bridge stroke-dasharray: 5 5")
-        lines.append(f"  class {','.join(bridges)} bridge")
-    if lonely:
-        lines.append("  classDef unjoined stroke:#c00")
-        lines.append(f"  class {','.join(lonely)} unjoined")
-    return "\n".join(lines)
-
-
-def _dot_text(text: str) -> str:
-    """Text safe inside a quoted DOT string, on one line (a newline in it shows as backslash-n)."""
-    return one_line(text).replace("\\", "\\\\").replace('"', '\\"')
-
-
-def to_dot(res: RetrievalResult) -> str:
-    """The same picture as :func:`to_mermaid` in Graphviz DOT (``dot -Tsvg``): inferred joins
-    dotted, bridge tables dashed, tables with no join red."""
-    ids = {t.id: f"t{t.step}" for t in res.tables}
-    tables = {t.id: t.table for t in res.tables}
-    cols = _join_columns(res)
-    lines = [
-        "graph joins {",
-        f'  label="{_dot_text(res.question)}";',
-        '  labelloc=t; rankdir=LR; fontname="Helvetica";',
-        '  node [shape=box, style=rounded, fontname="Helvetica"];',
-        '  edge [fontname="Helvetica", fontsize=10];',
-    ]
-    for t in res.tables:
-        label = "\\n".join([_dot_text(_node_title(t)), *(_dot_text(_column_note(t, c, tables)) for c in cols[t.id])])
-        attrs = [f'label="{label}"']
-        if _is_bridge(t):
-            attrs.append('style="rounded,dashed"')
-        if not t.joined:
-            attrs.append("color=red")
-        lines.append(f"  {ids[t.id]} [{', '.join(attrs)}];")
-    for e in res.joins:
-        a, b = ids.get(e.left_table.id), ids.get(e.right_table.id)
-        if a is None or b is None:
-            continue
-        attrs = [f'label="{_dot_text(_edge_label(e))}"']
-        if not e.declared:
-            attrs.append("style=dotted")
-        lines.append(f"  {a} -- {b} [{', '.join(attrs)}];")
-    lines.append("}")
-    return "\n".join(lines)
-
-
 # -- one table ------------------------------------------------------------------------------
 
 
-def describe_table(retriever: "TableRetriever", name: str, *, dialect: str | None = None) -> dict[str, Any]:
+def describe_table(retriever: JoinSource, name: str, *, dialect: str | None = None) -> dict[str, Any]:
     """One table of ``retriever``'s schema (``name``: ``"db.table"`` or an unambiguous ``"table"``).
 
     Returns ``{"id", "name", "database", "sql_schema", "ddl", "primary_key", "foreign_keys",
@@ -347,7 +246,7 @@ def describe_table(retriever: "TableRetriever", name: str, *, dialect: str | Non
     }
 
 
-def _table_joins(retriever: "TableRetriever", pos: int) -> list[dict[str, Any]]:
+def _table_joins(retriever: JoinSource, pos: int) -> list[dict[str, Any]]:
     """The joins of the table at ``pos`` to other tables, from the index's join graph."""
     from jar_core.joins.graph import EVIDENCE
 

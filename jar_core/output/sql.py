@@ -14,7 +14,7 @@ from jar_core.names import one_line
 from jar_core.schema import Table
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.output.result import RetrievalResult
+    from jar_core.output.tables import JoinedTables
 
 __all__ = [
     "create_table_ddl", "join_clause", "quote_identifier", "table_qualifier", "qualified_name", "referenced_table",
@@ -158,7 +158,7 @@ def create_table_ddl(
     return ddl + ";" + ("\n" + "\n".join(notes) if notes else "")
 
 
-def join_clause(result: "RetrievalResult", dialect: str | None = None, *, escape_names: bool = False) -> str:
+def join_clause(result: "JoinedTables", dialect: str | None = None, *, escape_names: bool = False) -> str:
     """``FROM t1 JOIN t2 ON t1.a = t2.b ...`` over the result's join tree, from the first table.
 
     Tables are qualified with their SQL schema when they have one (:attr:`Table.sql_schema`), else

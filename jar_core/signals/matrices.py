@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from jar_core.signals.hubness import corrected
+from jar_core.signals.near_copies import near_copy_matrix
 from jar_core.index.build import column_positions
 from jar_core.joins.compat import join_compatibility
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index.schema_index import SchemaIndex
 
-__all__ = ["Signals", "coarse_relevance", "fine_relevance", "compute_signals"]
+__all__ = ["Signals", "coarse_relevance", "lexical_relevance", "fine_relevance", "compute_signals"]
 
 
 @dataclass
@@ -78,6 +79,17 @@ def coarse_relevance(index: "SchemaIndex", query_vector: np.ndarray) -> np.ndarr
     return index.table_vectors @ query_vector
 
 
+def lexical_relevance(
+    r: np.ndarray, candidates: np.ndarray, scored: np.ndarray, bm25: np.ndarray, weight: float,
+) -> np.ndarray:
+    """Coarse relevance ``r`` of ``candidates`` blended with their normalized BM25 (ours; not in
+    METHOD.md): ``(1 - weight) * r + weight * b``, ``b`` read from ``bm25`` over the sorted table
+    positions ``scored`` (0 for a table outside them, e.g. outside the scored shortlist)."""
+    at = np.minimum(np.searchsorted(scored, candidates), len(scored) - 1)
+    b = np.where(scored[at] == candidates, bm25[at], 0.0)
+    return ((1.0 - weight) * r + weight * b).astype(np.float32)
+
+
 def fine_relevance(index: "SchemaIndex", subquery_vectors: np.ndarray, tables: np.ndarray) -> np.ndarray:
     """``F`` (sub-queries x ``tables``): the best column match of each sub-query in each table."""
     m = subquery_vectors.shape[0]
@@ -111,8 +123,6 @@ def compute_signals(
     Joins weaker than ``min_join_score`` are dropped (``w = 0``): a weak join is no join,
     neither for the search nor in the returned join path.
     """
-    from jar_core.signals.near_copies import near_copy_matrix  # it imports the strategies, which import this
-
     candidates = np.asarray(candidates, dtype=np.int64)
     w, join_columns, declared, evidence, references = join_compatibility(
         index, candidates, mode=joins, cross_database=cross_database_joins

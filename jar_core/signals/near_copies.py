@@ -3,14 +3,12 @@
 A warehouse keeps versions of one table side by side (``COURSE_CATALOG_SUBJECT_OFFERED`` and
 ``DRUPAL_COURSE_CATALOG``, ``ACADEMIC_TERMS`` and ``ACADEMIC_TERMS_ALL``): their names, columns
 and relevance barely differ, so the search's choice between them is close to a coin toss when it
-makes it, before the rest of the answer is known. Once the rest is chosen, one of the two may
-join it more surely (``TERM_CODE`` of one is the terms table's key by its very name, the
-other's is ``SO_TERM_CODE``): :func:`prefer_joined` keeps that one.
+makes it, before the rest of the answer is known. This signal says which candidates are such
+copies; after the search, :func:`jar_core.strategies.near_copies.prefer_joined` keeps of two
+copies the one that joins the rest of the choice more surely.
 
 * :func:`near_copy_matrix`: which candidates are near copies of each other, from one sparse
-  product of the candidates' column-name incidence (never a loop over pairs of columns);
-* :func:`prefer_joined`: after the search, each chosen table is replaced by a near copy that joins
-  the other chosen tables more surely and is worth more beside them by the search's own utility.
+  product of the candidates' column-name incidence (never a loop over pairs of columns).
 """
 from __future__ import annotations
 
@@ -19,14 +17,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
-from jar_core.strategies.base import Selection, StepGain
-from jar_core.strategies.greedy import coverage_gain
-
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index.schema_index import SchemaIndex
-    from jar_core.signals.matrices import Signals
 
-__all__ = ["NEAR_COPY", "near_copy_matrix", "prefer_joined"]
+__all__ = ["NEAR_COPY", "near_copy_matrix"]
 
 #: Jaccard index of two tables' column names (case-folded) from which they are near copies.
 NEAR_COPY = 0.8
@@ -34,8 +28,6 @@ NEAR_COPY = 0.8
 #: tables or more) is common to many, no sign of a copy.
 COMMON_SHARE = 0.1
 COMMON_MIN = 3
-#: How much more surely a near copy must join the rest of the choice to replace a chosen table.
-JOIN_MARGIN = 1e-6
 
 
 def _incidence(index: "SchemaIndex") -> tuple[sparse.csr_matrix, np.ndarray]:
@@ -78,56 +70,3 @@ def near_copy_matrix(index: "SchemaIndex", candidates: np.ndarray) -> np.ndarray
     out = (inter >= NEAR_COPY * np.maximum(union, 1.0)) & (union > 0)
     np.fill_diagonal(out, False)
     return out
-
-
-def prefer_joined(
-    signals: "Signals", sel: Selection, weights: tuple[float, float, float], *, l_family: float = 0.0,
-    pinned: int = 0,
-) -> Selection:
-    """``sel`` with each chosen table (after the ``pinned`` first ones) replaced by the near copy
-    (:attr:`Signals.near_copies`, not chosen) that joins the other chosen tables more surely than
-    it does and whose utility beside them (``l_coarse * r + l_cov * coverage gain over them +
-    l_join * its best join to them``, plus the family gain) is higher. The replaced tables are in
-    :attr:`Selection.replaced`; the step of a replacing table holds its gains beside the others.
-    ``weights = (l_cov, l_join, l_coarse)``."""
-    near = signals.near_copies
-    if near is None or not sel.order:
-        return sel
-    chosen = np.array(sel.order, dtype=np.int64)
-    if not near[chosen].any():
-        return sel
-    l_cov, l_join, l_coarse = weights
-    F, w, r = signals.F, signals.w, signals.r
-    order = list(sel.order)
-    steps = list(sel.steps)
-    replaced: dict[int, int] = dict(sel.replaced)
-    for pos in range(pinned, len(order)):
-        t = order[pos]
-        copies = np.flatnonzero(near[t])
-        copies = copies[~np.isin(copies, order)]
-        if not len(copies):
-            continue
-        rest = np.array([x for x in order if x != t], dtype=np.int64)
-        both = np.concatenate([[t], copies])
-        if len(rest):
-            covered = F[:, rest].max(axis=1) if F.shape[0] else np.zeros(0)
-            joins = w[both][:, rest].max(axis=1)
-            fam = signals.family[both][:, rest].any(axis=1) if signals.family is not None else np.zeros(len(both))
-        else:
-            covered, joins, fam = np.zeros(F.shape[0]), np.zeros(len(both)), np.zeros(len(both))
-        cov = coverage_gain(F[:, both], covered) if F.shape[0] else np.zeros(len(both))
-        u = l_coarse * r[both] + l_cov * cov + l_join * joins + l_family * fam
-        better = (joins[1:] > joins[0] + JOIN_MARGIN) & (u[1:] > u[0])
-        if not better.any():
-            continue
-        j = 1 + int(np.argmax(np.where(better, u[1:], -np.inf)))
-        new = int(both[j])
-        order[pos] = new
-        replaced[new] = replaced.pop(t, t)
-        if pos < len(steps):
-            steps[pos] = StepGain(new, float(r[new]), float(cov[j]), float(joins[j]), float(u[j]))
-    if order == sel.order:
-        return sel
-    cov_all = F[:, order].max(axis=1) if F.shape[0] else np.zeros(0)
-    return Selection(order=order, steps=steps, trace=sel.trace, coverage=np.maximum(cov_all, 0.0), status=sel.status,
-                     bridges=list(sel.bridges), references=list(sel.references), replaced=replaced)

@@ -44,7 +44,7 @@ class Selection:
     ``no_solution``, ``infeasible``); ``bridges`` the candidates added only to connect the others;
     ``references`` those added because a chosen table refers to them for a sub-query they answer
     better (``k="auto"``); ``replaced`` maps a chosen candidate to the near copy the search had
-    chosen in its place (:func:`jar_core.signals.near_copies.prefer_joined`).
+    chosen in its place (:func:`jar_core.strategies.near_copies.prefer_joined`).
     """
 
     order: list[int]

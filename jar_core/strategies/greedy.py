@@ -18,6 +18,7 @@ import numpy as np
 from jar_core.errors import InvalidArgumentError
 from jar_core.signals.matrices import Signals
 from jar_core.strategies.base import Selection, StepGain
+from jar_core.strategies.gains import connect_gain, coverage_gain, join_gain, update_coverage
 
 __all__ = [
     "GreedyStrategy", "JoinAwareStrategy", "seed", "coverage_gain", "join_gain", "connect_gain", "update_coverage",
@@ -56,26 +57,6 @@ def check_weights(weights: Sequence[tuple[str, Any]], *, all_zero: bool = False)
 def seed(r: np.ndarray, F: np.ndarray, l_cov: float, l_coarse: float) -> np.ndarray:
     """Seed utility of every candidate: ``l_coarse * r_i + l_cov * sum_j F_ji``."""
     return l_coarse * r + l_cov * F.sum(axis=0)
-
-
-def coverage_gain(F: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Marginal coverage gain ``sum_j max(0, F_ji - q_j)`` of every candidate."""
-    return np.maximum(F - q[:, None], 0.0).sum(axis=0)
-
-
-def join_gain(w: np.ndarray, selected: np.ndarray) -> np.ndarray:
-    """Join gain ``sum_{l in S} w_il`` of every candidate (``selected``: boolean mask)."""
-    return w[:, selected].sum(axis=1)
-
-
-def connect_gain(w: np.ndarray, selected: np.ndarray) -> np.ndarray:
-    """Connection gain ``max_{l in S} w_il``: how surely a candidate joins the selection (not how often)."""
-    return w[:, selected].max(axis=1) if selected.any() else np.zeros(w.shape[0])
-
-
-def update_coverage(q: np.ndarray, F: np.ndarray, i: int) -> np.ndarray:
-    """``q_k = max(q_{k-1}, F_{., i})``."""
-    return np.maximum(q, F[:, i])
 
 
 def bridge_pair(
@@ -253,11 +234,11 @@ class JoinAwareStrategy(GreedyStrategy):
 
     def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
         """The greedy's choice; with ``near_copies``, a chosen table's near copy that joins the others
-        more surely in its place (:func:`jar_core.signals.near_copies.prefer_joined`); with ``bridges``,
+        more surely in its place (:func:`jar_core.strategies.near_copies.prefer_joined`); with ``bridges``,
         connected within ``k`` (:func:`jar_core.strategies.bridge.connect`)."""
         sel = super().select(signals, k, pinned=pinned)
         if self.near_copies and signals.near_copies is not None:
-            from jar_core.signals.near_copies import prefer_joined
+            from jar_core.strategies.near_copies import prefer_joined
 
             sel = prefer_joined(signals, sel, (self.l_cov, self.l_join, self.l_coarse), l_family=self.l_family,
                                 pinned=len(pinned))

@@ -1,0 +1,31 @@
+"""The gains a search weighs at each step (METHOD.md, "Greedy join-aware retrieval"): the
+marginal coverage gain, the join gain (and our connection gain), the coverage update.
+
+Pure array functions over the candidates; the greedy (:mod:`jar_core.strategies.greedy`) and the
+near-copy step after it (:mod:`jar_core.strategies.near_copies`) read them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["coverage_gain", "join_gain", "connect_gain", "update_coverage"]
+
+
+def coverage_gain(F: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Marginal coverage gain ``sum_j max(0, F_ji - q_j)`` of every candidate."""
+    return np.maximum(F - q[:, None], 0.0).sum(axis=0)
+
+
+def join_gain(w: np.ndarray, selected: np.ndarray) -> np.ndarray:
+    """Join gain ``sum_{l in S} w_il`` of every candidate (``selected``: boolean mask)."""
+    return w[:, selected].sum(axis=1)
+
+
+def connect_gain(w: np.ndarray, selected: np.ndarray) -> np.ndarray:
+    """Connection gain ``max_{l in S} w_il``: how surely a candidate joins the selection (not how often)."""
+    return w[:, selected].max(axis=1) if selected.any() else np.zeros(w.shape[0])
+
+
+def update_coverage(q: np.ndarray, F: np.ndarray, i: int) -> np.ndarray:
+    """``q_k = max(q_{k-1}, F_{., i})``."""
+    return np.maximum(q, F[:, i])
