@@ -450,7 +450,7 @@ class TableRetriever:
         allowed[inc] = False  # what the first stage may still add
         want = max(n - len(inc), 0)
         if lexical > 0:
-            from jar_core.candidates.lexical import LexicalIndex, fuse
+            from jar_core.candidates.lexical import LexicalIndex, corpus_index, fuse
 
             # BM25 over the whole corpus (one index, kept) or over the first stage's dense
             # shortlist (a larger lake, or a first stage of the user's: an approximate index, a
@@ -463,9 +463,7 @@ class TableRetriever:
             if usable.sum() > shortlist and not whole:
                 lex = LexicalIndex(idx, np.sort(self._first_stage(query, shortlist, usable)))
             else:
-                lex = getattr(idx, "_lexical", None)
-                if lex is None:
-                    lex = idx._lexical = LexicalIndex(idx)
+                lex = corpus_index(idx)
             pool = lex.tables[allowed[lex.tables]]
             bm25 = lex.scores(question)
             fused = fuse(self._relevance(query, lex.tables), bm25, lexical)[allowed[lex.tables]]
@@ -485,7 +483,7 @@ class TableRetriever:
             cands = np.concatenate([cands, extra])
         matches = []
         if match_values:
-            from jar_core.candidates.values import match_values as find_values
+            from jar_core.candidates.values import match_values as find_values, value_index
 
             # value evidence is local: only in the databases of the strongest candidates and
             # the other schemas of their catalogs (a value index of those databases' tables
@@ -497,7 +495,7 @@ class TableRetriever:
             in_cands = np.zeros(len(allowed), dtype=bool)
             in_cands[cands] = True
             # hints (a year, a trade word, a place): candidates only
-            matches = find_values(idx.values_of(tuple(dbs), near_pos), question, usable & near, usable & near & in_cands)
+            matches = find_values(value_index(idx, tuple(dbs), near_pos), question, usable & near, usable & near & in_cands)
             extra = [m.table for m in matches if not in_cands[m.table]]
             if extra:
                 cands = np.concatenate([cands, np.array(list(dict.fromkeys(extra)), dtype=np.int64)])

@@ -153,7 +153,7 @@ def run_eval(args: argparse.Namespace) -> int:
         hubness=args.hubness,
     )
     if not args.no_cache:
-        from jar_core.index.schema_index import cache_path
+        from jar_core.index.store import cache_path
 
         retriever.load_or_build_index(cache_path(retriever.schema, retriever.embedder.name))
     prepared = prepare(

@@ -125,7 +125,7 @@ def _retriever(args: argparse.Namespace, **options: Any) -> Any:
 
 
 def _cache_path(retriever: Any) -> Path:
-    from jar_core.index.schema_index import cache_path
+    from jar_core.index.store import cache_path
 
     return cache_path(retriever.schema, retriever.embedder.name)
 
@@ -337,7 +337,8 @@ def parse_weights(text: str, flag: str = "--weights") -> tuple[float, float, flo
 
 
 def _cmd_index(args: argparse.Namespace) -> int:
-    from jar_core.index.schema_index import SchemaIndex, build_index, check_index_target, partial_dir
+    from jar_core.index.schema_index import SchemaIndex, build_index
+    from jar_core.index.store import check_index_target, partial_dir
 
     out = Path(args.out)
     check_index_target(out)  # before the embedding work, not after
