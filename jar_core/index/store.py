@@ -521,10 +521,14 @@ def lock_exclusively(f: Any, work: Path) -> None:
 
 
 def cache_dir() -> Path:
-    """Where indexes are cached between runs (``$JAR_RETRIEVAL_CACHE`` or ``~/.cache/jar-retrieval``)."""
-    base = os.environ.get("JAR_RETRIEVAL_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jar-retrieval"
-    )
+    """Where indexes are cached between runs: ``$JAR_RETRIEVAL_CACHE/indexes``, else ``indexes`` in
+    the user's cache directory for ``jar-retrieval`` (``$XDG_CACHE_HOME`` or ``~/.cache`` on Linux,
+    ``~/Library/Caches`` on macOS, ``%LOCALAPPDATA%`` on Windows)."""
+    base = os.environ.get("JAR_RETRIEVAL_CACHE")
+    if not base:
+        from platformdirs import user_cache_dir
+
+        base = user_cache_dir("jar-retrieval", appauthor=False)
     return Path(base) / "indexes"
 
 
