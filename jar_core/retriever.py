@@ -421,7 +421,7 @@ class TableRetriever:
         shortlist (a larger lake, or a first stage of the user's: an approximate index, a vector
         store); a table outside the shortlist fuses below every table in it, so the top-N is the
         shortlist's best by the fused score."""
-        from jar_core.candidates.lexical import LexicalIndex, fuse
+        from jar_core.candidates.lexical import LexicalIndex, corpus_index, fuse
 
         idx = self.index
         shortlist = max(LEXICAL_SHORTLIST, n)
@@ -431,9 +431,7 @@ class TableRetriever:
         if usable.sum() > shortlist and not whole:
             lex = LexicalIndex(idx, np.sort(self._copies.first_stage(self.candidate_generator, idx, query, shortlist, usable)))
         else:
-            lex = getattr(idx, "_lexical", None)
-            if lex is None:
-                lex = idx._lexical = LexicalIndex(idx)
+            lex = corpus_index(idx)
         pool = lex.tables[allowed[lex.tables]]
         bm25 = lex.scores(question)
         fused = fuse(self._relevance(query, lex.tables), bm25, lexical)[allowed[lex.tables]]
@@ -444,11 +442,11 @@ class TableRetriever:
         their tables added. Value evidence is local: only in the databases of the strongest
         candidates and the other schemas of their catalogs (a value index of those databases'
         tables only: in proportion to what is used)."""
-        from jar_core.candidates.values import value_candidates
+        from jar_core.candidates.values import value_candidates, value_index
 
         dbs = sorted(self._scope.near_databases(cands[: self.expand_seeds]))
         near = np.concatenate([self._scope.positions(d) for d in dbs]) if dbs else np.zeros(0, np.int64)
-        return value_candidates(self.index.values_of(tuple(dbs), near), question, usable, near, cands)
+        return value_candidates(value_index(self.index, tuple(dbs), near), question, usable, near, cands)
 
     def _relevance(self, query: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """Coarse relevance ``r`` of the tables at ``positions`` (cosine with the question)."""

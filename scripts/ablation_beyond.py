@@ -33,7 +33,7 @@ import time
 
 from jar_core.eval.harness import prepare
 from jar_core.eval.metrics import aggregate
-from jar_core.index.schema_index import cache_path
+from jar_core.index.store import cache_path
 from jar_core.loaders import load_benchmark
 from jar_core.retriever import TableRetriever
 from jar_core.options import DEFAULT_EXPAND

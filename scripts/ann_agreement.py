@@ -44,7 +44,7 @@ def benchmark(name: str, limit: int | None, lake_index: Path | None = None) -> d
     index is saved at ``lake_index``."""
     from jar_core.candidates.ann import ApproximateCandidates
     from jar_core.candidates.first_stage import BruteForceCandidates
-    from jar_core.index.schema_index import cache_path
+    from jar_core.index.store import cache_path
     from jar_core.loaders import load_benchmark
     from jar_core.retriever import TableRetriever
 

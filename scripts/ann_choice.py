@@ -92,7 +92,7 @@ def lake_vectors(cache: Path) -> np.ndarray:
     if path.exists():
         return np.load(path)
     from jar_core.embed.embedders import get_embedder
-    from jar_core.index.schema_index import table_text
+    from jar_core.index.texts import table_text
     from lake_bench import lake_schema
 
     _, lake = lake_schema(20000)
@@ -367,7 +367,8 @@ def threshold(sizes: list[int], cache: Path, noise: float, n_queries: int) -> li
 
     import faiss
 
-    from jar_core.candidates.ann import ApproximateCandidates, ann_for
+    from jar_core.candidates.ann import ApproximateCandidates
+    from jar_core.index.ann import ann_for
     from jar_core.candidates.first_stage import BruteForceCandidates
 
     qv, _ = query_vectors(cache)

@@ -33,7 +33,7 @@ def main() -> int:
 
     from jar_core import TableRetriever
     from jar_core.embed.embedders import get_embedder
-    from jar_core.index.schema_index import cache_path
+    from jar_core.index.store import cache_path
     from jar_core.loaders import load_benchmark
 
     bench = load_benchmark(args.folder)

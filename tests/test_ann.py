@@ -9,8 +9,9 @@ import pytest
 
 pytest.importorskip("faiss", reason="the approximate first stage needs faiss-cpu (pip install 'jar-retrieval[ann]')")
 
-from jar_core.candidates import ann as ann_mod  # noqa: E402
-from jar_core.candidates.ann import ANN_FILE, AnnIndex, ApproximateCandidates, choose_generator  # noqa: E402
+from jar_core.index import ann as ann_mod  # noqa: E402
+from jar_core.candidates.ann import ApproximateCandidates, choose_generator  # noqa: E402
+from jar_core.index.ann import ANN_FILE, AnnIndex  # noqa: E402
 from jar_core.candidates.first_stage import BruteForceCandidates  # noqa: E402
 from jar_core.errors import IndexLoadError, InvalidArgumentError  # noqa: E402
 from jar_core.index.schema_index import SchemaIndex  # noqa: E402

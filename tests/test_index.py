@@ -49,7 +49,7 @@ def test_round_trip(tmp_path, schema):
 
 
 def test_each_text_is_encoded_once(schema):
-    from jar_core.index.schema_index import column_text, table_text
+    from jar_core.index.texts import column_text, table_text
 
     emb = BagOfWordsEmbedder()
     cached = CachedEmbedder(emb)
@@ -128,7 +128,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import jar_core.index.schema_index as index_module
+import jar_core.index.publish as index_module
 from jar_core.errors import IndexSaveError, JarError
 from jar_core.retriever import TableRetriever
 
@@ -416,7 +416,7 @@ def test_a_mapped_index_is_checked_in_released_blocks(tmp_path, monkeypatch):
 
     import numpy as np
 
-    import jar_core.index.schema_index as ix
+    import jar_core.index.store as ix
 
     monkeypatch.setattr(ix, "_CHUNK_BYTES", 4096)
     monkeypatch.setattr(ix, "_HASH_BESIDE_BYTES", 1)

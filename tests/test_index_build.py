@@ -13,9 +13,10 @@ import pytest
 import jar_core.joins as joins_package
 from jar_core.embed.embedders import CachedEmbedder
 from jar_core.errors import EmbeddingError, IndexSaveError, StaleIndexError
-from jar_core.index.schema_index import (
-    SchemaIndex, _write_npz, build_index, column_name_text, column_text, partial_dir, table_text,
-)
+from jar_core.index.npz import write_npz as _write_npz
+from jar_core.index.schema_index import SchemaIndex, build_index
+from jar_core.index.store import partial_dir
+from jar_core.index.texts import column_name_text, column_text, table_text
 from jar_core.joins import build_join_graph
 from jar_core.retriever import TableRetriever
 from jar_core.schema import Column, Schema, Table

@@ -234,7 +234,7 @@ def test_a_compressed_vectors_member_of_another_shape(saved):
 
 def test_a_mutated_ann_file_is_a_damaged_index(tmp_path):
     pytest.importorskip("faiss", reason="the approximate first stage needs faiss-cpu")
-    from jar_core.candidates.ann import ann_for
+    from jar_core.index.ann import ann_for
 
     rng = np.random.default_rng(0)
     n, dim = 1200, 16

@@ -334,7 +334,7 @@ def test_vectors_written_by_np_savez_still_load(tmp_path, index):
 
 
 def test_a_large_vectors_file_is_checked_beside_the_schema(tmp_path, index, monkeypatch):
-    import jar_core.index.schema_index as index_module
+    import jar_core.index.store as index_module
 
     monkeypatch.setattr(index_module, "_HASH_BESIDE_BYTES", 1)  # every file hashed in a thread
     p = index.save(tmp_path / "idx")

@@ -19,21 +19,29 @@ plural, schemas mostly in the singular. Plurals only: a stemmer (Snowball's Engl
 from __future__ import annotations
 
 import logging
+import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from jar_core.errors import InvalidArgumentError
+from jar_core.index.texts import table_text
 from jar_core.joins.profile import singular
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index.schema_index import SchemaIndex
 
-__all__ = ["LexicalIndex", "fuse", "normalized", "singulars", "table_tokens", "tokenize", "DEFAULT_LEXICAL_RELEVANCE"]
+__all__ = ["LexicalIndex", "corpus_index", "fuse", "normalized", "singulars", "table_tokens", "tokenize",
+           "DEFAULT_LEXICAL_RELEVANCE"]
 
 # The default weight of BM25 in the search's coarse relevance (``TableRetriever(lexical_relevance=...)``)
 # is defined with the other options.
 from jar_core.options import DEFAULT_LEXICAL_RELEVANCE  # noqa: E402
+
+# This stage's state, kept per schema index (and dropped with it): the BM25 tokens of each table
+# tokenized so far, and the BM25 index of the whole corpus once built.
+_TOKENS: "weakref.WeakKeyDictionary[SchemaIndex, dict[int, list[str]]]" = weakref.WeakKeyDictionary()
+_CORPUS: "weakref.WeakKeyDictionary[SchemaIndex, LexicalIndex]" = weakref.WeakKeyDictionary()
 
 
 def singulars(tokens: list[str]) -> list[str]:
@@ -81,18 +89,22 @@ class LexicalIndex:
 
 def table_tokens(index: "SchemaIndex", tables: np.ndarray) -> list[list[str]]:
     """The BM25 tokens of ``table_text`` of the tables at positions ``tables``, tokenized once per
-    table and kept on the index (a lake's shortlists come back to the same tables)."""
-    from jar_core.index.schema_index import table_text
-
-    cache: dict[int, list[str]] | None = getattr(index, "_bm25_tokens", None)
-    if cache is None:
-        cache = index._bm25_tokens = {}
+    table and kept with the index (a lake's shortlists come back to the same tables)."""
+    cache = _TOKENS.setdefault(index, {})
     todo = list(dict.fromkeys(int(i) for i in tables if int(i) not in cache))
     if todo:
         texts = [table_text(index.schema.tables[i]) for i in todo]
         for i, toks in zip(todo, tokenize(texts)):
             cache[i] = list(toks)
     return [cache[int(i)] for i in tables]
+
+
+def corpus_index(index: "SchemaIndex") -> LexicalIndex:
+    """The :class:`LexicalIndex` of every table of ``index``, built at the first call and kept with the index."""
+    lex = _CORPUS.get(index)
+    if lex is None:
+        lex = _CORPUS[index] = LexicalIndex(index)
+    return lex
 
 
 def normalized(bm25: np.ndarray) -> np.ndarray:

@@ -35,6 +35,7 @@ and raises their coarse relevance; the result lists every match (:attr:`Retrieva
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -45,11 +46,12 @@ from jar_core.joins.profile import words as name_words
 from jar_core.schema import split_camel
 
 if TYPE_CHECKING:  # pragma: no cover
+    from jar_core.index.schema_index import SchemaIndex
     from jar_core.schema import Schema
 
 __all__ = ["ValueIndex", "ValueMatch", "match_values", "value_candidates", "MIN_CHARS", "MAX_CHARS", "MAX_TABLES", "VALUE_PREFIX",
            "MEASURE_WEIGHT", "MEASURE_WORDS", "RETURN_WORDS", "YEAR_WEIGHT", "DIMENSION_YEAR_WEIGHT",
-           "is_trade_word", "measure_only"]
+           "is_trade_word", "measure_only", "value_index"]
 
 #: How the sub-query of a matched value is named in the signals and the result (``value: Iron Maiden``).
 VALUE_PREFIX = "value: "
@@ -424,3 +426,19 @@ def value_candidates(
     if extra:
         candidates = np.concatenate([candidates, np.array(list(dict.fromkeys(extra)), dtype=np.int64)])
     return matches, candidates
+
+
+#: This stage's state: per schema index, the value indexes of the last 64 sets of databases asked.
+_KEPT: "weakref.WeakKeyDictionary[SchemaIndex, dict[tuple[str, ...], ValueIndex]]" = weakref.WeakKeyDictionary()
+
+
+def value_index(index: "SchemaIndex", key: tuple[str, ...], tables: np.ndarray) -> ValueIndex:
+    """The :class:`ValueIndex` of the tables at ``tables`` of ``index`` (the databases ``key``),
+    built on first use and kept with the index for the last 64 such sets."""
+    cache = _KEPT.setdefault(index, {})
+    vi = cache.get(key)
+    if vi is None:
+        if len(cache) >= 64:
+            cache.pop(next(iter(cache)))
+        vi = cache[key] = ValueIndex.from_schema(index.schema, tables=tables)
+    return vi

@@ -30,7 +30,7 @@ import numpy as np
 
 from jar_core.candidates.first_stage import exact_top
 from jar_core.errors import InvalidArgumentError, StaleStoreError
-from jar_core.index.schema_index import table_text
+from jar_core.index.texts import table_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index.schema_index import SchemaIndex

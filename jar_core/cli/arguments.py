@@ -266,7 +266,7 @@ def retriever_from_args(args: argparse.Namespace, **options: Any) -> Any:
 
 def cache_path(retriever: Any) -> Path:
     """Where the index cache of ``retriever``'s source and model is."""
-    from jar_core.index.schema_index import cache_path as path
+    from jar_core.index.store import cache_path as path
 
     return path(retriever.schema, retriever.embedder.name)
 

@@ -70,7 +70,7 @@ def run_bench(
     from jar_core.embed.embedders import get_embedder
     from jar_core.loaders import load_database
     from jar_core.retriever import TableRetriever
-    from jar_core.index.schema_index import cache_path
+    from jar_core.index.store import cache_path
 
     t0 = time.perf_counter()
     emb = get_embedder(model, backend=backend, threads=threads)

@@ -136,7 +136,8 @@ def add_index_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run_index(args: argparse.Namespace, open_source: OpenSource, progress: bool) -> int:
-    from jar_core.index.schema_index import SchemaIndex, build_index, check_index_target, partial_dir
+    from jar_core.index.schema_index import SchemaIndex, build_index
+    from jar_core.index.store import check_index_target, partial_dir
 
     out = Path(args.out)
     check_index_target(out)  # before the embedding work, not after

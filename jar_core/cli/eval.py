@@ -157,7 +157,7 @@ def run_eval(args: argparse.Namespace) -> int:
         **option_values(args, ("candidates", "candidate_generator", "hubness")), **PAPER_CANDIDATES,
     )
     if not args.no_cache:
-        from jar_core.index.schema_index import cache_path
+        from jar_core.index.store import cache_path
 
         retriever.load_or_build_index(cache_path(retriever.schema, retriever.embedder.name))
     prepared = prepare(

@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 
 from jar_core.errors import EmbeddingError, IndexSaveError
+from jar_core.joins.compat import column_positions
 from jar_core.progress import counter
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.joins.graph import JoinGraph
     from jar_core.schema import Schema
 
-__all__ = ["CHUNK_TEXTS", "embed_texts", "gather", "texts_key", "clear_work_dir", "merge_database_graphs",
-           "column_positions"]
+__all__ = ["CHUNK_TEXTS", "embed_texts", "gather", "texts_key", "clear_work_dir", "merge_database_graphs"]
 
 log = logging.getLogger(__name__)
 
@@ -205,16 +205,6 @@ def _by_scope(schema: "Schema") -> dict[str, list[int]]:
 def _crosses_scopes(schema: "Schema") -> bool:
     scope = {t.id: t.join_scope for t in schema.tables}
     return any(scope.get(fk.ref_table) != t.join_scope for t in schema.tables for fk in t.foreign_keys)
-
-
-def column_positions(offsets: np.ndarray, tables: Sequence[int]) -> np.ndarray:
-    """Positions of the columns of the tables at positions ``tables``, table after table
-    (``offsets[t]`` is table ``t``'s first column)."""
-    if not len(tables):
-        return np.zeros(0, dtype=np.int64)
-    t = np.asarray(tables, dtype=np.int64)
-    starts, sizes = offsets[t], offsets[t + 1] - offsets[t]
-    return np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
 
 
 def merge_database_graphs(

@@ -13,7 +13,9 @@ Fallbacks where a source lacks statistics (documented in ``docs/signals.md``):
 * no value samples on either side: the value term is dropped and the name terms carry the
   whole weight (``uniq * (0.5 * semantic + 0.5 * exact)``).
 
-Everything is computed with matrix operations over the candidates' columns.
+Everything is computed with matrix operations over the candidates' columns. The scores read an
+index through :class:`JoinSource` (:class:`~jar_core.index.schema_index.SchemaIndex` is one):
+the index imports this module, not the other way round.
 """
 
 from __future__ import annotations
@@ -21,20 +23,19 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 import numpy as np
 from scipy import sparse
 
-from jar_core.index.build import column_positions
 from jar_core.joins.profile import incidence
 from jar_core.schema import Column, Schema, Table, join_class
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.index.schema_index import SchemaIndex
+    from jar_core.joins.graph import JoinGraph
 
-__all__ = ["ColumnFeatures", "join_compatibility", "paper_join_compatibility", "key_likeness", "pair_scores",
-           "JOIN_MODES"]
+__all__ = ["ColumnFeatures", "JoinSource", "join_compatibility", "paper_join_compatibility", "key_likeness",
+           "pair_scores", "column_positions", "JOIN_MODES"]
 
 #: ``"rules"``: the join graph of :mod:`jar_core.joins` (default); ``"paper"``: the reference pair score.
 JOIN_MODES = ("rules", "paper")
@@ -116,16 +117,16 @@ class ColumnFeatures:
             self.fk_indptr, self.fk_indices = _fk_partners(self.fk_pairs, len(self.type_class))
 
     @classmethod
-    def from_index(cls, index: "SchemaIndex") -> "ColumnFeatures":
+    def from_schema(cls, schema: Schema, offsets: np.ndarray, name_vectors: np.ndarray) -> "ColumnFeatures":
+        """The features of every column of ``schema`` (``offsets[t]``: table ``t``'s first column;
+        ``name_vectors``: the embedded ``"<db> <table> <column>"`` texts, stacked alike)."""
         from jar_core._gc import gc_paused
 
         with gc_paused():  # a few small lists per column
-            return cls._from_index(index)
+            return cls._from_schema(schema, offsets, name_vectors)
 
     @classmethod
-    def _from_index(cls, index: "SchemaIndex") -> "ColumnFeatures":
-        schema: Schema = index.schema
-        offsets = index.col_offsets
+    def _from_schema(cls, schema: Schema, offsets: np.ndarray, name_vectors: np.ndarray) -> "ColumnFeatures":
         classes: dict[str, int] = {}
         type_class, uniq, known, words, values = [], [], [], [], []
         from jar_core.names import humanize
@@ -157,10 +158,37 @@ class ColumnFeatures:
             n_words=n_w,
             values=v_m,
             n_values=n_v,
-            name_vectors=index.ensure_name_vectors(),  # embedded now if the index lacks them
+            name_vectors=name_vectors,
             fk_pairs=fk_pairs,
             fk_columns=fk_columns,
         )
+
+
+class JoinSource(Protocol):
+    """What the join scores read of an index (:class:`~jar_core.index.schema_index.SchemaIndex`)."""
+
+    schema: Schema
+    #: ``col_offsets[t]``: the position of table ``t``'s first column among all columns
+    col_offsets: np.ndarray
+
+    @property
+    def features(self) -> ColumnFeatures:
+        """The :class:`ColumnFeatures` of every column (the paper's pair score)."""
+        ...
+
+    def join_graph(self, *, cross_database: bool = False) -> "JoinGraph":
+        """The schema's join graph (the rules)."""
+        ...
+
+
+def column_positions(offsets: np.ndarray, tables: Sequence[int]) -> np.ndarray:
+    """Positions of the columns of the tables at positions ``tables``, table after table
+    (``offsets[t]`` is table ``t``'s first column)."""
+    if not len(tables):
+        return np.zeros(0, dtype=np.int64)
+    t = np.asarray(tables, dtype=np.int64)
+    starts, sizes = offsets[t], offsets[t + 1] - offsets[t]
+    return np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
 
 
 def pair_scores(f: ColumnFeatures, cols: np.ndarray) -> np.ndarray:
@@ -203,7 +231,7 @@ def declared_matrix(f: ColumnFeatures, cols: np.ndarray) -> np.ndarray:
 
 
 def join_compatibility(
-    index: "SchemaIndex", tables: np.ndarray, *, mode: str = "rules", cross_database: bool = False,
+    index: JoinSource, tables: np.ndarray, *, mode: str = "rules", cross_database: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """``(w, join_columns, declared, evidence, references)`` for the tables at positions ``tables``.
 
@@ -225,7 +253,7 @@ def join_compatibility(
 
 
 def paper_join_compatibility(
-    index: "SchemaIndex", tables: np.ndarray
+    index: JoinSource, tables: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(w, join_columns, declared)`` with the reference pair score (see ``Signals``).
 

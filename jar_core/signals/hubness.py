@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from jar_core.index.schema_index import column_text
+from jar_core.index.texts import column_text
 from jar_core.index.build import column_positions
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from jar_core.eval.harness import prepare, run_method
-from jar_core.index.schema_index import cache_path
+from jar_core.index.store import cache_path
 from jar_core.loaders import load_benchmark
 from jar_core.retriever import TableRetriever
 

@@ -1,0 +1,58 @@
+"""What the index embeds: the texts of tables and columns (METHOD.md, "Offline indexing").
+
+A table is ``"<db> <table> <col1> <col2> ..."``, a column ``"<table>:<column>"`` (the text
+sub-queries are matched against), and for the paper's join mode a column's name
+``"<db> <table> <column>"``; natural-language names are used where the schema has them. The
+BM25 stage, the vector stores and the hub correction read the same texts.
+"""
+from __future__ import annotations
+
+from jar_core.names import humanize
+from jar_core.schema import Schema, Table
+
+__all__ = ["table_text", "column_text", "column_name_text", "name_texts", "rows_by_text"]
+
+
+def _table_name(t: Table) -> str:
+    return t.nl_name or humanize(t.name)
+
+
+def table_text(t: Table) -> str:
+    """``"<db> <table> <col1> <col2> ..."`` (METHOD.md), natural-language names where known."""
+    cols = " ".join(c.nl_name or humanize(c.name) for c in t.columns)
+    return f"{humanize(t.database)} {_table_name(t)} {cols}".strip()
+
+
+def column_text(t: Table, i: int) -> str:
+    """``"<table>:<column>"`` (METHOD.md), the text that sub-queries are matched against."""
+    c = t.columns[i]
+    return f"{_table_name(t)}:{c.nl_name or humanize(c.name)}"
+
+
+def column_name_text(t: Table, i: int) -> str:
+    """``"<db> <table> <column>"``, lower case, underscores as spaces: the join-name text."""
+    return f"{humanize(t.database)} {humanize(t.name)} {humanize(t.columns[i].name)}"
+
+
+def name_texts(schema: Schema) -> list[str]:
+    """:func:`column_name_text` of every column, table after table."""
+    return [column_name_text(t, i) for t in schema.tables for i in range(len(t.columns))]
+
+
+def rows_by_text(schema: Schema, *, with_names: bool) -> dict[str, tuple[int, int]]:
+    """``text -> (source, row)``: the first row holding that text's vector among the table
+    vectors (source 1), the column vectors (2) and, ``with_names``, the name vectors (3) of an
+    index of ``schema`` (what an update reuses)."""
+    out: dict[str, tuple[int, int]] = {}
+    tables = schema.tables
+    for i, t in enumerate(tables):
+        out.setdefault(table_text(t), (1, i))
+    row = 0
+    for t in tables:
+        for j in range(len(t.columns)):
+            out.setdefault(column_text(t, j), (2, row))
+            row += 1
+    if with_names:
+        for row, text in enumerate(name_texts(schema)):
+            out.setdefault(text, (3, row))
+    return out
