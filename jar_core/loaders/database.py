@@ -3,9 +3,11 @@
 SQLAlchemy's dialect-neutral API is used: :func:`sqlalchemy.inspect` for tables, columns,
 keys and comments, and one bounded ``SELECT ... LIMIT n`` per table (SQLAlchemy Core, so every
 identifier is quoted by the dialect) for the optional column statistics, read as a stream and
-cut off at a byte budget. DuckDB (``duckdb:///file.duckdb`` with duckdb-engine, whose
-reflection goes through an emulated ``pg_catalog`` that lacks what SQLAlchemy asks for) is read
-from DuckDB's own catalog instead: ``duckdb_tables()``, ``duckdb_columns()`` and
+cut off at a byte budget (SQLite's values longer than 1 MiB through blob handles, so that none is
+held whole: :func:`bounded_rows`). A table whose name or a column's is longer than
+:data:`MAX_NAME_CHARS` characters is skipped with a warning. DuckDB (``duckdb:///file.duckdb``
+with duckdb-engine, whose reflection goes through an emulated ``pg_catalog`` that lacks what
+SQLAlchemy asks for) is read from DuckDB's own catalog instead: ``duckdb_tables()``, ``duckdb_columns()`` and
 ``duckdb_constraints()`` (unique indexes from ``duckdb_indexes()``). Keys that cannot be read are a warning, not an error: the load goes on
 without them (joins are then inferred from names and values). Nothing is written and no query scans a whole table; connections are
 read-only where the driver allows it (SQLite ``mode=ro``, PostgreSQL
@@ -15,27 +17,29 @@ password and secret query values (``password=``, ``sslpassword=``, ``passwd=``..
 
 from __future__ import annotations
 
+import codecs
 import datetime as _dt
 import hashlib
 import json
 import logging
 import math
 import re
+import sqlite3
 import sys
 import urllib.parse
 import warnings
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from sqlalchemy import column as sa_column
-from sqlalchemy import and_, case, create_engine, event, func, inspect, select, text
+from sqlalchemy import and_, case, create_engine, event, func, inspect, literal_column, select, text
 from sqlalchemy import table as sa_table
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.engine.interfaces import Dialect
 from sqlalchemy.sql.elements import ColumnElement
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.types import Enum as SQLEnum
 from sqlalchemy.types import NullType, TypeEngine
 
@@ -50,11 +54,16 @@ from jar_core.redact import SECRET_KEY, scrub, secrets_in
 from jar_core.schema import MAX_SAMPLE_VALUES, Column, ForeignKey, Schema, Table
 
 __all__ = [
-    "load_database", "sql_database_source", "redact_url", "read_only_connection", "bounded_columns",
-    "DEFAULT_SAMPLE_BYTES", "DEFAULT_SAMPLE_VALUES",
+    "load_database", "sql_database_source", "redact_url", "read_only_connection", "bounded_columns", "bounded_rows",
+    "DEFAULT_SAMPLE_BYTES", "DEFAULT_SAMPLE_VALUES", "MAX_NAME_CHARS",
 ]
 
 logger = logging.getLogger(__name__)
+
+#: Longest table or column name read: a table with a longer one is skipped with a warning. No
+#: database but SQLite allows one this long (PostgreSQL 63 bytes, MySQL 64, SQL Server and Oracle
+#: 128 characters), and SQLAlchemy's SQLite reflection takes minutes over an 80,000-character one.
+MAX_NAME_CHARS = 1024
 
 #: Sample strings longer than this are cut to this many characters.
 MAX_SAMPLE_CHARS = 200
@@ -134,7 +143,8 @@ def load_database(
             instead, in their order, read from the catalog with or without ``statistics``:
             :attr:`Column.enum <jar_core.schema.Column.enum>` (text, no join key).
         sample_bytes: with ``statistics``, reading a table's rows stops once its values add up
-            to this many bytes (default 16 MiB), so a table of huge values costs no more.
+            to this many bytes (default 16 MiB), so a table of huge values costs no more; a long
+            value is read cut (in SQLite, whatever its size, without holding it whole).
         statistics: compute :attr:`Column.unique_ratio` (distinct non-null values / rows read)
             and :attr:`Column.sample` (first-seen order, JSON-friendly) from the first
             ``sample_rows`` rows. :attr:`Table.row_count` is set only when the table has fewer
@@ -154,6 +164,9 @@ def load_database(
             their rows, and a dozen copies of one table would fill the results. A child that adds
             columns is a table of its own and is always read, and so is a partition whose parent is
             not read (``include_tables=["payment_p2007_01"]``).
+
+    A table that cannot be read (a virtual table of a module not loaded here, a name or a column's
+    name longer than :data:`MAX_NAME_CHARS` characters...) is skipped with a warning naming it.
 
     Raises:
         DatabaseConnectionError: malformed URL, missing SQLite file (nothing is created),
@@ -726,8 +739,12 @@ def _read_tables(
     sample_values: int,
     sample_bytes: int,
 ) -> list[Table]:
+    names = _without_long_names(names, {}, where)
+    if not names:
+        return []
     if insp is None:  # DuckDB: its own catalog
         columns, pks, fks, comments, own_schema, unique = _duckdb_catalog(conn, schema, names, where, secrets)
+        names = _without_long_names(names, columns, where)
     else:
         try:
             columns = _by_name(insp.get_multi_columns(schema=schema, filter_names=names))
@@ -736,6 +753,9 @@ def _read_tables(
                 conn.rollback()
             columns = _columns_one_by_one(conn, insp, schema, names, where, secrets, err)
             names = [name for name in names if name in columns]
+        names = _without_long_names(names, columns, where)  # before the keys: their reflection is slow
+        if not names:
+            return []
         pks = _keys(conn, insp.get_multi_pk_constraint, schema, names, "primary keys", where, secrets)
         fks = _keys(conn, insp.get_multi_foreign_keys, schema, names, "foreign keys", where, secrets)
         try:
@@ -775,6 +795,29 @@ def _read_tables(
             _add_statistics(conn, table, schema, sample_rows, sample_values, sample_bytes, where, secrets)
         tables.append(table)
     return tables
+
+
+def _without_long_names(names: Sequence[str], columns: Mapping[str, Any], where: str) -> list[str]:
+    """``names`` without the tables whose name or one of whose ``columns``' (by table, as
+    reflected) is longer than :data:`MAX_NAME_CHARS` (SQLAlchemy's SQLite reflection takes
+    minutes over such a name), each skipped with a warning naming it by its first characters."""
+    kept = []
+    for name in names:
+        long = next((str(c["name"]) for c in columns.get(name) or () if len(str(c["name"])) > MAX_NAME_CHARS), None)
+        if len(name) <= MAX_NAME_CHARS and long is None:
+            kept.append(name)
+            continue
+        what = "its name" if long is None else f"its column {_shortened(long)}"
+        warnings.warn(
+            f"skipping table {_shortened(name)} of {where}: {what} is longer than {MAX_NAME_CHARS} characters",
+            stacklevel=3,
+        )
+    return kept
+
+
+def _shortened(name: str) -> str:
+    """A name as a message shows it: quoted, its first 40 characters and its length when longer."""
+    return repr(name) if len(name) <= 40 else f"{name[:40]!r}... ({len(name)} characters)"
 
 
 def _columns_one_by_one(
@@ -1162,22 +1205,16 @@ def _add_statistics(
     At most ``sample_rows`` rows are read, and no more once the values read add up to
     ``sample_bytes`` (a value counted at its full length); a long value is read as its first
     :data:`_LONG_VALUE_CHARS` characters and its length where the dialect allows
-    (:func:`bounded_columns`), and kept only as its first characters and a digest.
+    (:func:`bounded_rows`), and kept only as its first characters and a digest.
     """
-    columns = bounded_columns(table, schema, conn.dialect.name, min(_LONG_VALUE_CHARS, max(sample_bytes, MAX_SAMPLE_CHARS)))
-    selected = [expr for pair in columns for expr in pair if expr is not None]
-    stmt = select(*selected).limit(sample_rows)
-    stats = [_ColumnStats(sample_values) for _ in columns]
+    chars = min(_LONG_VALUE_CHARS, max(sample_bytes, MAX_SAMPLE_CHARS))
+    stats = [_ColumnStats(sample_values) for _ in table.columns]
     n_rows, budget, complete = 0, sample_bytes, True
     try:
-        result = conn.execution_options(stream_results=True, max_row_buffer=_STREAM_ROWS).execute(stmt)
-        with result:
-            for row in result:
+        with closing(bounded_rows(conn, table, schema, sample_rows, chars, stream=True)) as rows:
+            for row in rows:
                 n_rows += 1
-                values = iter(row)
-                for column_stats, (_, length_expr) in zip(stats, columns):
-                    value = next(values)
-                    length = next(values) if length_expr is not None else None
+                for column_stats, (value, length) in zip(stats, row):
                     if value is not None:
                         budget -= _size(value) + max(0, (length or 0) - _length(value))
                         column_stats.add(value, length)
@@ -1201,6 +1238,167 @@ def _add_statistics(
         col.unique_ratio, sample = column_stats.result(n_rows)
         if not col.enum:  # an enumeration keeps its type's labels
             col.sample = sample
+
+
+#: Bytes of one SQLite value read through SQL at most: SQLite holds a value whole in memory to
+#: cut it (``length()``, ``substr()``), so a longer one is read through an incremental blob handle.
+_SQLITE_VALUE_BYTES = 2**20
+
+#: The names SQLite's rowid answers to (the first that is not a column's name is used).
+_ROWID_NAMES = ("rowid", "_rowid_", "oid")
+
+#: Python codec of each text encoding of a SQLite database (``PRAGMA encoding``).
+_SQLITE_CODECS = {"UTF-8": "utf-8", "UTF-16le": "utf-16-le", "UTF-16be": "utf-16-be"}
+
+#: Bytes a character takes at most in any of :data:`_SQLITE_CODECS`.
+_MAX_CHAR_BYTES = 4
+
+#: A row as :func:`bounded_rows` gives it: one (value, full length or ``None``) per column.
+Cells = list[tuple[Any, int | None]]
+
+
+def bounded_rows(
+    conn: Connection, table: Table, schema: str | None, limit: int, chars: int, *, stream: bool = False,
+) -> Iterator[Cells]:
+    """Up to ``limit`` rows of ``table``, each as one ``(value, full length or None)`` per column,
+    no value longer than ``chars`` characters (bytes of a binary value): :func:`bounded_columns`.
+
+    In SQLite, through Python's ``sqlite3`` module (3.11 or later), this holds no value longer than
+    :data:`_SQLITE_VALUE_BYTES` bytes in memory, whatever its size: the query runs under SQLite's
+    length limit, and once a value stops it, the rows not read yet are read with their text and
+    binary values through incremental blob handles: the first ``4 * chars`` bytes (text decoded,
+    a partial last character dropped, cut to ``chars`` characters) and the value's size in bytes as
+    its length (its characters when all of it was read). A table without a rowid (``WITHOUT
+    ROWID``, a view, a virtual table) or with generated columns is read by SQL only.
+    """
+    columns = bounded_columns(table, schema, conn.dialect.name, chars)
+    selected = [expr for pair in columns for expr in pair if expr is not None]
+    if stream:
+        conn = conn.execution_options(stream_results=True, max_row_buffer=_STREAM_ROWS)
+    raw = _sqlite_blob_connection(conn)
+    rowid = _sqlite_rowid(conn, raw, table, schema) if raw is not None else None
+    if raw is None or rowid is None:
+        positions = _positions(columns, 0)
+        with conn.execute(select(*selected).limit(limit)) as result:
+            for row in result:
+                yield [(row[i], None if j is None else row[j]) for i, j in positions]
+        return
+    seen: set[int] = set()
+    positions = _positions(columns, 1)  # after the rowid
+    try:
+        with _sqlite_value_limit(raw), conn.execute(select(literal_column(rowid), *selected).limit(limit)) as result:
+            for row in result:
+                seen.add(row[0])
+                yield [(row[i], None if j is None else row[j]) for i, j in positions]
+        return
+    except DBAPIError as err:
+        if getattr(err.orig, "sqlite_errorcode", None) != sqlite3.SQLITE_TOOBIG:
+            raise
+    logger.info("table %r has a value over %d bytes: its rows are read through blob handles", table.name,
+                _SQLITE_VALUE_BYTES)
+    yield from _sqlite_blob_rows(conn, raw, table, schema, rowid, limit - len(seen), chars, seen)
+
+
+def _positions(columns: Sequence[tuple[Any, Any]], start: int) -> list[tuple[int, int | None]]:
+    """Where each column's value and length (``None``: not selected) are in a row that selects
+    :func:`bounded_columns`'s expressions from ``start`` on."""
+    positions: list[tuple[int, int | None]] = []
+    for _, length in columns:
+        positions.append((start, start + 1 if length is not None else None))
+        start += 2 if length is not None else 1
+    return positions
+
+
+def _sqlite_blob_connection(conn: Connection) -> sqlite3.Connection | None:
+    """The ``sqlite3`` connection under ``conn`` if it has blob handles (Python 3.11+), else ``None``."""
+    if conn.dialect.name != "sqlite":
+        return None
+    raw = conn.connection.dbapi_connection
+    return raw if isinstance(raw, sqlite3.Connection) and hasattr(raw, "blobopen") else None
+
+
+def _sqlite_rowid(conn: Connection, raw: sqlite3.Connection, table: Table, schema: str | None) -> str | None:
+    """The name to read the rowid of ``table`` by, if its values can be read through blob handles: a
+    table (not a view or a virtual table) with a rowid and no generated column; else ``None``."""
+    taken = {c.name.lower() for c in table.columns}
+    rowid = next((name for name in _ROWID_NAMES if name not in taken), None)
+    if rowid is None:
+        return None
+    quote = conn.dialect.identifier_preparer.quote_identifier
+    db = quote(schema or "main")
+    try:
+        found = raw.execute(f"SELECT type, sql FROM {db}.sqlite_master WHERE name = ?", (table.name,)).fetchone()
+        if found is None or found[0] != "table" or str(found[1] or "").lstrip()[:14].upper() == "CREATE VIRTUAL":
+            return None
+        generated = raw.execute("SELECT 1 FROM pragma_table_xinfo(?, ?) WHERE hidden", (table.name, schema or "main"))
+        if generated.fetchone():  # a blob handle of a table with generated columns may read the wrong column
+            return None
+        raw.execute(f"SELECT {rowid} FROM {db}.{quote(table.name)} LIMIT 0").fetchall()  # WITHOUT ROWID fails
+    except sqlite3.Error:
+        return None
+    return rowid
+
+
+@contextmanager
+def _sqlite_value_limit(raw: sqlite3.Connection) -> Iterator[None]:
+    """SQLite's length limit at most :data:`_SQLITE_VALUE_BYTES` for the block: a query that would
+    read a longer value fails (``SQLITE_TOOBIG``) before holding it."""
+    previous = raw.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
+    raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, min(previous, _SQLITE_VALUE_BYTES))
+    try:
+        yield
+    finally:
+        raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, previous)
+
+
+def _sqlite_blob_rows(
+    conn: Connection, raw: sqlite3.Connection, table: Table, schema: str | None, rowid: str, limit: int,
+    chars: int, seen: set[int],
+) -> Iterator[Cells]:
+    """Up to ``limit`` rows of ``table`` not in ``seen`` (rowids), in rowid order, as
+    :func:`bounded_rows` gives them: numbers by SQL, text and binary values through blob handles."""
+    cols = sa_table(table.name, *(sa_column(c.name) for c in table.columns), schema=schema).c
+    selected: list[ColumnElement[Any]] = [literal_column(rowid)]
+    for col in cols:
+        stored = func.typeof(col).in_(("text", "blob"))  # typeof() does not read the value
+        selected += [func.typeof(col), case((stored, None), else_=col), case((stored, None), else_=func.length(col))]
+    db = schema or "main"
+    encoding = raw.execute(f"PRAGMA {conn.dialect.identifier_preparer.quote_identifier(db)}.encoding").fetchone()[0]
+    codec = _SQLITE_CODECS.get(encoding, "utf-8")
+    with conn.execute(select(*selected).limit(limit + len(seen))) as result:
+        for row in result:
+            if limit <= 0:
+                break
+            if row[0] in seen:
+                continue
+            limit -= 1
+            out: Cells = []
+            for i, col in enumerate(table.columns):
+                kind, value, length = row[1 + 3 * i : 4 + 3 * i]
+                if kind in ("text", "blob"):
+                    text_codec = codec if kind == "text" else None
+                    value, length = _blob_prefix(raw, db, table.name, col.name, row[0], chars, text_codec)
+                out.append((value, length))
+            yield out
+
+
+def _blob_prefix(
+    raw: sqlite3.Connection, db: str, table: str, column: str, rowid: int, chars: int, codec: str | None,
+) -> tuple[Any, int | None]:
+    """(the first ``chars`` characters, or bytes without ``codec``, of a value, its length) read
+    through a blob handle: its characters if all of it was read, else its size in bytes."""
+    try:
+        with raw.blobopen(table, column, rowid, readonly=True, name=db) as blob:
+            size = len(blob)
+            data = blob.read(min(size, chars * _MAX_CHAR_BYTES if codec else chars))
+    except sqlite3.Error as err:  # the row changed since it was listed
+        logger.info("value of %r.%r at rowid %d not read: %s", table, column, rowid, err)
+        return None, None
+    if codec is None:
+        return data, size
+    whole = len(data) == size
+    value = codecs.getincrementaldecoder(codec)("replace").decode(data, final=whole)
+    return value[:chars], len(value) if whole else size
 
 
 class _ColumnStats:

@@ -63,14 +63,14 @@ def fetch_sample_rows(
     connection of the SQLAlchemy ``engine`` (identifiers quoted by its dialect; a table's
     :attr:`~jar_core.schema.Table.sql_schema`, else ``schema``, is its SQL schema; see
     :func:`~jar_core.loaders.database.read_only_connection`).
-    Strings longer than ``max_chars`` are cut (ending in ``…``; in SQL where the dialect allows, so
-    a long one is not fetched whole), binary values become ``<N bytes>``. A failed query raises
+    Strings longer than ``max_chars`` are cut (ending in ``…``) and binary values become ``<N bytes>``,
+    in SQL where the dialect allows, so a long one is not fetched whole (in SQLite, whatever its
+    size: :func:`~jar_core.loaders.database.bounded_rows`). A failed query raises
     :class:`SourceError` naming the table.
     """
-    from sqlalchemy import select
     from sqlalchemy.exc import SQLAlchemyError
 
-    from jar_core.loaders.database import _one_line, _secrets, bounded_columns, read_only_connection
+    from jar_core.loaders.database import _one_line, _secrets, bounded_rows, read_only_connection
 
     n = check_sample_rows(n)
     out: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}
@@ -81,20 +81,22 @@ def fetch_sample_rows(
         with read_only_connection(engine) as conn:
             for current in tables:
                 names = [c.name for c in current.columns]
-                sql_schema = current.sql_schema or schema
                 # strings cut in SQL where the dialect allows, one character past max_chars (for the "…")
-                cut = bounded_columns(current, sql_schema, conn.dialect.name, max_chars + 1, binary=False)
-                stmt = select(*(value for value, _ in cut)).limit(n)
-                rows = conn.execute(stmt).fetchall()
-                out[current.id] = (names, [tuple(_short(v, max_chars) for v in row) for row in rows])
+                rows = list(bounded_rows(conn, current, current.sql_schema or schema, n, max_chars + 1))
+                out[current.id] = (names, [tuple(_shown(v, length, max_chars) for v, length in row) for row in rows])
     except SQLAlchemyError as err:
         raise SourceError(f"cannot read sample rows of {current.id}: {_one_line(err, _secrets(engine.url))}") from err
     return out
 
 
-def _short(value: Any, max_chars: int) -> Any:
+def _shown(value: Any, length: int | None, max_chars: int) -> Any:
+    """A value as a sample row shows it: a binary one as its size (``length`` when it was cut)."""
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return f"<{len(value)} bytes>"
+        return f"<{length if length is not None else len(value)} bytes>"
+    return _short(value, max_chars)
+
+
+def _short(value: Any, max_chars: int) -> Any:
     if isinstance(value, str) and len(value) > max_chars:
         return value[: max_chars - 1] + "…"
     return value
