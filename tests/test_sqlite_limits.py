@@ -14,7 +14,7 @@ import pytest
 import sqlalchemy as sa
 
 import jar_core.loaders.database as database
-from jar_core.documents import fetch_sample_rows
+from jar_core.output.documents import fetch_sample_rows
 from jar_core.errors import SchemaError
 from jar_core.loaders.database import MAX_NAME_CHARS, load_database
 
@@ -27,7 +27,7 @@ needs_blob_handles = pytest.mark.skipif(sys.version_info < (3, 11), reason="blob
 _MEASURE = """
 import json, re, sys
 import sqlalchemy as sa
-from jar_core.documents import fetch_sample_rows
+from jar_core.output.documents import fetch_sample_rows
 from jar_core.loaders.database import load_database
 
 def peak():
