@@ -14,6 +14,7 @@ Everything is array work over the graph's edges; the table adjacency is built on
 """
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
@@ -24,10 +25,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["table_adjacency", "expand_candidates", "joinable_tables"]
 
+#: This stage's state: each join graph's last table adjacency, for as long as the graph lives.
+_KEPT: "weakref.WeakKeyDictionary[JoinGraph, tuple[tuple[int, float], sparse.csr_matrix]]" = weakref.WeakKeyDictionary()
+
 
 def table_adjacency(graph: "JoinGraph", n_tables: int, min_score: float = 0.0) -> sparse.csr_matrix:
     """Symmetric ``n_tables x n_tables`` matrix of the best join confidence between two tables."""
-    cached = getattr(graph, "_adjacency", None)
+    cached = _KEPT.get(graph)
     if cached is not None and cached[0] == (n_tables, min_score):
         return cached[1]
     keep = (graph.confidence >= min_score) & (graph.table_a != graph.table_b)  # no self-references
@@ -39,7 +43,7 @@ def table_adjacency(graph: "JoinGraph", n_tables: int, min_score: float = 0.0) -
     first = np.ones(len(r), dtype=bool)
     first[1:] = (r[1:] != r[:-1]) | (col[1:] != col[:-1])
     m = sparse.csr_matrix((d[first], (r[first], col[first])), shape=(n_tables, n_tables))
-    graph._adjacency = ((n_tables, min_score), m)  # type: ignore[attr-defined]
+    _KEPT[graph] = ((n_tables, min_score), m)
     return m
 
 

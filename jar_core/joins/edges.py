@@ -21,7 +21,7 @@ __all__ = ["JoinGraph", "EVIDENCE", "best_per_pair", "first_of", "class_code"]
 EVIDENCE = ("declared", *RULES, "inclusion", "composite key", "copy")
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: a graph keys the caches of the stages that read it
 class JoinGraph:
     """Joining column pairs ``a[e] = b[e]`` (global column positions, ``a`` the referencing side),
     sorted by decreasing confidence; ``table_a`` / ``table_b`` their tables."""

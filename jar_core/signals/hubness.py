@@ -25,12 +25,13 @@ the default, :data:`DEFAULT_HUBNESS`, was measured on Spider and BEAVER-DW (docs
 """
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from jar_core.index.texts import column_text
-from jar_core.index.build import column_positions
+from jar_core.joins.compat import column_positions
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index.schema_index import SchemaIndex
@@ -51,7 +52,7 @@ class HubScores:
     """The hub scores of one index's tables, computed on demand and kept."""
 
     def __init__(self, index: "SchemaIndex") -> None:
-        self._index = index
+        self._index_ref = weakref.ref(index)  # the index keeps its scores, not the other way round
         offsets = np.asarray(index.col_offsets, dtype=np.int64)
         self._offsets = offsets
         n_columns = int(offsets[-1])
@@ -88,7 +89,7 @@ class HubScores:
         return self._scores[tables]
 
     def _key(self, t: int) -> tuple[str, ...]:
-        table = self._index.schema.tables[t]
+        table = self._index_ref().schema.tables[t]
         return tuple(column_text(table, i) for i in range(len(table.columns)))
 
     def _compute(self, tables: np.ndarray) -> None:
@@ -105,7 +106,7 @@ class HubScores:
             block, bsizes = tables[start:stop], sizes[start:stop]
             cols = column_positions(offsets, block)
             # columns x probes, so each table's best match is a reduction over contiguous rows
-            sims = np.asarray(self._index.column_vectors[cols], dtype=np.float32) @ self._probes.T
+            sims = np.asarray(self._index_ref().column_vectors[cols], dtype=np.float32) @ self._probes.T
             best = np.maximum.reduceat(sims, np.concatenate([[0], np.cumsum(bsizes)[:-1]]), axis=0)
             own = block[:, None] == self._probe_table[None, :]  # a table's own columns are not its probes
             counted = (~own).sum(axis=1)
@@ -114,11 +115,15 @@ class HubScores:
             start = stop
 
 
+#: This stage's state: the :class:`HubScores` of each index, for as long as the index lives.
+_KEPT: "weakref.WeakKeyDictionary[SchemaIndex, HubScores]" = weakref.WeakKeyDictionary()
+
+
 def hub_scores(index: "SchemaIndex") -> HubScores:
-    """The :class:`HubScores` of ``index`` (made once, kept on the index)."""
-    hubs = getattr(index, "_hub_scores", None)
+    """The :class:`HubScores` of ``index`` (made once, kept for as long as the index lives)."""
+    hubs = _KEPT.get(index)
     if hubs is None:
-        hubs = index._hub_scores = HubScores(index)
+        hubs = _KEPT[index] = HubScores(index)
     return hubs
 
 

@@ -8,6 +8,7 @@ All three are matrix products and reductions over the candidates' rows of the in
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from jar_core.signals.hubness import corrected
 from jar_core.signals.near_copies import near_copy_matrix
-from jar_core.index.build import column_positions
+from jar_core.joins.compat import column_positions
 from jar_core.joins.compat import join_compatibility
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -154,13 +155,17 @@ def compute_signals(
     )
 
 
+#: This stage's state: each index's family keys, for as long as the index lives.
+_FAMILY_KEYS: "weakref.WeakKeyDictionary[SchemaIndex, np.ndarray]" = weakref.WeakKeyDictionary()
+
+
 def _family(index: "SchemaIndex", candidates: np.ndarray) -> np.ndarray:
     """:attr:`Signals.family` of ``candidates``: the tables of one database whose multi-word names
     share their leading word, a module prefix (``SIS_DEPARTMENT``, ``SIS_SUBJECT_CODE``). A leading
     word that is itself a table of the database (``film`` beside ``film_actor``, ``film_category``;
     ``store`` beside ``store_sales``) names an entity, and the tables after it refer to that entity
     rather than share a subject area: no family."""
-    keys = getattr(index, "_family_keys", None)
+    keys = _FAMILY_KEYS.get(index)
     if keys is None:
         from jar_core.joins.profile import words  # in the singular: ``films`` is ``film``
 
@@ -170,7 +175,7 @@ def _family(index: "SchemaIndex", candidates: np.ndarray) -> np.ndarray:
         for t, w in zip(index.schema.tables, names):
             module = len(w) > 1 and len(w[0]) >= 2 and (t.database, w[0]) not in entities
             out.append(f"{t.database}\x00{w[0]}" if module else f"\x01{t.database}.{t.name}")
-        keys = index._family_keys = np.array(out, dtype=object)
+        keys = _FAMILY_KEYS[index] = np.array(out, dtype=object)
     k = keys[candidates]
     fam = k[:, None] == k[None, :]
     np.fill_diagonal(fam, False)

@@ -12,6 +12,7 @@ copies the one that joins the rest of the choice more surely.
 """
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,13 +31,17 @@ COMMON_SHARE = 0.1
 COMMON_MIN = 3
 
 
+#: This stage's state: each index's column-name incidence, for as long as the index lives.
+_KEPT: "weakref.WeakKeyDictionary[SchemaIndex, tuple[sparse.csr_matrix, np.ndarray]]" = weakref.WeakKeyDictionary()
+
+
 def _incidence(index: "SchemaIndex") -> tuple[sparse.csr_matrix, np.ndarray]:
     """Tables x distinct column names (case-folded, per database: tables of two databases share
     none) and each table's name count; built once per index. A name that :data:`COMMON_SHARE` of
     its database's tables or more hold (and at least :data:`COMMON_MIN` of them) is left out:
     bookkeeping columns (``ModifiedDate``, ``rowguid``, ``Name`` in AdventureWorks) make small
     tables look alike (``ProductCategory``, ``ProductSubcategory``) without their being copies."""
-    cached = getattr(index, "_column_name_incidence", None)
+    cached = _KEPT.get(index)
     if cached is None:
         tables = index.schema.tables
         dbs: dict[str, int] = {}
@@ -54,7 +59,7 @@ def _incidence(index: "SchemaIndex") -> tuple[sparse.csr_matrix, np.ndarray]:
         keep = ~common[cols_a]
         m = sparse.csr_matrix((np.ones(int(keep.sum()), dtype=np.float32), (rows_a[keep], cols_a[keep])),
                               shape=(len(tables), max(len(vocab), 1)))
-        cached = index._column_name_incidence = (m, np.asarray(m.sum(axis=1)).ravel())
+        cached = _KEPT[index] = (m, np.asarray(m.sum(axis=1)).ravel())
     return cached
 
 
