@@ -4,9 +4,19 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from jar_core.schema import split_camel
 
-__all__ = ["humanize", "one_line"]
+__all__ = ["humanize", "one_line", "split_camel"]
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def split_camel(name: str, sep: str = " ") -> str:
+    """``name`` with ``sep`` where a lower-case letter or digit meets an upper-case one
+    (``"SongReleaseYear"`` -> ``"Song Release Year"``): the camel-case word boundary that the
+    embedded texts, the decomposer and value matching read names by. (The join rules' profile
+    also splits an acronym from the word after it, ``SKUCode``: its own boundary.)"""
+    return _CAMEL.sub(sep, name)
 
 
 @lru_cache(maxsize=1 << 18)
