@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare the join graphs two versions of the library infer, and how long they take.
 
-For the shared benchmarks (Spider, BEAVER-DW), the bundled demo database and the synthetic
+For every shared benchmark (Spider, BEAVER-DW, KaggleDBQA, ...), the bundled demo database and the synthetic
 schema of ``scripts/time_ready.py`` (``--tables``), each version infers the join graph within
 databases and across them (the synthetic schema: within only) in a process of its own; the
 graphs must be equal array for array (columns, confidences, evidence, tables) for a change
@@ -36,11 +36,11 @@ def dump(out: str, tables: int) -> None:
     from jar_core.joins.graph import build_join_graph
     from jar_core.loaders import load_benchmark, load_database
 
-    schemas = {
-        "spider": load_benchmark(time_ready.BENCHMARKS / "spider").schema,
-        "beaver_dw": load_benchmark(time_ready.BENCHMARKS / "beaver_dw").schema,
-        "demo": load_database(demo_url()),
+    schemas = {  # every shared benchmark (Spider, BEAVER-DW, KaggleDBQA and its no-key twin, ...)
+        folder.name: load_benchmark(folder).schema
+        for folder in sorted(time_ready.BENCHMARKS.iterdir()) if (folder / "dev_tables.json").is_file()
     }
+    schemas["demo"] = load_database(demo_url())
     if tables:
         schemas[f"synthetic {tables}"] = time_ready.synthesize(tables)[0]
     arrays = {}

@@ -34,7 +34,7 @@ class BagOfWordsEmbedder:
     embed_queries = _encode
 
 
-# -- a small lake for the first-stage tests (test_store_candidates, the vector-store adapters) ---
+# -- a small lake for the first-stage tests (test_vector_store_candidates, the vector-store adapters) ---
 SHOP = """
 CREATE TABLE customers (customer_id INT PRIMARY KEY, name TEXT, city TEXT);
 CREATE TABLE orders (order_id INT PRIMARY KEY, customer_id INT REFERENCES customers(customer_id), ordered_at DATE);

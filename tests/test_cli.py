@@ -372,7 +372,7 @@ def test_quiet_with_verbose_logs_without_download_progress_bars(tmp_path):
         assert p.stdout.strip() == str(bars_off), args
 
 
-# -- issue 11: one-line errors instead of tracebacks, warnings, escaped names, --no-samples ------
+# -- one-line errors instead of tracebacks, warnings, escaped names, --no-samples ------
 
 
 def _one_line_error(capsys, message):
@@ -469,7 +469,7 @@ def test_index_no_samples_keeps_the_labels_of_enumerations(tmp_path, capsys):
     assert [c.get("sample") for c in saved["tables"][0]["columns"]] == [None, ["sad", "ok"]]
 
 
-# -- issue 10: --weights, --sample-rows, --explain legend, candidates, --format, --schema ------
+# -- options: --weights, --sample-rows, --explain legend, candidates, --format, --schema ------
 
 
 def _json_run(capsys, *args):

@@ -120,7 +120,7 @@ def test_refuses_to_overwrite_a_non_index_directory(tmp_path, index):
     assert (d / "precious.txt").read_text() == "keep me"
 
 
-# -- issue 11 (hardening) and 12 (one fingerprint per load) --------------------------------
+# -- damaged input, and one fingerprint per load --------------------------------
 
 import os
 import signal

@@ -1,4 +1,4 @@
-"""Issue 9, parts 3 and 4: the index build at lake scale. Name vectors only for the paper's joins,
+"""The index build at lake scale. Name vectors only for the paper's joins,
 disk-backed arrays streamed into the saved files, an interrupted build resumed, an index updated
 with only the new texts embedded and the join graph inferred again only where tables changed."""
 from __future__ import annotations
@@ -22,7 +22,7 @@ from jar_core.retriever import TableRetriever
 from jar_core.schema import Column, Schema, Table
 
 from helpers import BagOfWordsEmbedder
-from test_ready import copies, same_graph
+from test_saved_join_graphs import copies, same_graph
 
 
 def texts_of(schema: Schema, names: bool = False) -> set[str]:

@@ -1,6 +1,6 @@
 """Index folders: a save replaces nothing but an index; a hostile or damaged index folder gives
 an IndexLoadError, never a traceback, a hang or a huge allocation; an update keeps a dotted
-table's database apart from its name (issue 45)."""
+table's database apart from its name."""
 import hashlib
 import io
 import json

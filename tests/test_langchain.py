@@ -386,7 +386,7 @@ def test_import_jar_core_imports_no_framework() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-# -- issue 11: no password in repr / str / model_dump; a string as one table name ---------------
+# -- no password in repr / str / model_dump; a string as one table name ---------------
 
 
 def _tiny_core():

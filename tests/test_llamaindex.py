@@ -325,7 +325,7 @@ def test_llm_decomposer_fallback(demo_schema, demo_retriever, embedder, llm, rea
     assert asyncio.run(r.aretrieve(DEMO_QUESTION))[0].node.metadata["decomposer"].startswith("heuristic (fallback")
 
 
-# -- issue 10: your table descriptions, similarity_top_k, agent tools, persistence -------------
+# -- your table descriptions, similarity_top_k, agent tools, persistence -------------
 
 
 DESCRIPTIONS = {

@@ -78,7 +78,7 @@ def test_fine_relevance_is_the_best_column_per_table(tmp_path):
     np.testing.assert_allclose(F, [[0.6, 1.0], [0.8, 1.0]])
 
 
-# -- issue 11 --------------------------------------------------------------------------------
+# -- malformed input --------------------------------------------------------------------------------
 
 
 def _bench(tmp_path, tables, questions=b"[]"):

@@ -335,7 +335,7 @@ def test_empty_database(tmp_path: Path) -> None:
         load_database("sqlite://")  # in memory
 
 
-# -- issue 11: secrets, read-only connections, byte-bounded samples ------------------------------
+# -- secrets, read-only connections, byte-bounded samples ------------------------------
 
 SECRET = "s3cr3tVal"
 

@@ -532,7 +532,7 @@ def test_unknown_dialect() -> None:
         load_ddl("CREATE TABLE t (a int)", dialect="nosuchsql")
 
 
-# -- issue 11 --------------------------------------------------------------------------------
+# -- hostile and malformed DDL --------------------------------------------------------------------------------
 
 
 def test_tsql_temporary_tables_keep_their_hash() -> None:

@@ -168,7 +168,7 @@ def test_precomputed_decomposer_falls_back():
     assert d.decompose("list singers by age").source == "heuristic"
 
 
-# -- issue 11: no process-wide state keyed by addresses, strings as names, invalid text ----------
+# -- no process-wide state keyed by addresses, strings as names, invalid text ----------
 
 
 def _schema(name):

@@ -1,4 +1,4 @@
-"""Runtime limits and failures (issue 45): the query cache under threads, encoder threads, the
+"""Runtime limits and failures: the query cache under threads, encoder threads, the
 question's length and words, pinned tables against k, ONNX Runtime's telemetry and a broken
 ONNX Runtime, a benchmark's unknown dialect, an MCP client that stops reading."""
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Secrets typed in a URL, DSN or ODBC string never shown; reads of a passed engine read-only
 whatever its isolation level; one long value bounded by the sample budget; an odd table of a
-database named, or skipped with a warning, instead of refusing the database (issue 45)."""
+database named, or skipped with a warning, instead of refusing the database."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""SQLite's hostile sizes (issue 45, items 7 and 8): one huge value read in bounded memory, through
+"""SQLite's hostile sizes: one huge value read in bounded memory, through
 blob handles, with the same samples as SQL gives; a table or column name of absurd length skipped
 before reflection, with a warning naming it."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Beyond the paper: join-graph expansion, the connection gain and bridges, each on a hand-made case
+"""The join-aware search's parts beyond the paper: join-graph expansion, the connection gain and bridges, each on a hand-made case
 where it must change the answer; the paper's greedy is unchanged."""
 from __future__ import annotations
 

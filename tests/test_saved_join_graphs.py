@@ -1,4 +1,4 @@
-"""Issue 12, item 2 (ready in proportion to what is used): join graphs saved with the index,
+"""Ready in proportion to what is used: join graphs saved with the index,
 the same graphs however they are computed, declared-key lookups per query, vectors mapped."""
 from __future__ import annotations
 
