@@ -15,7 +15,8 @@ import sqlalchemy as sa  # noqa: E402
 from jar_core.cli.main import main  # noqa: E402
 from jar_core.errors import DatabaseConnectionError  # noqa: E402
 from jar_core.loaders import load_database  # noqa: E402
-from jar_core.loaders import database as dbmod  # noqa: E402
+from jar_core.loaders.database import connect as dbmod  # noqa: E402
+from jar_core.loaders.database import duckdb_catalog  # noqa: E402
 from jar_core.retriever import TableRetriever  # noqa: E402
 
 from helpers import BagOfWordsEmbedder  # noqa: E402
@@ -119,7 +120,7 @@ def test_an_engine_you_pass_works_too(tpch) -> None:
 
 
 def test_without_key_information_a_warning_and_no_keys(tpch, monkeypatch) -> None:
-    monkeypatch.setattr(dbmod, "_DUCKDB_CONSTRAINTS", "SELECT * FROM no_such_catalog_function()")
+    monkeypatch.setattr(duckdb_catalog, "_DUCKDB_CONSTRAINTS", "SELECT * FROM no_such_catalog_function()")
     with pytest.warns(UserWarning, match=r"keys of duckdb:///.*tpch.duckdb could not be read.*going on without them"):
         schema = load_database(f"duckdb:///{tpch}")
     assert len(schema) == 4

@@ -20,7 +20,7 @@ from jar_core.errors import (
     UnknownDatabaseError,
 )
 from jar_core.loaders import load_database
-from jar_core.loaders.database import _column_stats
+from jar_core.loaders.database.samples import _column_stats
 from jar_core.schema import ForeignKey, TypeFamily
 
 CAFE = 'Café "Orders"'
@@ -370,7 +370,7 @@ def test_redact_url_uses_sqlalchemy_rendering_and_hides_query_secrets() -> None:
 
 def _write_attempts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Make the statistics step try a write on the loader's connection first; returns what happened."""
-    import jar_core.loaders.database as database
+    import jar_core.loaders.database.load as database
 
     attempts: list[str] = []
     real = database._add_statistics
@@ -418,7 +418,7 @@ def test_sample_rows_for_documents_are_read_read_only(shop_db: Path) -> None:
 
 
 def test_server_sessions_are_made_read_only() -> None:
-    from jar_core.loaders.database import _READ_ONLY_SESSION, _session_setter
+    from jar_core.loaders.database.connect import _READ_ONLY_SESSION, _session_setter
 
     class FakeConnection:
         def __init__(self) -> None:
@@ -529,7 +529,8 @@ MYSQL_FILM = (
 def test_a_reflected_mysql_enum_or_set_is_an_enumeration_with_its_labels() -> None:
     from sqlalchemy.dialects.mysql import base
 
-    from jar_core.loaders.database import DEFAULT_SAMPLE_VALUES, _reflected_column
+    from jar_core.loaders.database import DEFAULT_SAMPLE_VALUES
+    from jar_core.loaders.database.reflect import _reflected_column
 
     dialect = base.MySQLDialect()
     reflected = _mysql_reflected(MYSQL_FILM)

@@ -172,7 +172,7 @@ def long_value_db(tmp_path):
 
 
 def test_the_loader_reads_a_long_value_cut_within_the_budget(long_value_db, monkeypatch) -> None:
-    import jar_core.loaders.database as database
+    import jar_core.loaders.database.samples as database
 
     seen: list[int] = []
     real_add = database._ColumnStats.add
@@ -226,7 +226,7 @@ def test_sample_rows_for_documents_fetch_a_long_value_cut(long_value_db, monkeyp
 
 @pytest.mark.integration
 def test_postgres_long_text_and_bytea_are_cut_in_sql(autocommit, monkeypatch) -> None:
-    import jar_core.loaders.database as database
+    import jar_core.loaders.database.samples as database
 
     seen: list[int] = []
     real_add = database._ColumnStats.add

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-import jar_core.loaders.database as database
+import jar_core.loaders.database.rows as database
 from jar_core.output.documents import fetch_sample_rows
 from jar_core.errors import SchemaError
 from jar_core.loaders.database import MAX_NAME_CHARS, load_database

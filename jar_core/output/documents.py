@@ -70,7 +70,8 @@ def fetch_sample_rows(
     """
     from sqlalchemy.exc import SQLAlchemyError
 
-    from jar_core.loaders.database import _one_line, _secrets, bounded_rows, read_only_connection
+    from jar_core.loaders.database import bounded_rows, read_only_connection
+    from jar_core.loaders.database.connect import _one_line, _secrets
 
     n = check_sample_rows(n)
     out: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}
