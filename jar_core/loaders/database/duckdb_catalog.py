@@ -190,7 +190,7 @@ def _duckdb_unique_indexes(
     import sqlglot
     from sqlglot.errors import SqlglotError
 
-    from jar_core.loaders.ddl import unique_index_column
+    from jar_core.loaders.declarations import unique_index_column
 
     try:
         statements = [row[0] for row in conn.execute(text(_DUCKDB_UNIQUE_INDEXES), params)]

@@ -23,7 +23,7 @@ from sqlalchemy.types import NullType, TypeEngine
 
 from jar_core.errors import SchemaError, SourceError
 from jar_core.loaders.database.connect import _one_line
-from jar_core.loaders.database.samples import enum_sample
+from jar_core.loaders.declarations import enum_sample
 from jar_core.schema import Column, ForeignKey, Table
 
 logger = logging.getLogger(__name__)
@@ -225,7 +225,7 @@ def _enum_labels(type_: Any) -> Sequence[str] | None:
         from sqlglot import exp
         from sqlglot.errors import SqlglotError
 
-        from jar_core.loaders.ddl import inline_enum_labels
+        from jar_core.loaders.declarations import inline_enum_labels
 
         try:
             return inline_enum_labels(exp.DataType.build(type_, dialect="duckdb"))

@@ -18,12 +18,13 @@ import sys
 import warnings
 from contextlib import closing
 from decimal import Decimal
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
 from jar_core.loaders.database.connect import _one_line
+from jar_core.loaders.declarations import DEFAULT_SAMPLE_VALUES, MAX_SAMPLE_CHARS, enum_sample
 from jar_core.loaders.database.rows import bounded_rows
 from jar_core.schema import Table
 
@@ -32,17 +33,8 @@ __all__ = ["enum_sample", "DEFAULT_SAMPLE_BYTES", "DEFAULT_SAMPLE_VALUES", "MAX_
 logger = logging.getLogger(__name__)
 
 
-#: Sample strings longer than this are cut to this many characters.
-MAX_SAMPLE_CHARS = 200
-
-
 #: Default budget of the statistics query of one table: reading stops after this many bytes of values.
 DEFAULT_SAMPLE_BYTES = 16 * 2**20
-
-
-#: Distinct values kept per column by default: enough for the names of a small dimension table
-#: (artists, genres, countries) to be matched in a question.
-DEFAULT_SAMPLE_VALUES = 100
 
 
 #: Characters (bytes of a binary value) of one value the statistics query reads at most: a
@@ -165,12 +157,6 @@ def _hashable(value: Any) -> Any:
     except TypeError:  # lists, dicts (JSON / ARRAY columns)
         return json.dumps(value, default=str, ensure_ascii=False, sort_keys=True)
     return value
-
-
-def enum_sample(labels: Iterable[str], limit: int = DEFAULT_SAMPLE_VALUES) -> tuple[str, ...]:
-    """An enumeration's labels as its column's :attr:`~jar_core.schema.Column.sample`: distinct, in
-    their declared order, at most ``limit``, each cut to :data:`MAX_SAMPLE_CHARS` characters."""
-    return tuple(dict.fromkeys(str(label)[:MAX_SAMPLE_CHARS] for label in labels))[:limit]
 
 
 def _json_value(value: Any) -> Any:

@@ -41,12 +41,6 @@ is the table's key on the listed columns. No statistics are computed: uniqueness
 empty, and so do samples but for the labels of an enumeration's columns.
 """
 
-from jar_core.loaders import declarations as _declarations
 from jar_core.loaders.ddl.load import load_ddl
 
 __all__ = ["load_ddl"]
-
-# Read here by jar_core.loaders.database until it imports them from jar_core.loaders.declarations;
-# then these two lines go.
-inline_enum_labels = _declarations.inline_enum_labels
-unique_index_column = _declarations.unique_index_column
