@@ -247,7 +247,7 @@ def test_value_matching_finds_a_name_far_down_a_small_table(tmp_path: Path) -> N
 # -- errors ---------------------------------------------------------------------------------
 
 
-def _one_line(err: pytest.ExceptionInfo[BaseException]) -> str:
+def error_message(err: pytest.ExceptionInfo[BaseException]) -> str:
     msg = str(err.value)
     assert "\n" not in msg
     return msg
@@ -257,7 +257,7 @@ def test_missing_sqlite_file_is_not_created(tmp_path: Path) -> None:
     missing = tmp_path / "missing.db"
     with pytest.raises(DatabaseConnectionError) as err:
         load_database(f"sqlite:///{missing}")
-    assert "does not exist" in _one_line(err) and "missing.db" in str(err.value)
+    assert "does not exist" in error_message(err) and "missing.db" in str(err.value)
     assert not missing.exists()
     engine = sqlalchemy.create_engine(f"sqlite:///{missing}")  # an engine is checked too
     with pytest.raises(DatabaseConnectionError):
@@ -269,13 +269,13 @@ def test_a_directory_or_a_missing_folder_is_named_not_a_disk_io_error(tmp_path: 
     with pytest.raises(SourceError) as err:  # SQLite's own message: 'disk I/O error'
         load_database(f"sqlite:///{tmp_path}")
     assert isinstance(err.value, DatabaseConnectionError)
-    assert f"{str(tmp_path)!r} is a directory, not a SQLite database file" in _one_line(err)
+    assert f"{str(tmp_path)!r} is a directory, not a SQLite database file" in error_message(err)
     with pytest.raises(DatabaseConnectionError, match="is a directory"):  # an engine is checked too
         load_database(sqlalchemy.create_engine(f"sqlite:///{tmp_path}"))
     missing = tmp_path / "nofolder" / "shop.db"
     with pytest.raises(DatabaseConnectionError) as err:
         load_database(f"sqlite:///{missing}")
-    assert f"the folder {str(missing.parent)!r} does not exist" in _one_line(err)
+    assert f"the folder {str(missing.parent)!r} does not exist" in error_message(err)
     (tmp_path / "file").write_text("")
     with pytest.raises(DatabaseConnectionError, match="is not a folder"):
         load_database(f"sqlite:///{tmp_path / 'file' / 'shop.db'}")
@@ -288,10 +288,10 @@ def test_a_directory_or_a_missing_folder_is_named_not_a_disk_io_error(tmp_path: 
 def test_malformed_url() -> None:
     with pytest.raises(DatabaseConnectionError, match="malformed database URL") as err:
         load_database("not a url")
-    _one_line(err)
+    error_message(err)
     with pytest.raises(DatabaseConnectionError) as err:
         load_database("postgresql://u:secret@host:notaport/db")
-    assert "secret" not in _one_line(err)
+    assert "secret" not in error_message(err)
     with pytest.raises(DatabaseConnectionError, match="unknown database dialect"):
         load_database("nosuchdialect://x/y")
 
@@ -300,7 +300,7 @@ def test_unreachable_server_masks_password() -> None:
     # OperationalError when the driver is installed, missing-driver error otherwise.
     with pytest.raises(DatabaseConnectionError) as err:
         load_database("postgresql://u:secret@127.0.0.1:1/x")
-    msg = _one_line(err)
+    msg = error_message(err)
     assert "secret" not in msg and "postgresql://u:***@127.0.0.1:1/x" in msg
 
 
@@ -308,7 +308,7 @@ def test_unreachable_server_masks_password() -> None:
 def test_missing_driver_names_the_package() -> None:
     with pytest.raises(DatabaseConnectionError) as err:
         load_database("mysql+pymysql://u:secret@127.0.0.1:1/x")
-    msg = _one_line(err)
+    msg = error_message(err)
     assert "pymysql" in msg and "pip install" in msg and "secret" not in msg
 
 
@@ -318,12 +318,12 @@ def test_connection_failure_is_wrapped(tmp_path: Path) -> None:
 
     with pytest.raises(DatabaseConnectionError, match="cannot connect.*unable to open database file") as err:
         load_database(sqlalchemy.create_engine("sqlite://", creator=refuse))  # an OperationalError at connect
-    _one_line(err)
+    error_message(err)
     not_a_db = tmp_path / "notes.db"
     not_a_db.write_text("this is not a database\n" * 100)
     with pytest.raises(DatabaseConnectionError, match="notes.db") as err:
         load_database(f"sqlite:///{not_a_db}")
-    _one_line(err)
+    error_message(err)
 
 
 def test_empty_database(tmp_path: Path) -> None:

@@ -71,7 +71,7 @@ def fetch_sample_rows(
     from sqlalchemy.exc import SQLAlchemyError
 
     from jar_core.loaders.database import bounded_rows, read_only_connection
-    from jar_core.loaders.database.connect import _one_line, _secrets
+    from jar_core.loaders.database.connect import error_message, url_secrets
 
     n = check_sample_rows(n)
     out: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}
@@ -86,7 +86,7 @@ def fetch_sample_rows(
                 rows = list(bounded_rows(conn, current, current.sql_schema or schema, n, max_chars + 1))
                 out[current.id] = (names, [tuple(_shown(v, length, max_chars) for v, length in row) for row in rows])
     except SQLAlchemyError as err:
-        raise SourceError(f"cannot read sample rows of {current.id}: {_one_line(err, _secrets(engine.url))}") from err
+        raise SourceError(f"cannot read sample rows of {current.id}: {error_message(err, url_secrets(engine.url))}") from err
     return out
 
 

@@ -21,7 +21,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from jar_core.errors import DatabaseConnectionError
 from jar_core.redact import SECRET_KEY, scrub, secrets_in
 
-__all__ = ["parse_url", "redact_url", "read_only_connection"]
+__all__ = ["parse_url", "redact_url", "read_only_connection", "error_message", "url_secrets"]
 
 
 #: pip package to install for a missing DB-API module (module name -> package).
@@ -50,7 +50,7 @@ _SECRET_PARAM = SECRET_KEY
 _DUCKDB_SUFFIXES = (".duckdb", ".ddb", ".db")
 
 
-def _one_line(err: BaseException, secrets: Sequence[str] = ()) -> str:
+def error_message(err: BaseException, secrets: Sequence[str] = ()) -> str:
     """The message of ``err`` (of its DB-API cause when wrapped) on one line, ``secrets`` hidden."""
     orig = getattr(err, "orig", None)
     text = str(orig if orig is not None else err)
@@ -73,7 +73,7 @@ def redact_url(url: str | URL | Engine) -> str:
             url = make_url(url)
         except (ArgumentError, ValueError, TypeError):
             return _mask_raw(str(url))
-    secrets = _secrets(url)
+    secrets = url_secrets(url)
     if written is not None and url.password is None and not any(_SECRET_PARAM.search(k) for k in url.query):
         return scrub(written, secrets)  # as written (a rendering escapes ``sqlite:///:memory:``)
     if url.host and "@" in url.host:  # an unescaped '@' in the password, split at the first one
@@ -93,7 +93,7 @@ def _mask_raw(raw: str) -> str:
     """Hide the password and secret query values of a URL string that SQLAlchemy could not parse."""
     scheme, sep, rest = raw.partition("://")
     if not sep:
-        return scrub(raw, _secrets(raw))
+        return scrub(raw, url_secrets(raw))
     head, q, query = rest.partition("?")
     at = head.rfind("@")
     if at > 0 and not head.startswith("/") and ":" in head[:at]:
@@ -104,10 +104,10 @@ def _mask_raw(raw: str) -> str:
             key, eq, _ = part.partition("=")
             parts.append(f"{key}=***" if eq and _SECRET_PARAM.search(key) else part)
         query = "&".join(parts)
-    return scrub(f"{scheme}{sep}{head}{q}{query}", _secrets(raw))
+    return scrub(f"{scheme}{sep}{head}{q}{query}", url_secrets(raw))
 
 
-def _secrets(raw: Any) -> list[str]:
+def url_secrets(raw: Any) -> list[str]:
     """The secrets of a URL, DSN or ODBC string as typed (to scrub from messages): its password,
     secret query values and the ``password=`` / ``pwd=``... values inside its query (an
     ``odbc_connect=`` string); for a string that is no URL, what :func:`secrets_in` finds in it."""
@@ -133,7 +133,7 @@ def parse_url(raw: str | URL) -> URL:
         url = make_url(raw)
     except (ArgumentError, ValueError, TypeError) as err:
         raise DatabaseConnectionError(
-            f"malformed database URL {_mask_raw(str(raw))!r}: {_one_line(err, _secrets(raw))} "
+            f"malformed database URL {_mask_raw(str(raw))!r}: {error_message(err, url_secrets(raw))} "
             "(expected e.g. sqlite:///path/to/file.db or postgresql://user:password@host/dbname)"
         ) from err
     if url.host and "@" in url.host:
@@ -146,7 +146,7 @@ def parse_url(raw: str | URL) -> URL:
 def _create_engine(raw: str | URL, *, read_only: bool = True) -> Engine:
     """Parse ``raw`` and create an engine (read-only by default), refusing a SQLite file that does not exist."""
     url = parse_url(raw)
-    secrets = _secrets(url)
+    secrets = url_secrets(url)
     label = _label(url)
     _check_sqlite_file(url)
     kwargs: dict[str, Any] = {}
@@ -160,7 +160,7 @@ def _create_engine(raw: str | URL, *, read_only: bool = True) -> Engine:
         engine = create_engine(_read_only_url(url) if read_only else url, **kwargs)
     except NoSuchModuleError as err:
         raise DatabaseConnectionError(
-            f"unknown database dialect or driver in {label}: {_one_line(err, secrets)}"
+            f"unknown database dialect or driver in {label}: {error_message(err, secrets)}"
         ) from err
     except ImportError as err:
         module = err.name or "?"
@@ -170,7 +170,7 @@ def _create_engine(raw: str | URL, *, read_only: bool = True) -> Engine:
             f"(pip install '{package}')"
         ) from err
     except (SQLAlchemyError, ValueError, TypeError) as err:
-        raise DatabaseConnectionError(f"cannot use database URL {label}: {_one_line(err, secrets)}") from err
+        raise DatabaseConnectionError(f"cannot use database URL {label}: {error_message(err, secrets)}") from err
     if read_only:
         statements = _READ_ONLY_SESSION.get(engine.dialect.name)
         if statements:

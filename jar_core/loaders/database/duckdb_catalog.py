@@ -19,7 +19,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
 from jar_core.errors import SourceError
-from jar_core.loaders.database.connect import _one_line
+from jar_core.loaders.database.connect import error_message
 from jar_core.loaders.database.reflect import Catalog, _by_name, _optional
 
 logger = logging.getLogger(__name__)
@@ -107,7 +107,7 @@ def _duckdb_columns(
             if table in wanted
         }
     except SQLAlchemyError as err:
-        raise SourceError(f"cannot read the schema of {where}: {_one_line(err, secrets)}") from err
+        raise SourceError(f"cannot read the schema of {where}: {error_message(err, secrets)}") from err
     return columns, comments
 
 
@@ -166,7 +166,7 @@ def _inspected_keys(
             conn.rollback()
         warnings.warn(
             f"the primary and foreign keys of {where} could not be read (duckdb_constraints(): "
-            f"{_one_line(failure, secrets)}; SQLAlchemy: {_one_line(err2, secrets)}); going on without them "
+            f"{error_message(failure, secrets)}; SQLAlchemy: {error_message(err2, secrets)}); going on without them "
             "(joins are inferred from names and values)",
             stacklevel=3,
         )
@@ -197,7 +197,7 @@ def _duckdb_unique_indexes(
     except SQLAlchemyError as err:
         if conn.in_transaction():
             conn.rollback()
-        logger.info("no unique indexes for %s: %s", where, _one_line(err, secrets))
+        logger.info("no unique indexes for %s: %s", where, error_message(err, secrets))
         return []
     found = []
     for sql in statements:

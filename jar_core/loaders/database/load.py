@@ -20,8 +20,8 @@ from jar_core.loaders.database.connect import (
     _create_engine,
     _default_database,
     _label,
-    _one_line,
-    _secrets,
+    error_message,
+    url_secrets,
     read_only_connection,
     redact_url,
 )
@@ -186,7 +186,7 @@ def _load(
 ) -> Schema:
     """The :class:`Schema` of the tables to read (:func:`_tables_to_read`) in each schema, read on
     one read-only connection (``label``: the database as messages name it)."""
-    secrets = _secrets(engine.url)
+    secrets = url_secrets(engine.url)
     where_all = label + (f" (schema {', '.join(map(repr, schemas))})" if schemas != [None] else "")
     tables: list[Table] = []
     try:
@@ -210,7 +210,7 @@ def _load(
                     )
                 )
     except SQLAlchemyError as err:
-        raise DatabaseConnectionError(f"cannot connect to {where_all}: {_one_line(err, secrets)}") from err
+        raise DatabaseConnectionError(f"cannot connect to {where_all}: {error_message(err, secrets)}") from err
     if not tables:
         skipped = " that can be read (see the warnings)" if any(names for _, names in listed) else "s"
         raise SchemaError(f"database {where_all} has no table{skipped}")

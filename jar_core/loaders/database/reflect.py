@@ -22,7 +22,7 @@ from sqlalchemy.types import Enum as SQLEnum
 from sqlalchemy.types import NullType, TypeEngine
 
 from jar_core.errors import SchemaError, SourceError
-from jar_core.loaders.database.connect import _one_line
+from jar_core.loaders.database.connect import error_message
 from jar_core.loaders.declarations import enum_sample
 from jar_core.schema import Column, ForeignKey, Table
 
@@ -66,7 +66,7 @@ def _reflected_catalog(
     try:
         comments = _by_name(_optional(insp.get_multi_table_comment, schema, names))
     except SQLAlchemyError as err:
-        logger.info("no table comments for %s: %s", where, _one_line(err, secrets))
+        logger.info("no table comments for %s: %s", where, error_message(err, secrets))
         conn.rollback()
         comments = {}
     own_schema = schema if schema is not None else insp.default_schema_name
@@ -121,11 +121,11 @@ def _columns_one_by_one(
             if conn.in_transaction():
                 conn.rollback()
             warnings.warn(
-                f"skipping table {name!r} of {where}: its columns cannot be read ({_one_line(err, secrets)})",
+                f"skipping table {name!r} of {where}: its columns cannot be read ({error_message(err, secrets)})",
                 stacklevel=4,
             )
     if not columns:
-        raise SourceError(f"cannot read the schema of {where}: {_one_line(failure, secrets)}") from failure
+        raise SourceError(f"cannot read the schema of {where}: {error_message(failure, secrets)}") from failure
     return columns
 
 
@@ -140,7 +140,7 @@ def _keys(
         if conn.in_transaction():
             conn.rollback()  # a failed statement aborts a PostgreSQL transaction
         warnings.warn(
-            f"the {what} of {where} could not be read ({_one_line(err, secrets)}); going on without them "
+            f"the {what} of {where} could not be read ({error_message(err, secrets)}); going on without them "
             "(joins are inferred from names and values)",
             stacklevel=3,
         )
@@ -169,7 +169,7 @@ def _unique_columns(
     except SQLAlchemyError as err:
         if conn.in_transaction():
             conn.rollback()
-        logger.info("no unique constraints or indexes for %s: %s", where, _one_line(err, secrets))
+        logger.info("no unique constraints or indexes for %s: %s", where, error_message(err, secrets))
     return out
 
 

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
-from jar_core.loaders.database.connect import _one_line
+from jar_core.loaders.database.connect import error_message
 from jar_core.loaders.declarations import DEFAULT_SAMPLE_VALUES, MAX_SAMPLE_CHARS, enum_sample
 from jar_core.loaders.database.rows import bounded_rows
 from jar_core.schema import Table
@@ -73,7 +73,7 @@ def _add_statistics(
     except SQLAlchemyError as err:
         conn.rollback()
         warnings.warn(
-            f"the rows of table {table.name!r} of {where} could not be read ({_one_line(err, secrets)}); "
+            f"the rows of table {table.name!r} of {where} could not be read ({error_message(err, secrets)}); "
             "it is loaded without sample values (value matching will not find its names)",
             stacklevel=2,
         )

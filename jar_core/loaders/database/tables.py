@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
 from jar_core.errors import DatabaseConnectionError, InvalidArgumentError, SchemaError, UnknownDatabaseError
-from jar_core.loaders.database.connect import _one_line
+from jar_core.loaders.database.connect import error_message
 from jar_core.loaders.database.duckdb_catalog import _duckdb_table_names
 
 __all__ = ["MAX_NAME_CHARS"]
@@ -68,7 +68,7 @@ def _tables_to_read(
         except SQLAlchemyError as err:
             hint = ("; a SQLite schema is an attached database: pass an engine that ATTACHes it"
                     if schema and conn.dialect.name == "sqlite" else "")
-            raise DatabaseConnectionError(f"cannot read {where}: {_one_line(err, secrets)}{hint}") from err
+            raise DatabaseConnectionError(f"cannot read {where}: {error_message(err, secrets)}{hint}") from err
         if not names and include_tables is None:
             if len(schemas) == 1:
                 raise SchemaError(f"database {where} has no tables")
@@ -169,7 +169,7 @@ def _without_partitions(
         rows = conn.execute(_PG_CHILDREN).all()
     except SQLAlchemyError as err:
         conn.rollback()
-        logger.info("partitions of %s not read (%s); every table is kept", label, _one_line(err))
+        logger.info("partitions of %s not read (%s); every table is kept", label, error_message(err))
         return listed
     nsp = {schema: schema if schema is not None else default for schema, _ in listed}
     read = {(nsp[schema], name) for schema, names in listed for name in names}
