@@ -472,7 +472,10 @@ class TableRetriever:
             question: natural-language question, at most :data:`MAX_QUESTION_CHARS` characters.
             k: number of tables (>= 1), or ``"auto"``: as few as cover every sub-query and join up,
                 at most 10 (:mod:`jar_core.strategies.auto_k`), and just the pinned tables when ``include``
-                names more. If fewer candidates exist, all are returned with a warning.
+                names more. If fewer candidates exist, all are returned with a warning. Either way the
+                result marks the tables the question needs (those ``"auto"`` chooses:
+                :attr:`RetrievalResult.needed`) apart from the optional extras a larger k adds
+                (:attr:`RetrievalResult.optional`); the join path connects the needed ones.
             include: table names (``db.table`` or unambiguous ``table``) pinned first, in order;
                 one string is one name.
             exclude: table names never returned (one string is one name).
@@ -509,21 +512,21 @@ class TableRetriever:
                 )
             k = len(include)  # k="auto" with more pinned tables than its maximum: the pinned tables
         pinned = list(range(len(include)))
-        if auto:
-            sel = auto_select(strat, sig, k, pinned=pinned)
-        else:
-            sel = strat.select(sig, min(k, sig.n), pinned=pinned)
+        core = auto_select(strat, sig, max(k, AUTO_K_MAX) if auto else AUTO_K_MAX, pinned=pinned)
+        sel = core if auto else strat.select(sig, min(k, sig.n), pinned=pinned)
         result_warnings.extend(match_warnings(sig, sel.order))
-        res = self._result(question, dec, sig, sel, strat, len(include), result_warnings)
+        res = self._result(question, dec, sig, sel, strat, len(include), result_warnings, list(core.order))
         res.k = "auto" if auto else k
         return res
 
     def _result(
         self, question: str, dec: Decomposition, sig: Signals, sel: Any, strat: Any, n_pinned: int,
-        result_warnings: list[str],
+        result_warnings: list[str], needed: Sequence[int] | None = None,
     ) -> RetrievalResult:
-        """The result of ``sel``: :func:`jar_core.output.assemble.assemble_result`."""
-        return assemble_result(self.schema, question, dec, sig, sel, strat, n_pinned, result_warnings, self._key_joins)
+        """The result of ``sel``, ``needed`` the candidates the question needs:
+        :func:`jar_core.output.assemble.assemble_result`."""
+        return assemble_result(self.schema, question, dec, sig, sel, strat, n_pinned, result_warnings, self._key_joins,
+                               needed)
 
     @cached_property
     def _scope(self) -> DatabaseScope:

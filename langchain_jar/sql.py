@@ -11,6 +11,7 @@ from typing import Any, Iterable, Sequence, Union
 from langchain_core.documents import Document
 
 from jar_core.output.documents import prompt_text
+from jar_core.output.prompt import model_text_from_parts, value_lines
 from jar_core.errors import InvalidArgumentError, UnknownDatabaseError
 from jar_core.output.result import RetrievalResult
 
@@ -20,14 +21,21 @@ Selection = Union[RetrievalResult, Sequence[Document], Sequence[str]]
 
 
 def format_tables(docs: Sequence[Document], *, join_hint: bool = True) -> str:
-    """The documents' DDL for a prompt, separated by blank lines, then the join hint.
+    """The text a model reads to write SQL (:func:`jar_core.output.prompt.model_text`'s content):
+    the needed tables' DDL, the join path and its joins, the values as stored, the optional tables.
 
     ``retriever | format_tables`` is the usual first step of an LCEL text-to-SQL chain. The
     retrieval's warnings (nothing in the source matches the question...) come first, as SQL comments.
     """
     meta = docs[0].metadata if docs else {}
-    return prompt_text([d.page_content for d in docs], meta.get("join_path") if join_hint else None,
-                       meta.get("warnings") or ())
+    if "needed" not in meta:  # documents of another source: their DDL and join hint
+        return prompt_text([d.page_content for d in docs], meta.get("join_path") if join_hint else None,
+                           meta.get("warnings") or ())
+    return model_text_from_parts(
+        [d.page_content for d in docs if d.metadata.get("needed", True)],
+        meta.get("join_path", "") if join_hint else "", meta.get("join_lines") or [],
+        value_lines(meta.get("value_matches") or []), meta.get("optional_tables") or [], meta.get("warnings") or (),
+    )
 
 
 def sql_table_names(selection: Selection) -> list[str]:

@@ -21,7 +21,7 @@ from langchain_core.tools import BaseTool, BaseToolkit
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from jar_core.errors import InvalidArgumentError, JarError
-from jar_core.options import FIND_TABLES_DESCRIPTION, check_k
+from jar_core.options import FIND_TABLES_DESCRIPTION, check_k_or_auto
 from langchain_jar.retrievers import FindTablesInput, JoinAwareRetriever, JoinAwareTablesTool, arguments_error, join_plan
 
 __all__ = ["JoinAwareTablesTool", "FindTablesInput", "TableSchemaTool", "TableSchemaInput", "JoinAwareSQLToolkit",
@@ -94,7 +94,7 @@ class JoinAwareSQLToolkit(BaseToolkit):
         db: the ``SQLDatabase``.
         llm: a chat model for the query checker (optional).
         retriever: a :class:`JoinAwareRetriever` (default: ``JoinAwareRetriever.from_sql_database(db, k=k)``).
-        k: tables per question for the default retriever.
+        k: tables per question for the default retriever, or ``"auto"`` (the tables the question needs).
         retriever_options: more options for the default retriever (``embeddings``, ``sample_rows``...).
 
     Bad arguments (``db`` that is no ``SQLDatabase``, ``k < 1``, and the errors of building the
@@ -107,7 +107,7 @@ class JoinAwareSQLToolkit(BaseToolkit):
     db: Any = Field(exclude=True)
     llm: Any = Field(default=None, exclude=True)
     retriever: Optional[JoinAwareRetriever] = Field(default=None, exclude=True)
-    k: int = 5
+    k: Union[int, str] = 5
     retriever_options: dict[str, Any] = Field(default_factory=dict, exclude=True)
 
     def __init__(self, **data: Any) -> None:
@@ -119,7 +119,7 @@ class JoinAwareSQLToolkit(BaseToolkit):
                 f"db must be a SQLDatabase (langchain_community.utilities.SQLDatabase), got {type(db).__name__}"
             )
         if "k" in data:
-            data["k"] = check_k(data["k"])
+            data["k"] = check_k_or_auto(data["k"])
         options = data.get("retriever_options")
         if options is not None and not isinstance(options, dict):
             raise InvalidArgumentError(f"retriever_options must be a dict, got {type(options).__name__}")

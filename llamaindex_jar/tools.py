@@ -7,14 +7,14 @@ DDL once and the join path once, and takes a per-call ``k``.
 # No ``from __future__ import annotations``: FunctionTool builds its argument schema from the
 # function's real annotations.
 import asyncio
-from typing import Any, Optional, Protocol, Union
+from typing import Any, Literal, Optional, Protocol, Union
 
 from llama_index.core.tools import FunctionTool
 from pydantic import Field
 from typing_extensions import Annotated
 
 from jar_core.options import FIND_TABLES_DESCRIPTION, QUESTION_HELP
-from jar_core.output.documents import format_tables_text
+from jar_core.output.prompt import model_text
 
 __all__ = ["find_tables_tool", "TOOL_DESCRIPTION", "TablesRetriever"]
 
@@ -28,21 +28,23 @@ class TablesRetriever(Protocol):
     k: Union[int, str]
     dialect: Optional[str]
 
-    def retrieve_result(self, query: Any, k: Optional[int] = None) -> Any: ...
+    def retrieve_result(self, query: Any, k: Optional[Union[int, str]] = None) -> Any: ...
 
 
 def find_tables_tool(
     retriever: TablesRetriever, *, name: str = "find_tables", description: Optional[str] = None
 ) -> FunctionTool:
-    """A ``FunctionTool`` ``find_tables(question, k=None)`` over ``retriever``: the selected tables'
-    ``CREATE TABLE`` DDL and the join path connecting them (the LangChain adapter's tool text).
+    """A ``FunctionTool`` ``find_tables(question, k=None)`` over ``retriever`` (``k``: a number or
+    ``"auto"``): :func:`jar_core.output.prompt.model_text`, the needed tables' DDL, the join path,
+    the values as stored and the optional tables (the LangChain adapter's tool text).
     Bad input (an empty question, ``k < 1``) raises the core's errors, which agents report to
     the model as the tool's error."""
     question_type = Annotated[str, Field(description=QUESTION_HELP)]
-    k_type = Annotated[Optional[int], Field(default=None, description=f"How many tables (default {retriever.k}).")]
+    k_type = Annotated[Optional[Union[int, Literal["auto"]]], Field(
+        default=None, description=f"How many tables, or 'auto': the tables the question needs (default {retriever.k}).")]
 
     def find_tables(question: question_type, k: k_type = None) -> str:  # type: ignore[valid-type]
-        return format_tables_text(retriever.retrieve_result(question, k), dialect=retriever.dialect)
+        return model_text(retriever.retrieve_result(question, k), dialect=retriever.dialect)
 
     async def afind_tables(question: question_type, k: k_type = None) -> str:  # type: ignore[valid-type]
         return await asyncio.to_thread(find_tables, question, k)

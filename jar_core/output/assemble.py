@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from jar_core.signals.matrices import Signals
     from jar_core.strategies.base import Selection, StepGain
 
-__all__ = ["NO_MATCH", "KeyJoins", "assemble_result", "match_warnings"]
+__all__ = ["NO_MATCH", "KeyJoins", "assemble_result", "match_warnings", "needed_mask"]
 
 #: Below this best match of any sub-query in any returned table, the result warns that nothing in
 #: the source matches the question (the default model's scale: real questions of Spider and
@@ -147,35 +147,71 @@ def _reason(sel: "Selection", weights: tuple[float, float, float], n_pinned: int
     return reason
 
 
-def _joins(
+def _edge(
     sig: "Signals", order: np.ndarray, tables: list["Table"], positions: list[int], key_joins: KeyJoins,
-) -> tuple[list[JoinEdge], np.ndarray]:
-    """The join edges of the spanning forest over the selection (with their rule and every column
-    pair of a key of several columns), and each selected table's connected component."""
+    a: int, b: int, score: float,
+) -> JoinEdge:
+    """The join between the ``a``-th and ``b``-th selected tables (its rule and every column pair of
+    a key of several columns)."""
     from jar_core.joins.declared import other_key_columns
     from jar_core.joins.graph import EVIDENCE
 
-    edges = join_tree(sig.w, order, key_joins.min_join_score, evidence=sig.evidence)
-    joins = []
-    for a, b, score in edges:
-        ca, cb = sig.join_columns[order[a], order[b]]
-        declared = bool(sig.declared[order[a], order[b]]) if sig.declared is not None else False
-        ev = int(sig.evidence[order[a], order[b]]) if sig.evidence is not None else -1
-        evidence = EVIDENCE[ev] if key_joins.joins == "rules" and ev >= 0 else ("declared" if declared else "score")
-        left, right = tables[a].columns[int(ca)].name, tables[b].columns[int(cb)].name
-        if declared:
-            more = other_key_columns(tables[a], left, tables[b], right)
-        elif evidence == "composite key":
-            more = key_joins.composite_columns(positions[a], left, positions[b], right)
-        else:
-            more = ()
-        joins.append(JoinEdge(tables[a], left, tables[b], right, score, declared, evidence, more))
-    return joins, components(len(order), edges)
+    ca, cb = sig.join_columns[order[a], order[b]]
+    declared = bool(sig.declared[order[a], order[b]]) if sig.declared is not None else False
+    ev = int(sig.evidence[order[a], order[b]]) if sig.evidence is not None else -1
+    evidence = EVIDENCE[ev] if key_joins.joins == "rules" and ev >= 0 else ("declared" if declared else "score")
+    left, right = tables[a].columns[int(ca)].name, tables[b].columns[int(cb)].name
+    if declared:
+        more = other_key_columns(tables[a], left, tables[b], right)
+    elif evidence == "composite key":
+        more = key_joins.composite_columns(positions[a], left, positions[b], right)
+    else:
+        more = ()
+    return JoinEdge(tables[a], left, tables[b], right, score, declared, evidence, more)
+
+
+def _optional_edges(
+    sig: "Signals", order: np.ndarray, needed: np.ndarray, min_score: float,
+) -> list[tuple[int, int, float]]:
+    """How each optional table (``~needed``) would join the tables before it in the answer: its
+    strongest join at or above ``min_score`` to a needed table or an earlier optional one, as
+    ``(a, b, w)`` between positions of ``order`` (none for a table that joins none of them)."""
+    w = sig.w[np.ix_(order, order)]
+    before, out = needed.copy(), []
+    for b in np.flatnonzero(~needed).tolist():
+        cands = np.flatnonzero(before & (w[b] >= max(min_score, 1e-12)))
+        if len(cands):
+            a = int(cands[np.argmax(w[b, cands])])
+            out.append((min(a, b), max(a, b), float(w[b, a])))
+        before[b] = True
+    return out
+
+
+def _joins(
+    sig: "Signals", order: np.ndarray, tables: list["Table"], positions: list[int], key_joins: KeyJoins,
+    needed: np.ndarray,
+) -> tuple[list[JoinEdge], list[JoinEdge], np.ndarray]:
+    """The join edges of the spanning forest over the needed tables, how each optional table would
+    join the tables before it, and whether each selected table joins the others."""
+    core = np.flatnonzero(needed)
+    edges = [(int(core[a]), int(core[b]), s) for a, b, s in
+             join_tree(sig.w, order[core], key_joins.min_join_score, evidence=sig.evidence)]
+    extra = _optional_edges(sig, order, needed, key_joins.min_join_score)
+    comp = components(len(order), edges)
+    joined = np.array([len(core) == 1 or np.count_nonzero(comp[core] == comp[i]) > 1 if needed[i] else False
+                       for i in range(len(order))], dtype=bool)
+    for e in extra:  # an optional table joins the answer through its own join
+        joined[[i for i in e[:2] if not needed[i]]] = True
+
+    def edge(e: tuple[int, int, float]) -> JoinEdge:
+        return _edge(sig, order, tables, positions, key_joins, *e)
+
+    return [edge(e) for e in edges], [edge(e) for e in extra], joined
 
 
 def _retrieved_tables(
-    schema: "Schema", sig: "Signals", sel: "Selection", tables: list["Table"], comp: np.ndarray,
-    reason: Callable[..., str], n_pinned: int,
+    schema: "Schema", sig: "Signals", sel: "Selection", tables: list["Table"], joined: np.ndarray,
+    reason: Callable[..., str], n_pinned: int, needed: np.ndarray,
 ) -> list[RetrievedTable]:
     """The selected tables in order with their gains at the step that chose them."""
     steps: dict[int, StepGain] = {s.candidate: s for s in sel.steps}
@@ -188,8 +224,8 @@ def _retrieved_tables(
                 table=t, step=pos + 1, score=s.total if s else float(sig.r[i]),
                 coarse=s.coarse if s else float(sig.r[i]), coverage=s.coverage if s else 0.0,
                 join=s.join if s else 0.0, pinned=pos < n_pinned,
-                joined=len(tables) == 1 or bool(np.count_nonzero(comp == comp[pos]) > 1),
-                reason=reason(pos, i, s),
+                joined=len(tables) == 1 or bool(joined[pos]), reason=reason(pos, i, s),
+                needed=bool(needed[pos]),
                 replaced=schema.tables[int(sig.candidates[replaced[i]])].id if i in replaced else "",
             )
         )
@@ -210,15 +246,19 @@ def _trace(schema: "Schema", sig: "Signals", sel: "Selection") -> list[list[Trac
 
 def assemble_result(
     schema: "Schema", question: str, dec: "Decomposition", sig: "Signals", sel: "Selection", strat: Any,
-    n_pinned: int, result_warnings: list[str], key_joins: KeyJoins,
+    n_pinned: int, result_warnings: list[str], key_joins: KeyJoins, needed: Sequence[int] | None = None,
 ) -> RetrievalResult:
     """The :class:`RetrievalResult` of ``sel`` (chosen by ``strat`` over ``sig``; the first
-    ``n_pinned`` tables pinned); ``key_joins`` holds the retriever's join settings."""
+    ``n_pinned`` tables pinned); ``key_joins`` holds the retriever's join settings; ``needed``:
+    the candidates the question needs (``k="auto"``'s choice; default: every selected one)."""
     weights = (getattr(strat, "l_coarse", 1.0), getattr(strat, "l_cov", 0.0), getattr(strat, "l_join", 0.0))
     positions = [int(sig.candidates[i]) for i in sel.order]
     tables = [schema.tables[i] for i in positions]
-    joins, comp = _joins(sig, np.array(sel.order, dtype=np.int64), tables, positions, key_joins)
-    retrieved = _retrieved_tables(schema, sig, sel, tables, comp, _reason(sel, weights, n_pinned), n_pinned)
+    mask = needed_mask(sel.order, needed, n_pinned)
+    joins, optional_joins, joined = _joins(sig, np.array(sel.order, dtype=np.int64), tables, positions, key_joins,
+                                           mask)
+    retrieved = _retrieved_tables(schema, sig, sel, tables, joined, _reason(sel, weights, n_pinned), n_pinned,
+                                  mask)
     cov = sel.coverage if sel.coverage is not None else np.zeros(len(sig.subqueries))
     return RetrievalResult(
         question=question, tables=retrieved, joins=joins, subqueries=list(dec.subqueries),
@@ -226,4 +266,17 @@ def assemble_result(
         trace=_trace(schema, sig, sel), strategy=strat.name, candidates=sig.n, warnings=result_warnings,
         dialect=schema.dialect, value_matches=[m.to_dict(schema) for m in sig.value_matches],
         self_joins=[e for i in sel.order for e in key_joins.self_joins(int(sig.candidates[i]))],
+        optional_joins=optional_joins,
     )
+
+
+def needed_mask(order: Sequence[int], needed: Sequence[int] | None, n_pinned: int = 0) -> np.ndarray:
+    """Which of the selected candidates ``order`` the question needs: those in ``needed`` and the
+    pinned ones (every one without ``needed``; the first one when ``needed`` holds none of them)."""
+    if needed is None:
+        return np.ones(len(order), dtype=bool)
+    keep = {int(i) for i in needed}
+    mask = np.array([int(i) in keep or pos < n_pinned for pos, i in enumerate(order)], dtype=bool)
+    if len(mask) and not mask.any():
+        mask[0] = True
+    return mask

@@ -12,6 +12,7 @@ from jar_core.errors import InvalidArgumentError, SourceError
 from jar_core.output.result import RetrievalResult, RetrievedTable
 from jar_core.names import one_line
 from jar_core.schema import Table
+from jar_core.output.prompt import join_lines, optional_lines, warning_comments
 from jar_core.output.sql import create_table_ddl
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -114,7 +115,9 @@ def result_documents(
 
     Metadata keys: ``table``, ``database``, ``table_id``, ``rank`` (selection step), ``score``,
     ``coarse``, ``coverage``, ``join`` (gain components), ``pinned``, ``joined``, ``reason`` (why
-    the table is there, :attr:`RetrievedTable.reason`), ``join_keys``
+    the table is there, :attr:`RetrievedTable.reason`), ``needed`` (False: an optional extra of a
+    larger k), ``value_matches``, ``optional_tables`` and ``join_lines`` (the lines of
+    :func:`jar_core.output.prompt.model_text`), ``join_keys`` (``optional``: an optional table's join)
     (edges to other selected tables: ``{"left": "orders.customer_id", "right": "customers.id",
     "columns": [["customer_id", "id"]], "score": 0.93, "declared": False, "kind": "inferred", "confidence": 0.93, "evidence": "entity"}``), ``join_path`` (a ``FROM ... JOIN ... ON ...`` hint over the whole
     selection), ``subqueries`` and ``decomposer``.
@@ -128,12 +131,13 @@ def result_documents(
     selected = {t.id: t.table for t in result.tables}
     docs = []
     for t in result.tables:
+        edges = [j for j in [*result.joins, *result.optional_joins] if t.id in (j.left_table.id, j.right_table.id)]
         keys = [
             {"left": j.left, "right": j.right, "columns": [list(p) for p in j.column_pairs],
              "score": round(j.score, 4), "declared": j.declared,
-             "kind": j.kind, "confidence": round(j.score, 4), "evidence": j.evidence, "uncertain": j.uncertain}
-            for j in result.joins
-            if t.id in (j.left_table.id, j.right_table.id)
+             "kind": j.kind, "confidence": round(j.score, 4), "evidence": j.evidence, "uncertain": j.uncertain,
+             "optional": j in result.optional_joins}
+            for j in edges
         ]
         text = create_table_ddl(t.table, dialect, qualify=qualify, tables=selected)
         if sample_rows and t.id in sample_rows:
@@ -158,11 +162,15 @@ def _metadata(t: RetrievedTable, result: RetrievalResult, keys: list[dict[str, A
         "pinned": t.pinned,
         "joined": t.joined,
         "reason": t.reason,
+        "needed": t.needed,
         "join_keys": keys,
         "join_path": path,
         "subqueries": list(result.subqueries),
         "decomposer": result.decomposer,
         "warnings": list(result.warnings),
+        "value_matches": [dict(m) for m in result.value_matches],
+        "optional_tables": optional_lines(result),
+        "join_lines": join_lines(result),
     }
 
 
@@ -181,8 +189,3 @@ def prompt_text(ddl: Sequence[str], join_path: str | None = None, warnings: Iter
     if join_path and text:
         text += f"\n\n-- Join path connecting these tables:\n{join_path}"
     return warning_comments(warnings) + text
-
-
-def warning_comments(warnings: Iterable[Any]) -> str:
-    """A result's warnings as SQL comment lines (``-- Warning: ...``), for a prompt's head."""
-    return "".join(f"-- Warning: {one_line(' '.join(str(w).split()))}\n" for w in warnings)

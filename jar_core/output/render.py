@@ -134,7 +134,8 @@ def result_text(
     out.append("")
     with_reason = any(hasattr(t, "reason") for t in res.tables)  # why each table is there, where known
     rows = [
-        (t.step, t.id + (" (pinned)" if t.pinned else "") + ("" if t.joined else "  [no join]"),
+        (t.step, t.id + (" (pinned)" if t.pinned else "") + ("" if getattr(t, "needed", True) else " (optional)")
+         + ("" if t.joined else "  [no join]"),
          t.score, t.coarse, t.coverage, t.join,
          *([(getattr(t, "reason", "") or "-") + (f" of {t.replaced}" if getattr(t, "replaced", "") else "")]
            if with_reason else []))

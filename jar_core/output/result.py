@@ -22,6 +22,10 @@ class RetrievalResult:
     but a year or a trade word pointing to a date or an amount column). ``self_joins`` are the
     selected tables' joins to themselves (``Employee.ReportsTo = Employee.EmployeeId``: the
     table joined to itself under another alias), declared or inferred.
+
+    ``joins`` connect the needed tables only (:attr:`needed`, the joined core ``k="auto"`` stops
+    at); ``optional_joins`` say how each optional table (an extra a larger k added) would join the
+    tables before it, and are never part of the join path.
     """
 
     question: str
@@ -38,6 +42,7 @@ class RetrievalResult:
     value_matches: list[dict[str, Any]] = field(default_factory=list)
     k: int | str | None = None  # the K asked for: a number or "auto" (then len(tables) is the chosen size)
     self_joins: list[JoinEdge] = field(default_factory=list)
+    optional_joins: list[JoinEdge] = field(default_factory=list)
 
     @property
     def table_names(self) -> list[str]:
@@ -50,12 +55,23 @@ class RetrievalResult:
         return [t.id for t in self.tables]
 
     @property
+    def needed(self) -> list[str]:
+        """Ids of the tables the question needs (the joined core ``k="auto"`` stops at), in order."""
+        return [t.id for t in self.tables if t.needed]
+
+    @property
+    def optional(self) -> list[str]:
+        """Ids of the optional tables: extras a larger k added beyond the needed ones, in order."""
+        return [t.id for t in self.tables if not t.needed]
+
+    @property
     def unjoined(self) -> list[str]:
         """Ids of selected tables with no join to the rest of the selection."""
         return [t.id for t in self.tables if not t.joined]
 
     def join_clause(self, dialect: str | None = None) -> str:
-        """A ``FROM a JOIN b ON ... JOIN c ON ...`` hint connecting the selected tables.
+        """A ``FROM a JOIN b ON ... JOIN c ON ...`` hint connecting the needed tables (the
+        optional ones follow as a comment saying how they would join).
 
         Identifiers are quoted for ``dialect`` (default: the source's) with sqlglot; tables
         without a join are listed at the end as a comment.
@@ -77,6 +93,9 @@ class RetrievalResult:
             "tables": [t.to_dict() for t in self.tables],
             "joins": [j.to_dict() for j in self.joins],
             "self_joins": [j.to_dict() for j in self.self_joins],
+            "needed": self.needed,
+            "optional": self.optional,
+            "optional_joins": [j.to_dict() for j in self.optional_joins],
             "subqueries": list(self.subqueries),
             "decomposer": self.decomposer,
             "coverage": {k: round(v, 6) for k, v in self.coverage.items()},

@@ -14,10 +14,10 @@ from jar_core.names import one_line
 from jar_core.schema import Table
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.output.tables import JoinedTables
+    from jar_core.output.tables import JoinedTables, JoinEdge
 
 __all__ = [
-    "create_table_ddl", "join_clause", "quote_identifier", "table_qualifier", "qualified_name", "referenced_table",
+    "create_table_ddl", "join_clause", "optional_comment", "optional_joins", "quote_identifier", "table_qualifier", "qualified_name", "referenced_table",
 ]
 
 
@@ -115,9 +115,10 @@ def _ref_qualifier(table: Table, ref_db: str, qualify: bool) -> str | None:
 
 def create_table_ddl(
     table: Table, dialect: str | None = None, *, qualify: bool = False, tables: Mapping[str, Table] | None = None,
-    escape_names: bool = False,
+    escape_names: bool = False, compact: bool = False,
 ) -> str:
-    """The table's ``CREATE TABLE`` statement in ``dialect``, with primary and foreign keys.
+    """The table's ``CREATE TABLE`` statement in ``dialect``, with primary and foreign keys
+    (``compact``: on one line, for a model's prompt).
 
     Column comments and natural-language names are added as ``--`` comments after the statement
     when present (dialects disagree on inline comment syntax), each on one line (control
@@ -145,7 +146,7 @@ def create_table_ddl(
             )
         )
     stmt = exp.Create(this=exp.Schema(this=_table_ref(table, qualify, name), expressions=cols), kind="TABLE")
-    ddl = stmt.sql(dialect=dialect, pretty=True)
+    ddl = stmt.sql(dialect=dialect, pretty=not compact)
     if "\n" not in "".join(i.name for i in stmt.find_all(exp.Identifier)):  # else a name could match
         ddl = re.sub(r"\(\n\s+([^\n()]*)\n\s*\)", r"(\1)", ddl)
     notes = []
@@ -163,6 +164,8 @@ def join_clause(result: "JoinedTables", dialect: str | None = None, *, escape_na
 
     Tables are qualified with their SQL schema when they have one (:attr:`Table.sql_schema`), else
     with their database when the selection spans several databases.
+    Only the needed tables (:attr:`RetrievedTable.needed`) are joined; the optional ones follow as a
+    ``-- optional tables ...`` comment with how they would join (:func:`optional_comment`).
     Tables with no join are appended as a ``-- no join found for: ...`` comment, and joins that
     the schema does not declare as a ``-- inferred joins ...`` comment with their evidence and
     confidence, so a prompt never presents a guess as a fact. Identifiers are quoted by sqlglot (one
@@ -173,7 +176,7 @@ def join_clause(result: "JoinedTables", dialect: str | None = None, *, escape_na
     if not result.tables:
         return ""
     qualify = len({t.database for t in result.tables}) > 1
-    by_id = {t.id: t.table for t in result.tables}
+    by_id = {t.id: t.table for t in result.tables if getattr(t, "needed", True)}
     # per table: (other table, [(column here, column there), ...]); a composite key joins on all
     adj: dict[str, list[tuple[str, list[tuple[str, str]]]]] = {tid: [] for tid in by_id}
     for e in result.joins:
@@ -213,7 +216,7 @@ def join_clause(result: "JoinedTables", dialect: str | None = None, *, escape_na
     text = "\n".join(parts if len(parts) == 1 else [parts[0]] + [f"-- separately: {one_line(p)}" for p in parts[1:]])
     if lonely:
         text += "\n-- no join found for: " + ", ".join(lonely)
-    selfs = result.self_joins
+    selfs = [e for e in result.self_joins if e.left_table.id in by_id]
     if selfs:
         text += "\n-- self-joins (the table joined to itself under another alias): " + "; ".join(
             one_line(e.describe()) for e in selfs
@@ -224,4 +227,29 @@ def join_clause(result: "JoinedTables", dialect: str | None = None, *, escape_na
             one_line(f"{e} ({e.evidence or 'score'}, {e.score:.2f}{', uncertain' if e.uncertain else ''})")
             for e in inferred
         )
-    return text
+    return text + optional_comment(result)
+
+
+def optional_comment(result: "JoinedTables") -> str:
+    """The optional tables (not needed for the question: extras a larger k added) as a comment
+    line, each with how it would join (:attr:`RetrievalResult.optional_joins`); empty without any."""
+    optional = [t for t in result.tables if not getattr(t, "needed", True)]
+    if not optional:
+        return ""
+    via = optional_joins(result)
+    return "\n-- optional tables (not needed for the question; not in the join path): " + "; ".join(
+        one_line(t.name) + (f" via {one_line(via[t.id].describe())}" if t.id in via else " (no join found)")
+        for t in optional
+    )
+
+
+def optional_joins(result: "JoinedTables") -> dict[str, "JoinEdge"]:
+    """Each optional table's own join to the tables before it, by table id: the first of the
+    result's ``optional_joins`` that names it (they come in the optional tables' order)."""
+    optional = {t.id for t in result.tables if not getattr(t, "needed", True)}
+    via: dict[str, JoinEdge] = {}
+    for e in getattr(result, "optional_joins", ()):
+        for tid in (e.left_table.id, e.right_table.id):
+            if tid in optional:
+                via.setdefault(tid, e)
+    return via

@@ -41,6 +41,8 @@ class RetrievedTable:
     table refers to it for a sub-query it answers better, ``film_actor`` -> ``actor``), ``near copy``
     (in place of ``replaced``, a table of nearly the same columns the search had chosen, because
     it joins the others more surely: :func:`jar_core.strategies.near_copies.prefer_joined`) or ``pinned``.
+    ``needed``: the table is among those the question needs (the joined core ``k="auto"`` stops
+    at, :mod:`jar_core.strategies.auto_k`); an optional one (False) is an extra a larger k added.
     """
 
     table: Table
@@ -53,6 +55,7 @@ class RetrievedTable:
     joined: bool = True
     reason: str = ""
     replaced: str = ""  # id of the near copy this table replaced (reason ``near copy``)
+    needed: bool = True  # among the joined core k="auto" stops at; False: an extra a larger k added
 
     @property
     def name(self) -> str:
@@ -80,6 +83,7 @@ class RetrievedTable:
             "joined": self.joined,
             "reason": self.reason,
             "replaced": self.replaced,
+            "needed": self.needed,
         }
 
 
