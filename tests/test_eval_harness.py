@@ -192,7 +192,8 @@ def _check_shape(data: dict, ks: list[int], methods: list[str], mip: bool) -> No
     assert isinstance(data["signals_seconds"], float) and data["signals_seconds"] >= 0
     assert [(r["method"], r["k"]) for r in data["results"]] == [(m, k) for m in methods for k in ks]
     for r in data["results"]:
-        assert list(r) == ["method", "k", "recall", "complete_recall", "seconds", "join_precision", "join_recall"]
+        assert list(r) == ["method", "k", "recall", "complete_recall", "seconds", "join_precision", "join_recall",
+                           "prompt_chars"]
         assert isinstance(r["method"], str) and isinstance(r["k"], int)
         for key in ("recall", "complete_recall", "seconds"):
             assert isinstance(r[key], float)

@@ -71,10 +71,13 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
     return e
 
 
-def _int_list(text: str, what: str) -> list[int]:
+def _int_list(text: str, what: str) -> list[Any]:
     parts = [p.strip() for p in str(text).split(",")]
-    out: list[int] = []
+    out: list[Any] = []
     for p in parts:
+        if p == "auto" and what == "--k":  # k="auto": the tables the question needs
+            out.append(p)
+            continue
         try:
             v = int(p)
         except ValueError:

@@ -113,6 +113,15 @@ class Prepared:
         tables = self.schema.tables
         return [tables[int(sig.candidates[i])].id for i in order]
 
+    def prompt_chars(self, sig: Any, order: Sequence[int]) -> int:
+        """Characters of the selected tables' compact ``CREATE TABLE`` statements (the DDL
+        :func:`jar_core.output.prompt.model_text` gives a model), one line each."""
+        from jar_core.output.sql import create_table_ddl
+
+        tables = [self.schema.tables[int(sig.candidates[i])] for i in order]
+        by_id = {t.id: t for t in tables}
+        return len("\n".join(create_table_ddl(t, self.schema.dialect, tables=by_id, compact=True) for t in tables))
+
     def join_edges(self, sig: Any, order: Sequence[int]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
         """The join edges the retriever would return for this selection, as ``(("db.table", col), ...)``."""
         from jar_core.joins.path import join_tree
@@ -132,22 +141,24 @@ class ResultRow:
     """Figures of one method at one K."""
 
     method: str
-    k: int
+    k: int | str  # a number or "auto"
     recall: float
     complete_recall: float
     seconds: float
     join_precision: float | None = None
     join_recall: float | None = None
+    prompt_chars: float | None = None  # mean characters of the returned tables' compact DDL per question
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "method": self.method,
-            "k": int(self.k),
+            "k": self.k if self.k == "auto" else int(self.k),
             "recall": float(self.recall),
             "complete_recall": float(self.complete_recall),
             "seconds": float(self.seconds),
             "join_precision": None if self.join_precision is None else float(self.join_precision),
             "join_recall": None if self.join_recall is None else float(self.join_recall),
+            "prompt_chars": None if self.prompt_chars is None else float(self.prompt_chars),
         }
 
 
@@ -366,10 +377,10 @@ def _compute_signals(
     return time.perf_counter() - t0
 
 
-def _check_ks(ks: Sequence[int]) -> list[int]:
+def _check_ks(ks: Sequence[int | str]) -> list[int | str]:
     from jar_core.options import check_k
 
-    out = [check_k(k, "K") for k in ks]
+    out = [k if k == "auto" else check_k(k, "K") for k in ks]
     if not out:
         raise InvalidArgumentError("at least one K is needed")
     return list(dict.fromkeys(out))
@@ -378,12 +389,14 @@ def _check_ks(ks: Sequence[int]) -> list[int]:
 def run_method(
     prepared: Prepared,
     spec: MethodSpec | str,
-    ks: Sequence[int],
+    ks: Sequence[int | str],
     *,
     progress: bool = False,
     mip_status: dict[str, dict[str, int]] | None = None,
 ) -> list[ResultRow]:
-    """Run one method at each K over the prepared questions; one :class:`ResultRow` per K.
+    """Run one method at each K (a number, or ``"auto"``: :func:`jar_core.strategies.auto_k.auto_select`)
+    over the prepared questions; one :class:`ResultRow` per K, with the returned tables' prompt
+    characters per question (:meth:`Prepared.prompt_chars`).
 
     Each K is a separate ``select`` call (for the MIP K is a constraint, so that is the only
     honest way; for the others it keeps each K's time its own). ``seconds`` is the sum of the
@@ -391,7 +404,10 @@ def run_method(
     receives the count of each solve outcome per K (key ``str(k)``); a solve without a
     solution returns no table and counts as retrieving nothing.
     """
+    import numpy as np
+
     from jar_core.eval.metrics import aggregate, join_counts, join_scores
+    from jar_core.strategies.auto_k import auto_select
 
     if isinstance(spec, str):
         specs = method_specs([spec])
@@ -412,23 +428,29 @@ def run_method(
     for k in ks:
         preds: list[list[str]] = []
         jcounts: list[tuple[int, int, int, int]] = []
+        chars: list[int] = []
         seconds = 0.0
         counts = {s: 0 for s in MIP_STATUSES}
         for q in prepared.questions:
             sig = q.crush_signals if use_crush else q.default_signals if use_default else q.signals
             t0 = time.perf_counter()
-            sel = strategy.select(sig, min(k, sig.n))
+            sel = auto_select(strategy, sig) if k == "auto" else strategy.select(sig, min(k, sig.n))
             seconds += time.perf_counter() - t0
             if spec.kind == "mip":
-                counts[sel.status] = counts.get(sel.status, 0) + 1
+                status = getattr(sel, "status", "unknown")
+                counts[status] = counts.get(status, 0) + 1
             preds.append(prepared.table_ids(sig, sel.order))
-            jcounts.append(join_counts(prepared.join_edges(sig, sel.order[:k]), q.gold_joins, preds[-1][:k], q.gold))
+            top = len(sel.order) if k == "auto" else k
+            chars.append(prepared.prompt_chars(sig, sel.order[:top]))
+            jcounts.append(join_counts(prepared.join_edges(sig, sel.order[:top]), q.gold_joins, preds[-1][:top],
+                                       q.gold))
             next(ticker, None)
         if spec.kind == "mip" and mip_status is not None:
             mip_status[str(k)] = {s: int(counts.get(s, 0)) for s in MIP_STATUSES}
-        r, cr = aggregate(preds, golds, k) if preds else (0.0, 0.0)
+        most = max([len(p) for p in preds] + [1]) if k == "auto" else k
+        r, cr = aggregate(preds, golds, most) if preds else (0.0, 0.0)
         jp, jr = join_scores(jcounts) if any(q.gold_joins for q in prepared.questions) else (None, None)
-        rows.append(ResultRow(spec.name, k, r, cr, seconds, jp, jr))
+        rows.append(ResultRow(spec.name, k, r, cr, seconds, jp, jr, float(np.mean(chars)) if chars else None))
     if hasattr(bar, "close"):
         bar.close()
     return rows
@@ -458,7 +480,7 @@ class Evaluation:
 def evaluate(
     prepared: Prepared,
     specs: Sequence[MethodSpec],
-    ks: Sequence[int],
+    ks: Sequence[int | str],
     *,
     progress: bool = False,
 ) -> Evaluation:

@@ -82,7 +82,12 @@ def _by_method(results: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[in
         if row["k"] not in ks:
             ks.append(row["k"])
         cells[(row["method"], row["k"])] = row
-    return methods, sorted(ks), cells
+    return methods, sorted(ks, key=_k_order), cells
+
+
+def _k_order(k: Any) -> float:
+    """Numbers in order, then ``auto``."""
+    return float("inf") if k == "auto" else float(k)
 
 
 def _cell(value: float, ref: float | None) -> str:
@@ -176,7 +181,7 @@ def markdown(payload: Mapping[str, Any], *, title: str | None = None) -> str:
                   "no connected K-set, the fewest join-connected components returned; no solution = nothing "
                   "retrieved).", ""]
         lines += _md(["K", *_STATUSES], [[k, *(str(status[k].get(s, 0)) for s in _STATUSES)]
-                                          for k in sorted(status, key=int)])
+                                          for k in sorted(status, key=_k_order)])
     return "\n".join(lines) + "\n"
 
 
@@ -186,6 +191,11 @@ def _joins(payload: Mapping[str, Any]) -> str:
 
 def _has_joins(cells: Mapping[tuple[str, int], Mapping[str, Any]]) -> bool:
     return any(c.get("join_precision") is not None or c.get("join_recall") is not None for c in cells.values())
+
+
+def _chars(v: Any) -> str:
+    """Characters per question: ``3.3k``."""
+    return "-" if v is None else f"{v / 1000:.1f}k" if v >= 1000 else f"{v:.0f}"
 
 
 def _pct(v: Any) -> str:
@@ -222,10 +232,14 @@ def text_table(payload: Mapping[str, Any]) -> str:
         f"signals {_seconds(payload['signals_seconds'])} s",
         *_grid(["method"] + [f"{m}@{k}" for k in ks for m in ("R", "CR")] + ["seconds"], rows),
     ]
+    if any((c or {}).get("prompt_chars") is not None for c in cells.values()):
+        out += _grid(["prompt chars"] + [f"@{k}" for k in ks], [
+            [m] + [_chars((cells.get((m, k)) or {}).get("prompt_chars")) for k in ks] for m in methods
+        ])
     if _has_joins(cells):
         out += _grid(["joins"] + [f"{m}@{k}" for k in ks for m in ("JP", "JR")], _join_rows(methods, ks, cells))
     status = payload.get("mip_status") or {}
-    for k in sorted(status, key=int):
+    for k in sorted(status, key=_k_order):
         out.append(f"mip K={k} ({_joins(payload)} joins): " + ", ".join(f"{s} {status[k].get(s, 0)}" for s in _STATUSES))
     return "\n".join(out)
 

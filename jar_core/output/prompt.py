@@ -59,7 +59,7 @@ def model_text_from_parts(
     """:func:`model_text` from its parts (the LangChain adapter builds it from its Documents)."""
     parts = ["-- Tables the question needs:\n" + "\n".join(ddl)] if ddl else []
     if join_path:
-        parts.append("-- Join path:\n" + join_path.split("\n-- optional tables")[0])
+        parts.append("-- Join path connecting these tables:\n" + join_path.split("\n-- optional tables")[0])
     if joins:
         parts.append("-- Joins (declared, or inferred with rule and confidence):\n" + "\n".join(f"--   {j}" for j in joins))
     if values:
