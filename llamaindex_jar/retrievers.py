@@ -216,8 +216,17 @@ class JoinAwareRetriever(BaseRetriever):
         self._db_schema: str | None = getattr(sql_database, "_schema", None)
         self.dialect = dialect
         self.table_descriptions = self._check_descriptions(_descriptions(table_descriptions))
+        self._describe_tables()
         self._samples: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}
         super().__init__(callback_manager=callback_manager, verbose=verbose)
+
+    def _describe_tables(self) -> None:
+        """Give :attr:`table_descriptions` to the core retriever as ``descriptions``: embedded and
+        searched with their tables (a retriever with other descriptions, sharing the index)."""
+        given = self.table_retriever.descriptions or {}
+        merged = {**given, **self.table_descriptions}
+        if merged != given:
+            self.table_retriever = self.table_retriever.with_options(descriptions=merged)
 
     def _check_descriptions(self, descriptions: dict[str, str]) -> dict[str, str]:
         """Descriptions of tables the schema has (others are logged and dropped: an ``ObjectIndex``
@@ -420,6 +429,7 @@ class JoinAwareRetriever(BaseRetriever):
             retriever = copy.copy(self)
             retriever.table_descriptions = {**self.table_descriptions,
                                             **self._check_descriptions(_descriptions(table_schema_objs))}
+            retriever._describe_tables()
         if sql_database is None:
             raise InvalidArgumentError("as_object_retriever needs a SQLDatabase (or build with from_sql_database)")
         usable = set(sql_database.get_usable_table_names())

@@ -115,3 +115,18 @@ def test_bad_descriptions_are_one_line_errors(cryptic, descriptions, message):
     with pytest.raises((InvalidArgumentError, JarError), match=message) as e:
         TableRetriever(cryptic, descriptions=descriptions)
     assert "\n" not in str(e.value)
+
+
+def test_llamaindex_table_descriptions_rank(cryptic, embedder):
+    pytest.importorskip("llama_index.core")
+    from llama_index.core.objects import SQLTableSchema
+
+    from llamaindex_jar.retrievers import JoinAwareRetriever
+
+    core = TableRetriever(cryptic, embedder=embedder)
+    objs = [SQLTableSchema(table_name=name, context_str=text) for name, text in DESCRIPTIONS.items() if "." not in name]
+    li = JoinAwareRetriever(core, k=3, table_descriptions=objs)
+    assert li.table_retriever.descriptions == {name: text for name, text in DESCRIPTIONS.items() if "." not in name}
+    nodes = li.retrieve("Which adverse events were severe?")
+    assert nodes[0].node.metadata["table"] == "t_x20"
+    assert core.descriptions is None  # the given retriever is left as it was
