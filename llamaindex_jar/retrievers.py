@@ -77,7 +77,7 @@ def _persisted_options(core: TableRetriever) -> dict[str, Any]:
     current = core.options()
     options = {o.name: current[o.name] for o in RETRIEVER_OPTIONS if o.persisted}
     for key, value in options.items():
-        if value is not None and not isinstance(value, (bool, int, float, str)):
+        if not _plain(value):
             raise IndexSaveError(f"cannot persist the core option {key}={value!r}: not a plain value")
     return options
 
@@ -91,8 +91,15 @@ def _check_persisted(config_file: Path, core: Mapping[str, Any]) -> None:
         if key not in known:
             raise IndexLoadError(f"{config_file} sets {key!r}, which persist does not save (an embedding model, "
                                  "a decomposer...: pass them to from_persist_dir yourself)")
-        if value is not None and not isinstance(value, (bool, int, float, str)):
+        if not _plain(value):
             raise IndexLoadError(f"{config_file} sets {key}={value!r}, not a plain value")
+
+
+def _plain(value: Any) -> bool:
+    """A value ``persist`` writes as JSON: a scalar, ``None``, or text by name (``descriptions``)."""
+    if isinstance(value, Mapping):
+        return all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+    return value is None or isinstance(value, (bool, int, float, str))
 
 
 def _descriptions(value: Any) -> dict[str, str]:
