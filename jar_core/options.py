@@ -28,7 +28,7 @@ __all__ = [
     "Option", "RETRIEVER_OPTIONS", "CALL_OPTIONS", "option", "check_retriever_options", "split_options",
     "FIND_TABLES_DESCRIPTION", "QUESTION_HELP", "K_HELP", "INCLUDE_HELP",
     "check_question", "check_subqueries", "check_k", "check_k_or_auto", "check_table_names", "check_options",
-    "convert_option", "check_weight", "check_count", "check_score",
+    "convert_option", "check_weight", "check_count", "check_score", "check_descriptions",
 ]
 
 #: Default ``lexical``: weight of BM25 fused with dense similarity for the candidate set.
@@ -210,6 +210,21 @@ def _check_joins(name: str, value: Any) -> str:
     return str(value)
 
 
+def check_descriptions(name: str, value: Any) -> dict[str, str] | None:
+    """``value`` as ``{table or "table.column": text}`` (``None`` when empty), or
+    :class:`InvalidArgumentError` naming ``name``."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise InvalidArgumentError(f'{name} must be a mapping {{table: text, "table.column": text}}, '
+                                   f"got {type(value).__name__}")
+    bad = next(((key, text) for key, text in value.items()
+                if not isinstance(key, str) or not key.strip() or not isinstance(text, str)), None)
+    if bad is not None:
+        raise InvalidArgumentError(f"{name}: expected a table or column name -> text, got {bad[0]!r:.80}: {bad[1]!r:.80}")
+    return dict(value) or None
+
+
 # -- the options record ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class Option:
@@ -306,6 +321,9 @@ RETRIEVER_OPTIONS: tuple[Option, ...] = (
     Option("lexical_relevance", "float", DEFAULT_LEXICAL_RELEVANCE,
            f"weight of BM25 in the search's coarse relevance (0..1, default {DEFAULT_LEXICAL_RELEVANCE})",
            check=lambda name, v: check_weight(name, v, 1.0), flag="--lexical-relevance", metavar="W"),
+    Option("descriptions", "Mapping[str, str] | None", None,
+           'descriptions of tables and columns, {table: text, "table.column": text}: they replace the '
+           "sources' comments and, like them, are embedded and searched with the table", check=check_descriptions),
 )
 
 #: The per-call arguments of a retrieval (``retrieve``, the adapters' ``invoke`` / ``retrieve``,

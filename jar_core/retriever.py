@@ -119,6 +119,10 @@ class TableRetriever:
         hubness: weight of the correction of fine relevance for hub tables, wide tables whose
             generic columns match every sub-query a little (:mod:`jar_core.signals.hubness`); 0 is the
             paper's fine relevance.
+        descriptions: ``{table: text, "table.column": text}`` (``"db.table"`` too): descriptions
+            that replace the sources' comments (:meth:`Schema.with_descriptions`); both are embedded
+            and searched with their table (:mod:`jar_core.index.texts`). With an ``index`` of the
+            schema without them, the described tables are embedded again at first use.
 
     Example:
         >>> r = TableRetriever.from_ddl("CREATE TABLE a(id INT PRIMARY KEY); ...")  # doctest: +SKIP
@@ -146,12 +150,15 @@ class TableRetriever:
         collapse_copies: bool = True,
         hubness: float = DEFAULT_HUBNESS,
         lexical_relevance: float = DEFAULT_LEXICAL_RELEVANCE,
+        descriptions: Mapping[str, str] | None = None,
     ) -> None:
         if not isinstance(schema, Schema):
             raise InvalidArgumentError(_not_a_schema(schema))
         given = check_retriever_options(locals())  # every option of jar_core.options.RETRIEVER_OPTIONS
         schema.validate()
-        self.schema = schema
+        #: The schema as given; :attr:`schema` carries ``descriptions`` as its comments.
+        self._given_schema = schema
+        self.schema = schema.with_descriptions(given["descriptions"])
         for name in _PLAIN_OPTIONS:
             setattr(self, option(name).held_as, given[name])
         if decomposer is not None:
@@ -171,9 +178,12 @@ class TableRetriever:
         self.candidate_generator: CandidateGenerator = choose_generator(candidate_generator, len(schema.tables))
         self._embedder_spec = embedder
         self._embedder: CachedEmbedder | None = None
-        if index is not None and index.schema is not schema and index.schema.fingerprint() != schema.fingerprint():
+        if index is not None and index.schema is not schema and index.schema.fingerprint() != schema.fingerprint() \
+                and index.schema.fingerprint() != self.schema.fingerprint():
             raise StaleIndexError("the index was built for another schema")
-        self._index = index
+        #: An index of the schema before ``descriptions``: updated at first use (the described tables re-embedded).
+        self._undescribed = index if index is not None and index.schema.fingerprint() != self.schema.fingerprint() else None
+        self._index = index if self._undescribed is None else None
         # The embedding model and the lazily built index are shared: searches take turns.
         self._lock = threading.RLock()
 
@@ -193,9 +203,16 @@ class TableRetriever:
         if unknown:
             raise TypeError(f"unexpected options: {', '.join(sorted(unknown))}")
         options = {**self.options(), **changes}
-        if "embedder" not in changes:
-            options["index"] = self.index
-        return TableRetriever(self.schema, **options)
+        if "embedder" in changes:
+            return TableRetriever(self._given_schema, **options)
+        if "descriptions" not in changes:
+            return TableRetriever(self._given_schema, **options, index=self.index)
+        other = TableRetriever(self._given_schema, **options)
+        if other.schema.fingerprint() != self.schema.fingerprint():  # other descriptions: their tables embedded again at first use
+            other._undescribed = self.index
+        else:
+            other._index = self.index
+        return other
 
     # -- constructors ---------------------------------------------------------------
     @classmethod
@@ -253,7 +270,11 @@ class TableRetriever:
         """The schema index (built on first use)."""
         if self._index is None:
             with self._lock:
-                if self._index is None:
+                if self._index is None and self._undescribed is not None:
+                    self._index = SchemaIndex.update(self._undescribed, self.schema, self.embedder,
+                                                     progress=self.progress)
+                    self._undescribed = None
+                elif self._index is None:
                     self._index = SchemaIndex.build(self.schema, self.embedder, progress=self.progress)
         elif self._index.model_name != self.embedder.name:
             raise StaleIndexError(

@@ -396,6 +396,37 @@ class Schema:
             raise UnknownDatabaseError(f"unknown database {database!r} (known: {known}){hint}")
         return Schema(picked, dialect=self.dialect, validate=False)
 
+    def with_descriptions(self, descriptions: Mapping[str, str] | None) -> "Schema":
+        """This schema with ``descriptions`` as the comments of the tables and columns they name
+        (``{"table": text, "table.column": text}``, ``"db.table"`` and ``"db.table.column"`` too;
+        they replace a source's comment); ``self`` when they change nothing. A name that is no
+        table or column raises :class:`UnknownDatabaseError`."""
+        tables: dict[str, Table] = {}
+        for key, text in (descriptions or {}).items():
+            table, column = self._described(key)
+            t = tables.setdefault(table.id, dataclasses.replace(table, columns=list(table.columns)))
+            if column is None:
+                t.comment = text or None
+            else:
+                i = next(i for i, c in enumerate(t.columns) if c.name == column)
+                t.columns[i] = dataclasses.replace(t.columns[i], comment=text or None)
+        changed = {i: t for i, t in tables.items() if t.to_dict() != self[i].to_dict()}
+        if not changed:
+            return self
+        return Schema([changed.get(t.id, t) for t in self.tables], dialect=self.dialect, validate=False)
+
+    def _described(self, key: str) -> tuple[Table, str | None]:
+        """(the table, the column's name or ``None``) that a key of :meth:`with_descriptions` names."""
+        table = self.find(key)
+        if table is not None:
+            return table, None
+        head, _, column = key.rpartition(".")
+        table = self.find(head) if head else None
+        if table is None:
+            hint = _did_you_mean(head or key, {t.name: t.name for t in self.tables})
+            raise UnknownDatabaseError(f"descriptions: no table {head or key!r}{hint}")
+        return table, table.column(column).name
+
     # -- persistence ----------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         return {"dialect": self.dialect, "tables": [t.to_dict() for t in self.tables]}
@@ -415,7 +446,8 @@ class Schema:
         return cls(tables, dialect=dialect)
 
     def fingerprint(self) -> str:
-        """A SHA-256 of the schema's structure (names, types, keys, unique columns, descriptions; not samples).
+        """A SHA-256 of the schema's structure (names, types, keys, unique columns, descriptions and
+        comments; not samples).
 
         Computed once and kept: a schema is not meant to change once in use (:meth:`validate`
         starts over when it rewrites a foreign key).
@@ -447,6 +479,9 @@ class Schema:
             enums = [c.name for c in t.columns if c.enum]
             if enums:  # absent before enumerations were read: old fingerprints stand
                 entry.append(["enum", enums])
+            comments = [[c.name, c.comment] for c in t.columns if c.comment]
+            if t.comment or comments:  # absent before descriptions were embedded: old fingerprints stand
+                entry.append(["comments", t.comment, comments])
             payload.append(entry)
         blob = json.dumps(payload, ensure_ascii=False, sort_keys=True).encode("utf-8")
         return hashlib.sha256(blob).hexdigest()

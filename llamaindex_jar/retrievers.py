@@ -77,7 +77,7 @@ def _persisted_options(core: TableRetriever) -> dict[str, Any]:
     current = core.options()
     options = {o.name: current[o.name] for o in RETRIEVER_OPTIONS if o.persisted}
     for key, value in options.items():
-        if value is not None and not isinstance(value, (bool, int, float, str)):
+        if not _plain(value):
             raise IndexSaveError(f"cannot persist the core option {key}={value!r}: not a plain value")
     return options
 
@@ -91,8 +91,15 @@ def _check_persisted(config_file: Path, core: Mapping[str, Any]) -> None:
         if key not in known:
             raise IndexLoadError(f"{config_file} sets {key!r}, which persist does not save (an embedding model, "
                                  "a decomposer...: pass them to from_persist_dir yourself)")
-        if value is not None and not isinstance(value, (bool, int, float, str)):
+        if not _plain(value):
             raise IndexLoadError(f"{config_file} sets {key}={value!r}, not a plain value")
+
+
+def _plain(value: Any) -> bool:
+    """A value ``persist`` writes as JSON: a scalar, ``None``, or text by name (``descriptions``)."""
+    if isinstance(value, Mapping):
+        return all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+    return value is None or isinstance(value, (bool, int, float, str))
 
 
 def _descriptions(value: Any) -> dict[str, str]:
@@ -216,8 +223,17 @@ class JoinAwareRetriever(BaseRetriever):
         self._db_schema: str | None = getattr(sql_database, "_schema", None)
         self.dialect = dialect
         self.table_descriptions = self._check_descriptions(_descriptions(table_descriptions))
+        self._describe_tables()
         self._samples: dict[str, tuple[list[str], list[tuple[Any, ...]]]] = {}
         super().__init__(callback_manager=callback_manager, verbose=verbose)
+
+    def _describe_tables(self) -> None:
+        """Give :attr:`table_descriptions` to the core retriever as ``descriptions``: embedded and
+        searched with their tables (a retriever with other descriptions, sharing the index)."""
+        given = self.table_retriever.descriptions or {}
+        merged = {**given, **self.table_descriptions}
+        if merged != given:
+            self.table_retriever = self.table_retriever.with_options(descriptions=merged)
 
     def _check_descriptions(self, descriptions: dict[str, str]) -> dict[str, str]:
         """Descriptions of tables the schema has (others are logged and dropped: an ``ObjectIndex``
@@ -420,6 +436,7 @@ class JoinAwareRetriever(BaseRetriever):
             retriever = copy.copy(self)
             retriever.table_descriptions = {**self.table_descriptions,
                                             **self._check_descriptions(_descriptions(table_schema_objs))}
+            retriever._describe_tables()
         if sql_database is None:
             raise InvalidArgumentError("as_object_retriever needs a SQLDatabase (or build with from_sql_database)")
         usable = set(sql_database.get_usable_table_names())

@@ -364,6 +364,9 @@ def read_index_files(
         if schema is None:
             schema = _parse_schema(p, data)
             if schema.fingerprint() != meta["schema_fingerprint"]:
+                if not meta.get("descriptions") and any(t.comment or any(c.comment for c in t.columns)
+                                                        for t in schema.tables):
+                    raise StaleIndexError(f"index at {p} was built before comments were embedded; rebuild it")
                 raise IndexLoadError(f"index at {p} is corrupt: schema.json does not match its fingerprint")
     except (IndexLoadError, StaleIndexError):
         check_vectors()  # a corrupt vectors.npz is reported first, as it always was
@@ -418,6 +421,7 @@ def write_index_files(
         "dim": int(arrays["table_vectors"].shape[1]),
         "samples": bool(store_samples),
         "name_vectors": "name_vectors" in arrays,
+        "descriptions": True,  # the texts embed the tables' and columns' comments (jar_core.index.texts)
         "joins": joins[1],
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "sha256": digests,

@@ -2,7 +2,9 @@
 
 A table is ``"<db> <table> <col1> <col2> ..."``, a column ``"<table>:<column>"`` (the text
 sub-queries are matched against), and for the paper's join mode a column's name
-``"<db> <table> <column>"``; natural-language names are used where the schema has them. The
+``"<db> <table> <column>"``; natural-language names are used where the schema has them. A
+table's description and its columns' (the sources' comments, ``descriptions=``) follow its
+text, a column's description its column text; with none the texts are the paper's. The
 BM25 stage, the vector stores and the hub correction read the same texts.
 """
 from __future__ import annotations
@@ -18,15 +20,21 @@ def _table_name(t: Table) -> str:
 
 
 def table_text(t: Table) -> str:
-    """``"<db> <table> <col1> <col2> ..."`` (METHOD.md), natural-language names where known."""
+    """``"<db> <table> <col1> <col2> ..."`` (METHOD.md), natural-language names where known,
+    then the table's description and its columns' (``"... <table comment> <column>: <comment>"``)."""
     cols = " ".join(c.nl_name or humanize(c.name) for c in t.columns)
-    return f"{humanize(t.database)} {_table_name(t)} {cols}".strip()
+    text = f"{humanize(t.database)} {_table_name(t)} {cols}".strip()
+    notes = [t.comment] if t.comment else []
+    notes += [f"{c.nl_name or humanize(c.name)}: {c.comment}" for c in t.columns if c.comment]
+    return f"{text} {'. '.join(notes)}" if notes else text
 
 
 def column_text(t: Table, i: int) -> str:
-    """``"<table>:<column>"`` (METHOD.md), the text that sub-queries are matched against."""
+    """``"<table>:<column>"`` (METHOD.md), the text that sub-queries are matched against, then
+    the column's description if it has one."""
     c = t.columns[i]
-    return f"{_table_name(t)}:{c.nl_name or humanize(c.name)}"
+    text = f"{_table_name(t)}:{c.nl_name or humanize(c.name)}"
+    return f"{text} {c.comment}" if c.comment else text
 
 
 def column_name_text(t: Table, i: int) -> str:
