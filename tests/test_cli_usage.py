@@ -152,3 +152,60 @@ def test_mcp_server_version_is_the_package_version(server):
     from jar_core import __version__
 
     assert server._lowlevel_server.version == __version__
+
+
+# -- PostgreSQL without --schema: which schemas hold the tables -------------------------------
+class _StubInspector:
+    """An inspector over ``{schema: [tables]}`` whose default schema is ``public``."""
+
+    default_schema_name = "public"
+
+    def __init__(self, tables: dict[str, list[str]]) -> None:
+        self.tables = tables
+
+    def get_schema_names(self) -> list[str]:
+        return [*self.tables, "information_schema", "pg_catalog"]
+
+    def get_table_names(self, schema: str | None = None) -> list[str]:
+        return list(self.tables.get(schema or "public", []))
+
+
+class _StubConnection:
+    class dialect:  # noqa: N801 - SQLAlchemy's attribute
+        name = "postgresql"
+
+
+def _read(tables: dict[str, list[str]], dialect: str = "postgresql") -> Any:
+    from jar_core.loaders.database.tables import _tables_to_read
+
+    conn = _StubConnection()
+    conn.dialect.name = dialect
+    try:
+        return _tables_to_read(conn, _StubInspector(tables), [None], label="postgresql://h/db", where_all="db",
+                               secrets=(), include_tables=None, partitions=True)
+    finally:
+        _StubConnection.dialect.name = "postgresql"
+
+
+def test_a_nearly_empty_default_schema_names_the_schemas_that_hold_tables():
+    with pytest.warns(UserWarning) as caught:
+        listed = _read({"public": ["playlist"], "music": ["album", "track", "artist"], "empty": []})
+    assert listed == [(None, ["playlist"])]
+    message = str(caught[0].message)
+    assert "the default schema of postgresql://h/db holds 1 table (playlist)" in message
+    assert "other schemas hold tables: music (3 tables); read one with --schema NAME" in message
+    assert "empty" not in message and "pg_catalog" not in message
+
+
+def test_an_empty_default_schema_error_names_the_schemas_that_hold_tables():
+    from jar_core.errors import SchemaError
+
+    with pytest.raises(SchemaError, match=r"has no tables; other schemas hold tables: music \(1 table\).*--schema music"):
+        _read({"public": [], "music": ["album"]})
+
+
+def test_no_schema_hint_with_tables_in_the_default_schema_or_on_other_databases(recwarn):
+    _read({"public": ["a", "b"], "music": ["album"]})
+    _read({"public": ["a"], "music": ["album"]}, dialect="mysql")
+    _read({"public": ["a"]})
+    assert not [w for w in recwarn if "other schemas" in str(w.message)]
