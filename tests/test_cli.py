@@ -559,22 +559,26 @@ def test_explain_has_a_legend_and_the_candidates_line_says_why(capsys):
     assert main(["retrieve", "-k", "3", "-q", "--explain", "--strategy", "greedy"]) == 0
     out = capsys.readouterr().out
     assert "Strategy: greedy over 13 candidates (every table: fewer than --candidates 20)" in out
-    legend = [line for line in out.splitlines() if line.startswith("Columns: ")]
-    assert legend == [
-        "Columns: coarse = similarity of the table to the question; coverage = how much it adds to covering the "
-        "sub-queries; join = its join confidence with the tables chosen before it; score (utility in the trace) = "
-        "2*coverage + 1*join + 4*coarse; why = relevance, coverage or join (its largest weighted gain when chosen), "
-        "bridge (added only to join the others), reference (k=auto: a chosen table refers to it for a sub-query it "
-        "answers better) or pinned."
+    start = out.splitlines().index("Columns:")
+    legend = out.splitlines()[start:start + 8]
+    assert legend == [  # one entry per line, wrapped at 100 columns
+        "Columns:",
+        "  coarse    similarity of the table to the question",
+        "  coverage  how much it adds to covering the sub-queries",
+        "  join      its join confidence with the tables chosen before it",
+        "  score     2*coverage + 1*join + 4*coarse; utility in the trace",
+        "  why       relevance, coverage or join (its largest weighted gain when chosen), bridge (added only",
+        "            to join the others), reference (k=auto: a chosen table refers to it for a sub-query it",
+        "            answers better) or pinned",
     ]
     assert main(["retrieve", "-k", "3", "-q", "--explain", "--candidates", "5", "--weights", "1,0.5,3",
                  "--strategy", "greedy"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"Strategy: greedy over (5 candidates \(the tables most similar to the question\)|"
                      r"\d+ candidates \(the 5 tables most similar to the question, and tables joinable to them\))", out)
-    assert "= 1*coverage + 0.5*join + 3*coarse; why = " in out
+    assert "  score     1*coverage + 0.5*join + 3*coarse; utility in the trace" in out
     assert main(["retrieve", "-k", "3", "-q", "--explain"]) == 0  # the default strategy has its legend too
-    assert sum(line.startswith("Columns: coarse = ") for line in capsys.readouterr().out.splitlines()) == 1
+    assert capsys.readouterr().out.splitlines().count("Columns:") == 1
     assert main(["retrieve", "-k", "3", "-q"]) == 0
     assert "Columns:" not in capsys.readouterr().out
 
@@ -588,7 +592,7 @@ def test_json_has_the_join_path_and_explain_adds_the_trace(capsys):
     assert _json_run(capsys, "-k", "3", "--format", "json") == out
     explained = _json_run(capsys, "-k", "3", "--explain")
     assert len(explained["trace"]) == 3 and explained["trace"][0][0]["chosen"] is True
-    assert explained["legend"].startswith("Columns: coarse = ")
+    assert explained["legend"].startswith("Columns:\n  coarse    similarity")
 
 
 def test_format_mermaid_and_dot(capsys):
