@@ -70,7 +70,8 @@ def check_mcp() -> None:
         import mcp  # noqa: F401
     except ImportError:
         raise JarError(
-            "the MCP server needs the mcp package: pip install 'jar-retrieval[mcp]'"
+            "the MCP server needs the mcp package: pip install 'mcp>=1.30' (the extra 'jar-retrieval[mcp]'; "
+            "in a checkout: pip install '.[mcp]')"
         ) from None
 
 
