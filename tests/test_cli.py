@@ -61,29 +61,30 @@ def no_table_db(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "args,message",
+    "args,message,status",
     [
-        (["retrieve", "   "], "the question is empty"),
-        (["retrieve", "q", "-k", "0"], "k must be >= 1"),
-        (["retrieve", "q", "--candidates", "0"], "--candidates must be >= 1"),
-        (["retrieve", "q", "--db", "sqlite:///{tmp}/missing.db"], "does not exist"),
-        (["retrieve", "q", "--db", "sqlite:///{tmp}"], "'{tmp}' is a directory, not a SQLite database file"),
-        (["retrieve", "q", "--db", "sqlite:///{tmp}/nofolder/x.db"], "the folder '{tmp}/nofolder' does not exist"),
-        (["retrieve", "q", "--db", "postgresql://u:secret@127.0.0.1:1/x"], "postgresql://u:***@127.0.0.1:1/x"),
-        (["retrieve", "q", "--db", "{empty_db}"], "has no tables"),
-        (["retrieve", "q", "--ddl", "{bad_ddl}"], "statement 2"),
-        (["retrieve", "q", "--ddl", "{tmp}/nope.sql"], "does not exist"),
-        (["retrieve", "q", "--benchmark", "{tmp}"], "dev.json is missing"),
-        (["retrieve", "q", "--db-id", "x"], "--db-id needs --benchmark"),
-        (["retrieve", "q", "--index", "{tmp}/noindex"], "no index"),
-        (["retrieve", "q", "--weights", "1,2", "--strategy", "greedy"], "--weights takes"),
+        (["retrieve", "   "], "the question is empty", 2),
+        (["retrieve", "q", "-k", "0"], "k must be >= 1", 2),
+        (["retrieve", "q", "--candidates", "0"], "--candidates must be >= 1", 2),
+        (["retrieve", "q", "--db", "sqlite:///{tmp}/missing.db"], "does not exist", 1),
+        (["retrieve", "q", "--db", "sqlite:///{tmp}"], "'{tmp}' is a directory, not a SQLite database file", 1),
+        (["retrieve", "q", "--db", "sqlite:///{tmp}/nofolder/x.db"], "the folder '{tmp}/nofolder' does not exist", 1),
+        (["retrieve", "q", "--db", "postgresql://u:secret@127.0.0.1:1/x"], "postgresql://u:***@127.0.0.1:1/x", 1),
+        (["retrieve", "q", "--db", "{empty_db}"], "has no tables", 1),
+        (["retrieve", "q", "--ddl", "{bad_ddl}"], "statement 2", 1),
+        (["retrieve", "q", "--ddl", "{tmp}/nope.sql"], "does not exist", 1),
+        (["retrieve", "q", "--benchmark", "{tmp}"], "dev.json is missing", 1),
+        (["retrieve", "q", "--db-id", "x"], "--db-id needs --benchmark", 2),
+        (["retrieve", "q", "--index", "{tmp}/noindex"], "no index", 1),
+        (["retrieve", "q", "--weights", "1,2", "--strategy", "greedy"], "--weights takes", 2),
     ],
 )
-def test_bad_input_is_one_line_and_exit_1(tmp_path, capsys, args, message):
+def test_bad_input_is_one_line_with_its_exit_status(tmp_path, capsys, args, message, status):
+    """A usage error (a bad value) exits 2, an unreadable source 1."""
     subs = {"tmp": str(tmp_path), "empty_db": no_table_db(tmp_path), "bad_ddl": bad_ddl(tmp_path)}
     args = [a.format(**subs) for a in args]
     message = message.format(**subs)
-    assert main(args) == 1
+    assert main(args) == status
     err = capsys.readouterr().err
     assert err.startswith("jar-retrieval: error: ") and message in err
     assert err.count("\n") == 1 and "Traceback" not in err
@@ -96,10 +97,11 @@ def test_unknown_db_id(benchmarks_dir, capsys):
     assert "unknown database 'nope'" in capsys.readouterr().err
 
 
-def test_more_bad_input_is_one_line_and_exit_1(tmp_path, capsys):
-    assert main(["bench", "--repeat", "0"]) == 1
+def test_more_bad_input_is_one_line_with_its_exit_status(tmp_path, capsys):
+    """A bad value exits 2, a source that cannot be read 1."""
+    assert main(["bench", "--repeat", "0"]) == 2
     _one_line_error(capsys, "--repeat must be >= 1")
-    assert main(["retrieve", "q", "--index", str(tmp_path / "idx"), "--no-samples"]) == 1
+    assert main(["retrieve", "q", "--index", str(tmp_path / "idx"), "--no-samples"]) == 2
     _one_line_error(capsys, "--no-samples applies to building an index")
     # the URL as written, not the read-only form it is opened with
     assert main(["retrieve", "q", "--db", "sqlite:///:memory:"]) == 1
@@ -169,7 +171,7 @@ def test_usage_errors_exit_2_with_one_line(capsys):
         main(["retrieve", "q", "-k", "three"])
     assert e.value.code == 2
     err = capsys.readouterr().err
-    assert err == ("jar-retrieval retrieve: error: argument -k: -k takes a positive integer or 'auto', got 'three'"
+    assert err == ("jar-retrieval retrieve: error: argument -k/--k: -k takes a positive integer or 'auto', got 'three'"
                    " (see jar-retrieval retrieve --help)\n"), err
     with pytest.raises(SystemExit) as e:
         main(["nosuch"])
@@ -198,11 +200,11 @@ def test_a_value_beginning_with_minus_and_a_digit_is_the_option_value(tmp_path, 
     assert parse(["retrieve", "q", "--lexical", "-1e3"]).lexical == -1e3
     assert parse(["retrieve", "--", "--weights"]).question == "--weights"  # after --: positional
     # and checked by the search's own check (weights in [0, 1e6]), one line and exit 1
-    assert main(["retrieve", "q", "--weights", "-1,1,1", "--no-cache"]) == 1
+    assert main(["retrieve", "q", "--weights", "-1,1,1", "--no-cache"]) == 2
     _one_line_error(capsys, "--weights: weight l_cov must be a number in [0, 1e+06], got -1.0")
-    assert main(["retrieve", "q", "--weights", "1,1,1e7", "--strategy", "greedy", "--no-cache"]) == 1
+    assert main(["retrieve", "q", "--weights", "1,1,1e7", "--strategy", "greedy", "--no-cache"]) == 2
     _one_line_error(capsys, "--weights: weight l_coarse must be a number in [0, 1e+06], got 10000000.0")
-    assert main(["eval", str(tmp_path), "--methods", "greedy", "--weights", "1,-2,1"]) == 1
+    assert main(["eval", str(tmp_path), "--methods", "greedy", "--weights", "1,-2,1"]) == 2
     _one_line_error(capsys, "--weights: weight l_join must be a number in [0, 1e+06], got -2.0")
 
 
@@ -245,7 +247,7 @@ def test_verbose_library_log_lines_are_printed_once(tmp_path):
     p = subprocess.run([sys.executable, str(script), "--verbose", "bench"], capture_output=True, text=True, env=env,
                        timeout=300)
     assert p.returncode == 0, p.stderr
-    assert p.stderr.splitlines() == ["jar-retrieval: a hub line", "jar-retrieval: a model line"], p.stderr
+    assert p.stderr.splitlines() == ["jar-retrieval: warning: a hub line", "jar-retrieval: a model line"], p.stderr
     p = subprocess.run([sys.executable, str(script), "bench"], capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 0 and p.stderr == "", p.stderr  # without --verbose: errors only
     assert p.stdout.strip() == "True"  # and no download progress bars (set before huggingface_hub reads it)
@@ -263,14 +265,14 @@ def test_verbose_transformers_log_lines_are_in_the_project_format_once(tmp_path)
         "logging.getLogger('transformers.tokenization_utils').error('an error line')",
     )
     env = _offline_env("CI", "TRANSFORMERS_VERBOSITY")
-    verbose = ["jar-retrieval: a transformers line", "jar-retrieval: a sentence-transformers line",
-               "jar-retrieval: an error line"]
+    verbose = ["jar-retrieval: warning: a transformers line", "jar-retrieval: warning: a sentence-transformers line",
+               "jar-retrieval: error: an error line"]
     for args, extra in ((["bench", "-v"], {}), (["--verbose", "bench"], {"CI": "1", "IMPORT_FIRST": "1"})):
         p = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True,
                            env={**env, **extra}, timeout=300)
         assert p.returncode == 0 and p.stderr.splitlines() == verbose, (args, extra, p.stderr)
     p = subprocess.run([sys.executable, str(script), "bench"], capture_output=True, text=True, env=env, timeout=300)
-    assert p.returncode == 0 and p.stderr == "jar-retrieval: an error line\n", p.stderr  # errors only
+    assert p.returncode == 0 and p.stderr == "jar-retrieval: error: an error line\n", p.stderr  # errors only
 
 
 def test_without_verbose_transformers_errors_are_printed_once_where_ci_is_set(tmp_path):
@@ -289,8 +291,8 @@ def test_without_verbose_transformers_errors_are_printed_once_where_ci_is_set(tm
             p = subprocess.run([sys.executable, str(script), "bench"], capture_output=True, text=True,
                                env={**env, "CI": ci, "IMPORT_FIRST": first}, timeout=300)
             assert p.returncode == 0, p.stderr
-            assert p.stderr.splitlines() == ["jar-retrieval: an error line",
-                                             "jar-retrieval: a sentence-transformers error"], (ci, first, p.stderr)
+            assert p.stderr.splitlines() == ["jar-retrieval: error: an error line",
+                                             "jar-retrieval: error: a sentence-transformers error"], (ci, first, p.stderr)
 
 
 #: A command line of each command (what it needs besides its options).
@@ -397,13 +399,13 @@ def _ddl_file(tmp_path, text="CREATE TABLE books (id INT PRIMARY KEY, title TEXT
 
 
 def test_eval_json_to_an_unwritable_place_fails_before_the_run(tmp_path, capsys):
-    assert main(["eval", str(tmp_path / "no-bench"), "--json", "/proc/jar-eval.json"]) == 1
+    assert main(["eval", str(tmp_path / "no-bench"), "--json-file", "/proc/jar-eval.json"]) == 2
     _one_line_error(capsys, "cannot write in /proc")
 
 
 @pytest.mark.parametrize("question", ["caf\udcc3 books", "books \ud800"])
 def test_a_question_of_invalid_utf8_is_one_line(question, capsys):
-    assert main(["retrieve", question, "--ddl", "x.sql"]) == 1
+    assert main(["retrieve", question, "--ddl", "x.sql"]) == 2
     err = _one_line_error(capsys, "surrogate")
     err.encode("utf-8")  # printable as is
 
@@ -505,30 +507,30 @@ def test_weights_apply_to_the_default_strategy(capsys):
     ("0,0,0", "--weights: the weights l_cov, l_join, l_coarse are all 0"),
 ])
 def test_bad_weights_are_an_error(weights, message, capsys):
-    assert main(["retrieve", "q", f"--weights={weights}"]) == 1
+    assert main(["retrieve", "q", f"--weights={weights}"]) == 2
     _one_line_error(capsys, message)
 
 
 def test_weights_with_another_strategy_are_an_error(capsys):
-    assert main(["retrieve", "q", "--weights", "1,1,1", "--strategy", "dense"]) == 1
+    assert main(["retrieve", "q", "--weights", "1,1,1", "--strategy", "dense"]) == 2
     _one_line_error(capsys, "does not apply to --strategy dense")
 
 
 @pytest.mark.parametrize("source", ["--index", "--ddl", "--benchmark"])
 @pytest.mark.parametrize("flag, what", [("--sample-rows", "rows read"), ("--sample-values", "values kept")])
 def test_sampling_without_a_database_is_an_error(source, flag, what, tmp_path, capsys):
-    assert main(["retrieve", "q", source, str(tmp_path), flag, "10"]) == 1
+    assert main(["retrieve", "q", source, str(tmp_path), flag, "10"]) == 2
     _one_line_error(capsys, f"{flag} applies to --db ({what} from a live database), not to {source}")
 
 
 def test_sample_rows_with_a_database(capsys):
-    assert main(["retrieve", "q", "--sample-rows", "0"]) == 1
+    assert main(["retrieve", "q", "--sample-rows", "0"]) == 2
     _one_line_error(capsys, "--sample-rows must be >= 1")
     assert len(_json_run(capsys, "-k", "2", "--sample-rows", "5", "--no-cache")["tables"]) == 2
 
 
 def test_sample_values_with_a_database(capsys):
-    assert main(["retrieve", "q", "--sample-values", "1001"]) == 1
+    assert main(["retrieve", "q", "--sample-values", "1001"]) == 2
     _one_line_error(capsys, "--sample-values must be from 0 to 1000, got 1001")
     # the demo question names a country: found among the values kept, not with none kept
     assert _json_run(capsys, "--no-cache")["value_matches"]
@@ -537,7 +539,7 @@ def test_sample_values_with_a_database(capsys):
 
 @pytest.mark.parametrize("source", ["--index", "--benchmark"])
 def test_partitions_without_a_database_or_ddl_is_an_error(source, tmp_path, capsys):
-    assert main(["retrieve", "q", source, str(tmp_path), "--partitions"]) == 1
+    assert main(["retrieve", "q", source, str(tmp_path), "--partitions"]) == 2
     _one_line_error(capsys, f"--partitions applies to --db or --ddl, not to {source}")
 
 
@@ -557,22 +559,26 @@ def test_explain_has_a_legend_and_the_candidates_line_says_why(capsys):
     assert main(["retrieve", "-k", "3", "-q", "--explain", "--strategy", "greedy"]) == 0
     out = capsys.readouterr().out
     assert "Strategy: greedy over 13 candidates (every table: fewer than --candidates 20)" in out
-    legend = [line for line in out.splitlines() if line.startswith("Columns: ")]
-    assert legend == [
-        "Columns: coarse = similarity of the table to the question; coverage = how much it adds to covering the "
-        "sub-queries; join = its join confidence with the tables chosen before it; score (utility in the trace) = "
-        "2*coverage + 1*join + 4*coarse; why = relevance, coverage or join (its largest weighted gain when chosen), "
-        "bridge (added only to join the others), reference (k=auto: a chosen table refers to it for a sub-query it "
-        "answers better) or pinned."
+    start = out.splitlines().index("Columns:")
+    legend = out.splitlines()[start:start + 8]
+    assert legend == [  # one entry per line, wrapped at 100 columns
+        "Columns:",
+        "  coarse    similarity of the table to the question",
+        "  coverage  how much it adds to covering the sub-queries",
+        "  join      its join confidence with the tables chosen before it",
+        "  score     2*coverage + 1*join + 4*coarse; utility in the trace",
+        "  why       relevance, coverage or join (its largest weighted gain when chosen), bridge (added only",
+        "            to join the others), reference (k=auto: a chosen table refers to it for a sub-query it",
+        "            answers better) or pinned",
     ]
     assert main(["retrieve", "-k", "3", "-q", "--explain", "--candidates", "5", "--weights", "1,0.5,3",
                  "--strategy", "greedy"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"Strategy: greedy over (5 candidates \(the tables most similar to the question\)|"
                      r"\d+ candidates \(the 5 tables most similar to the question, and tables joinable to them\))", out)
-    assert "= 1*coverage + 0.5*join + 3*coarse; why = " in out
+    assert "  score     1*coverage + 0.5*join + 3*coarse; utility in the trace" in out
     assert main(["retrieve", "-k", "3", "-q", "--explain"]) == 0  # the default strategy has its legend too
-    assert sum(line.startswith("Columns: coarse = ") for line in capsys.readouterr().out.splitlines()) == 1
+    assert capsys.readouterr().out.splitlines().count("Columns:") == 1
     assert main(["retrieve", "-k", "3", "-q"]) == 0
     assert "Columns:" not in capsys.readouterr().out
 
@@ -586,7 +592,7 @@ def test_json_has_the_join_path_and_explain_adds_the_trace(capsys):
     assert _json_run(capsys, "-k", "3", "--format", "json") == out
     explained = _json_run(capsys, "-k", "3", "--explain")
     assert len(explained["trace"]) == 3 and explained["trace"][0][0]["chosen"] is True
-    assert explained["legend"].startswith("Columns: coarse = ")
+    assert explained["legend"].startswith("Columns:\n  coarse    similarity")
 
 
 def test_format_mermaid_and_dot(capsys):
@@ -613,7 +619,7 @@ def test_format_mermaid_and_dot(capsys):
     ],
 )
 def test_conflicting_output_options(args, message, capsys):
-    assert main(["retrieve", "q", *args]) == 1
+    assert main(["retrieve", "q", *args]) == 2
     _one_line_error(capsys, message)
 
 
@@ -647,5 +653,5 @@ def test_the_default_search_parts_are_switchable_from_the_command(capsys):
     ("--expand", "-1", "expand must be an integer >= 0"),
 ])
 def test_bad_search_part_options_are_an_error(flag, value, message, capsys):
-    assert main(["retrieve", "q", f"{flag}={value}"]) == 1
+    assert main(["retrieve", "q", f"{flag}={value}"]) == 2
     _one_line_error(capsys, message)

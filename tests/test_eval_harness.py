@@ -248,7 +248,7 @@ def test_command_with_ablation_and_weights(tiny, tmp_path):
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--decomposer", "benchmark"], "decomp.json"),
+        (["--decomposer", "benchmark"], "decomp.json"),  # the folder's error: exit 1, the others usage: 2
         (["--methods", "dense,bm25"], "unknown method 'bm25'"),
         (["--k", "2,x"], "--k takes comma-separated integers"),
         (["--k", "0,2"], "must be >= 1"),
@@ -260,7 +260,7 @@ def test_command_with_ablation_and_weights(tiny, tmp_path):
     ],
 )
 def test_command_errors_are_one_line(tiny, extra, message, capsys):
-    assert main(["eval", str(tiny), *extra, "-q"]) == 1
+    assert main(["eval", str(tiny), *extra, "-q"]) == (1 if extra[0] == "--decomposer" else 2)
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith("jar-retrieval: error:") and message in err, err
 
@@ -274,7 +274,7 @@ def test_command_missing_folder(tmp_path, capsys):
 def test_failed_run_keeps_existing_json(tiny, tmp_path):
     out = tmp_path / "keep.json"
     out.write_text('{"old": true}')
-    assert main(["eval", str(tiny), "--methods", "nope", "--json", str(out), "-q"]) == 1
+    assert main(["eval", str(tiny), "--methods", "nope", "--json-file", str(out), "-q"]) == 2
     assert json.loads(out.read_text()) == {"old": True}
     write_json(out, {"new": 1})
     assert json.loads(out.read_text()) == {"new": 1}

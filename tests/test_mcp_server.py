@@ -132,4 +132,4 @@ def test_serve_without_the_mcp_package_says_how_to_install_it(monkeypatch, capsy
     monkeypatch.setitem(sys.modules, "mcp", None)  # import mcp raises ImportError
     assert main(["serve"]) == 1
     err = capsys.readouterr().err
-    assert "pip install 'jar-retrieval[mcp]'" in err and err.count("\n") == 1
+    assert "pip install 'mcp>=1.30'" in err and "pip install '.[mcp]'" in err and err.count("\n") == 1

@@ -152,6 +152,9 @@ def test_without_a_schema_the_default_schema_is_read(server):
     assert [t["id"] for t in out["tables"]] == ["public.playlist"]
     assert out["join_path"] == 'FROM "playlist"'  # the search path finds it
     assert _query(server, f"SELECT title {out['join_path']}") == [("not this one",)]
+    # one table in the default schema, more in others: a warning names them and how to read one
+    assert "jar-retrieval: warning: the default schema of" in p.stderr and "holds 1 table (playlist)" in p.stderr
+    assert "music (" in p.stderr and "read one with --schema NAME" in p.stderr, p.stderr
 
 
 def test_several_schemas_keep_same_named_tables_apart(server):

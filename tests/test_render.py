@@ -92,7 +92,9 @@ def test_json_and_text(result) -> None:
     assert "-- inferred joins" in payload["join_path"]
     text = result_text(result, explain=True, candidates=20)
     assert f"Strategy: {result.strategy} over 5 candidates (every table: fewer than --candidates 20)" in text
-    assert "score (utility in the trace) = coarse; why = relevance, " in explain_legend("dense")
+    legend = explain_legend("dense").splitlines()
+    assert legend[0] == "Columns:" and "  score     coarse; utility in the trace" in legend
+    assert legend[-3].startswith("  why       relevance, ") and all(len(line) <= 100 for line in legend)
 
 
 def test_describe_table(retriever) -> None:

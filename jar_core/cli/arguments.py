@@ -79,8 +79,8 @@ def add_call_arguments(p: argparse.ArgumentParser, names: Sequence[str] = ("k", 
     """The per-call arguments ``names`` of :data:`jar_core.options.CALL_OPTIONS` (``-k``, ``--include``...)."""
     for name in names:
         o = option(name)
-        if name == "k":
-            p.add_argument(o.flag, type=k_value, default=o.default, help=k_help or o.help)
+        if name == "k":  # -k and --k: the spelling of every command (eval's takes a list)
+            p.add_argument("-k", "--k", dest="k", type=k_value, default=o.default, help=k_help or o.help)
         elif isinstance(o.default, tuple):  # a list of tables: repeatable
             p.add_argument(o.flag, action="append", metavar=o.metavar, help=o.help)
         else:

@@ -201,7 +201,7 @@ def add_serve_parser(sub: Any) -> argparse.ArgumentParser:
         "serve", help="serve retrieval to agents over the Model Context Protocol (stdio)",
         description="An MCP server on stdio with the tools find_tables (question, optional k), "
         "describe_table (name) and list_databases. The model and the index stay loaded between calls. "
-        "Needs the mcp package: pip install 'jar-retrieval[mcp]'.",
+        "Needs the mcp package: pip install 'mcp>=1.30' (in a checkout: pip install '.[mcp]').",
     )
     add_call_arguments(s, ("k",), k_help="tables per question when the client gives no k, or 'auto' (default 5)")
     add_option_arguments(s, ("candidates",))

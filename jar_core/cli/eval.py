@@ -5,6 +5,7 @@ See docs/evaluation.md for the options, the JSON shape and how gold tables are r
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import tempfile
@@ -23,7 +24,7 @@ from jar_core.cli.arguments import (
     parse_weights,
     progress_enabled,
 )
-from jar_core.cli.printing import print_line
+from jar_core.cli.printing import json_safe, print_line, show_warning
 from jar_core.errors import BenchmarkFormatError, InvalidArgumentError
 
 __all__ = ["add_eval_parser", "run_eval"]
@@ -47,9 +48,12 @@ def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:
     e.add_argument("--methods", default=DEFAULT_METHODS, metavar="LIST",
                    help=f"comma-separated methods among default,dense,greedy,mip,crush (default {DEFAULT_METHODS}); "
                    "default is the library's default configuration (join-aware search over expanded candidates)")
-    e.add_argument("--k", default=DEFAULT_KS, metavar="LIST", help=f"comma-separated K values (default {DEFAULT_KS})")
+    e.add_argument("-k", "--k", default=DEFAULT_KS, metavar="LIST", help=f"comma-separated K values (default {DEFAULT_KS})")
     add_option_arguments(e, ("candidates",))
-    e.add_argument("--json", metavar="OUT.json", help="write the figures as JSON (atomically)")
+    e.add_argument("--json", nargs="?", const=True, default=None, metavar="OUT.json",
+                   help="print the figures as JSON on stdout instead of the table, as 'retrieve --json' does "
+                   "(--json OUT.json, which wrote the file, still does: deprecated, use --json-file)")
+    e.add_argument("--json-file", metavar="OUT.json", help="write the figures as JSON (atomically)")
     e.add_argument("--markdown", metavar="OUT.md", help="write the R / CR table in the paper's layout")
     e.add_argument("--plot", metavar="OUT.png", help="plot R and CR against K and selection time per method")
     e.add_argument("--limit", type=int, metavar="N", help="evaluate the first N multi-table questions only")
@@ -118,6 +122,18 @@ def _check_out(path: str | None, flag: str) -> None:
         raise InvalidArgumentError(f"{flag} {path}: the file is not writable")
 
 
+def _json_output(args: argparse.Namespace) -> tuple[str | None, bool]:
+    """The file ``--json-file`` (or the deprecated ``--json FILE``) names, and whether ``--json``
+    alone asks for the figures on stdout."""
+    if isinstance(args.json, str):
+        if args.json_file:
+            raise InvalidArgumentError("--json FILE and --json-file both name a file; pass --json-file only")
+        show_warning(f"--json FILE is deprecated: use --json-file {args.json} (--json alone prints the "
+                     "figures as JSON on stdout)", DeprecationWarning, "", 0)
+        return args.json, False
+    return args.json_file, args.json is True
+
+
 def run_eval(args: argparse.Namespace) -> int:
     from jar_core.eval import report
     from jar_core.eval.harness import evaluate, method_specs, prepare
@@ -137,7 +153,8 @@ def run_eval(args: argparse.Namespace) -> int:
     weights = parse_weights(args.weights) if args.weights else None
     if weights is not None and "greedy" not in methods:
         raise InvalidArgumentError("--weights applies to the greedy: add greedy to --methods")
-    for path, flag in ((args.json, "--json"), (args.markdown, "--markdown"), (args.plot, "--plot")):
+    json_file, json_stdout = _json_output(args)
+    for path, flag in ((json_file, "--json-file"), (args.markdown, "--markdown"), (args.plot, "--plot")):
         _check_out(path, flag)
     if args.plot:
         try:
@@ -170,12 +187,15 @@ def run_eval(args: argparse.Namespace) -> int:
     )
     result = evaluate(prepared, specs, ks, progress=progress)
     payload = result.to_dict()
-    if args.json:
-        report.write_json(args.json, payload)
+    if json_file:
+        report.write_json(json_file, payload)
     if args.markdown:
         report.write_text(args.markdown, report.markdown(payload))
     if args.plot:
         report.plot(payload, args.plot)
+    if json_stdout:
+        print(json_safe(json.dumps(payload, indent=2, ensure_ascii=False)))
+        return 0
     print_line(report.text_table(payload))
     print_line(f"decomposer: {prepared.decomposer}; {prepared.multi_table_questions} multi-table of "
           f"{prepared.total_questions} questions"

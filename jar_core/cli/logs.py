@@ -1,4 +1,5 @@
-"""The command's log lines: ``jar-retrieval: message`` on stderr, once each, the model libraries' included."""
+"""The command's log lines: ``jar-retrieval: message`` on stderr (``jar-retrieval: warning: message``
+for a warning), once each, the model libraries' included."""
 from __future__ import annotations
 
 import importlib.abc
@@ -13,7 +14,7 @@ __all__ = ["setup_logging"]
 
 
 def setup_logging(verbose: bool, quiet: bool = False) -> None:
-    """Log lines as ``jar-retrieval: message`` on stderr through the root logger's one handler
+    """Log lines as ``jar-retrieval: message`` (``jar-retrieval: warning: message``) on stderr through the root logger's one handler
     (INFO with ``--verbose``, else WARNING and the model libraries' loggers ERROR). Without
     ``--verbose``, or with ``--quiet``, huggingface_hub shows no download progress bars.
 
@@ -27,7 +28,9 @@ def setup_logging(verbose: bool, quiet: bool = False) -> None:
     or without ``--verbose``) as soon as transformers is imported: importing it here would add a
     second to every run that never loads it (the ONNX backend). Its lines are then
     ``jar-retrieval: message`` once, whatever ``$CI``; without ``--verbose`` errors only."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format=f"{PROG}: %(message)s")
+    handler = logging.StreamHandler()
+    handler.setFormatter(_LevelFormatter())
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[handler])
     if not verbose:  # before huggingface_hub is imported: it reads them then
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     if not verbose or quiet:
@@ -44,6 +47,15 @@ def setup_logging(verbose: bool, quiet: bool = False) -> None:
     if not verbose:
         for noisy in ("sentence_transformers", "transformers", "huggingface_hub"):
             logging.getLogger(noisy).setLevel(logging.ERROR)
+
+
+class _LevelFormatter(logging.Formatter):
+    """``jar-retrieval: message``, and ``jar-retrieval: warning: message`` (``error:``) for a
+    warning or an error, as the command's own warnings are printed."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        level = "" if record.levelno < logging.WARNING else ("warning: " if record.levelno < logging.ERROR else "error: ")
+        return f"{PROG}: {level}{super().format(record)}"
 
 
 def _transformers_to_root(tlog: Any) -> None:

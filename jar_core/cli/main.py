@@ -3,8 +3,9 @@
 This module dispatches: it builds the parser (each command's arguments are in
 :mod:`jar_core.cli.commands` and :mod:`jar_core.cli.eval`, built from the options record by
 :mod:`jar_core.cli.arguments`), runs the command and turns errors into exit codes. Every error the
-library raises on bad input becomes one line on stderr and exit status 1 (usage errors: status 2);
-warnings are one line each (:mod:`jar_core.cli.printing`).
+library raises becomes one line on stderr: exit status 2 for a usage error (a bad flag or
+argument value, :class:`~jar_core.errors.InvalidArgumentError`), 1 for an error of the source or
+of the run (:data:`EXIT_STATUSES`); warnings are one line each (:mod:`jar_core.cli.printing`).
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from jar_core.cli.arguments import (
 from jar_core.cli.eval import add_eval_parser
 from jar_core.cli.logs import setup_logging
 from jar_core.cli.printing import PROG, print_line, show_warning
-from jar_core.errors import JarError
+from jar_core.errors import InvalidArgumentError, JarError
 
 __all__ = ["main", "build_parser", "add_embedding_options", "embedder_from_args", "parse_weights"]
 
@@ -55,9 +56,17 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return commands.run_bench_command(args)
 
 
+#: The exit statuses, as every command's help ends with them.
+EXIT_STATUSES = (
+    "exit status: 0 done; 1 the source or the run failed (a database, file or index that cannot be "
+    "read, a model that cannot be loaded); 2 usage error (an unknown option, a bad or missing value); "
+    "130 interrupted"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the command and of each of its commands."""
-    p = Parser(prog=PROG, description="Join-aware multi-table retrieval.")
+    p = Parser(prog=PROG, description="Join-aware multi-table retrieval.", epilog=EXIT_STATUSES)
     _add_global_options(p, command=False)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     sub.required = True
@@ -68,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_parser(sub)
     for command in sub.choices.values():
         _add_global_options(command, command=True)
+        command.epilog = EXIT_STATUSES
     return p
 
 
@@ -105,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.func(args) or 0)
     except JarError as e:
         print_line(f"{PROG}: error: {e}", file=sys.stderr, one_line=True)
-        return 1
+        return 2 if isinstance(e, InvalidArgumentError) else 1
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130

@@ -20,8 +20,10 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 
-from jar_core.errors import InvalidArgumentError, JarError
-from jar_core.options import DEFAULT_K
+from typing_extensions import TypedDict
+
+from jar_core.errors import JarError
+from jar_core.options import DEFAULT_K, MAX_QUESTION_CHARS
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.retriever import TableRetriever
@@ -30,6 +32,15 @@ __all__ = ["build_server", "serve_stdio", "check_mcp", "INSTRUCTIONS"]
 
 #: Most tables listed per database by ``list_databases``.
 MAX_LISTED_TABLES = 500
+#: The largest ``k`` a client may ask ``find_tables`` for.
+MAX_TOOL_K = 100
+
+#: Each tool's arguments and whether it needs them.
+TOOL_ARGUMENTS: dict[str, dict[str, bool]] = {
+    "find_tables": {"question": True, "k": False},
+    "describe_table": {"name": True},
+    "list_databases": {},
+}
 
 INSTRUCTIONS = (
     "Finds the few tables of a large database that answer a question and how they join. Call "
@@ -53,13 +64,96 @@ LIST_DATABASES = "The databases (or schemas) served, with the number and names o
 
 
 def check_mcp() -> None:
-    """Raise :class:`InvalidArgumentError` with the install command when ``mcp`` is missing."""
+    """Raise :class:`JarError` with the install command when ``mcp`` is missing (an error of the
+    installation, not of the command's arguments: exit status 1)."""
     try:
         import mcp  # noqa: F401
     except ImportError:
-        raise InvalidArgumentError(
-            "the MCP server needs the mcp package: pip install 'jar-retrieval[mcp]'"
+        raise JarError(
+            "the MCP server needs the mcp package: pip install 'mcp>=1.30' (the extra 'jar-retrieval[mcp]'; "
+            "in a checkout: pip install '.[mcp]')"
         ) from None
+
+
+# -- the tools' structured content (their outputSchema; more keys may come) ---------------------
+class FoundTables(TypedDict, total=False):
+    """The tables that answer the question, their joins and join path (as jar-retrieval retrieve --format json)."""
+
+    question: str
+    tables: list[dict[str, Any]]
+    joins: list[dict[str, Any]]
+    join_path: str
+    value_matches: list[dict[str, Any]]
+    warnings: list[str]
+
+
+class DescribedTable(TypedDict, total=False):
+    """One table's CREATE TABLE statement, keys and joins."""
+
+    id: str
+    name: str
+    database: str
+    ddl: str
+    primary_key: list[str]
+    foreign_keys: list[dict[str, Any]]
+    referenced_by: list[dict[str, Any]]
+    joins: list[dict[str, Any]]
+
+
+class ListedDatabases(TypedDict, total=False):
+    """The source served and its databases with their tables."""
+
+    source: str
+    dialect: Optional[str]
+    databases: list[dict[str, Any]]
+
+
+def argument_error(tool: str, arguments: Any) -> Optional[str]:
+    """A one-line message naming what is wrong with a client's ``arguments`` to ``tool``, or
+    ``None`` when they are right (checked before the SDK's own validation, whose message is a
+    validation library's dump)."""
+    expected = TOOL_ARGUMENTS.get(tool)
+    if expected is None:
+        return None  # the SDK's "unknown tool"
+    if not isinstance(arguments, dict):
+        return f"{tool} takes an object of arguments, got {type(arguments).__name__}"
+    takes = ", ".join(expected) or "no arguments"
+    unknown = [a for a in arguments if a not in expected]
+    if unknown:
+        return f"{tool} has no argument {', '.join(map(repr, unknown))} (it takes {takes})"
+    missing = [a for a, required in expected.items() if required and arguments.get(a) is None]
+    if missing:
+        return f"{tool} needs the argument {', '.join(map(repr, missing))} (it takes {takes})"
+    for name in ("question", "name"):
+        if name in arguments and not isinstance(arguments[name], str):
+            return f"{name} must be a string, got {_json_type(arguments[name])}"
+    if len(arguments.get("question") or "") > MAX_QUESTION_CHARS:
+        return f"the question is {len(arguments['question']):,} characters long, more than the {MAX_QUESTION_CHARS:,} allowed"
+    return _k_error(arguments.get("k"))
+
+
+def _k_error(k: Any) -> Optional[str]:
+    """What is wrong with ``find_tables``'s ``k`` (``None``, ``"auto"`` or 1..:data:`MAX_TOOL_K`)."""
+    if k is None or (isinstance(k, str) and k.strip().lower() == "auto"):
+        return None
+    if isinstance(k, float) and k.is_integer():
+        k = int(k)
+    if isinstance(k, bool) or not isinstance(k, int):
+        return f'k must be a whole number from 1 to {MAX_TOOL_K} or "auto", got {_json_type(k)} {k!r}'[:200]
+    if not 1 <= k <= MAX_TOOL_K:
+        return f'k must be from 1 to {MAX_TOOL_K} or "auto", got {k}'
+    return None
+
+
+def _json_type(value: Any) -> str:
+    """``value``'s JSON type name (what the client sent)."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return {list: "an array", dict: "an object", type(None): "null"}.get(type(value), type(value).__name__)
 
 
 def _server_class() -> Any:
@@ -100,8 +194,8 @@ def build_server(
     from jar_core.options import K_HELP, QUESTION_HELP, check_k_or_auto
 
     default_k = check_k_or_auto(k)
-    server_cls = _server_class()
-    server = server_cls(name, instructions=INSTRUCTIONS)
+    server = _checking_server(_server_class())(name, instructions=INSTRUCTIONS)
+    _set_version(server)
     annotations = _read_only_annotations()
 
     def find(question: str, k: Optional[int | str]) -> Any:
@@ -134,25 +228,48 @@ def build_server(
             return _tool_result(f"error: {e}", error=True)
 
     async def find_tables(
-        question: Annotated[str, Field(description=QUESTION_HELP)],
+        question: Annotated[str, Field(description=QUESTION_HELP, max_length=MAX_QUESTION_CHARS)],
         k: Annotated[
-            Optional[Union[Annotated[int, Field(ge=1, le=100)], Literal["auto"]]],
+            Optional[Union[Annotated[int, Field(ge=1, le=MAX_TOOL_K)], Literal["auto"]]],
             Field(description=f"{K_HELP} (default {default_k})."),
         ] = None,
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, FoundTables]:
         return await call(find, question, k)
 
     async def describe_table(
         name: Annotated[str, Field(description="A table name, or schema.table.")],
-    ) -> CallToolResult:
+    ) -> Annotated[CallToolResult, DescribedTable]:
         return await call(describe, name)
 
-    async def list_databases() -> CallToolResult:
+    async def list_databases() -> Annotated[CallToolResult, ListedDatabases]:
         return await call(databases)
 
     for fn, description in ((find_tables, FIND_TABLES), (describe_table, DESCRIBE_TABLE), (list_databases, LIST_DATABASES)):
         server.add_tool(fn, name=fn.__name__, description=description, annotations=annotations)
     return server
+
+
+def _checking_server(server_cls: Any) -> Any:
+    """``server_cls`` whose ``call_tool`` answers wrong arguments with :func:`argument_error`'s
+    line as a tool error (the SDK's own would be a validation dump with a link)."""
+
+    class CheckingServer(server_cls):  # type: ignore[misc, valid-type]
+        async def call_tool(self, name: str, arguments: Any, *args: Any, **kwargs: Any) -> Any:
+            problem = argument_error(name, arguments)
+            if problem is not None:
+                return _tool_result(f"error: {problem}", error=True)
+            return await super().call_tool(name, arguments, *args, **kwargs)
+
+    return CheckingServer
+
+
+def _set_version(server: Any) -> None:
+    """The server's ``serverInfo.version``: the package's (not the SDK's)."""
+    from jar_core import __version__
+
+    low = getattr(server, "_lowlevel_server", None) or getattr(server, "_mcp_server", None)
+    if low is not None and hasattr(low, "version"):
+        low.version = __version__
 
 
 def _read_only_annotations() -> Any:

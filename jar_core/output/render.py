@@ -14,6 +14,7 @@ text; the JSON holds them exactly. No framework is imported here.
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from jar_core.names import one_line
@@ -68,8 +69,13 @@ def _numeric(s: str) -> bool:
     return bool(re.fullmatch(r"-?[\d.]+|-?inf", s))
 
 
-def explain_legend(strategy: Any = None) -> str:
-    """One line explaining the columns of the result table and the step trace.
+#: Where the legend of ``--explain`` wraps.
+LEGEND_WIDTH = 100
+
+
+def explain_legend(strategy: Any = None, width: int = LEGEND_WIDTH) -> str:
+    """The legend of the result table's columns and the step trace: ``Columns:`` and one entry per
+    column, wrapped at ``width`` characters.
 
     ``strategy``: the search strategy (its weights make the formula of ``score``) or its name.
     """
@@ -90,11 +96,14 @@ def explain_legend(strategy: Any = None) -> str:
     else:
         formula = f"the {name} objective's gain"
     why = WHY if not getattr(strategy, "near_copies", False) else WHY.replace(" or pinned", f", {NEAR_COPY_WHY} or pinned")
-    return (
-        "Columns: coarse = similarity of the table to the question; coverage = how much it adds to "
-        f"covering the sub-queries; join = {join}; score (utility in the trace) = {formula}; "
-        f"why = {why}."
-    )
+    entries = (("coarse", "similarity of the table to the question"),
+               ("coverage", "how much it adds to covering the sub-queries"), ("join", join),
+               ("score", f"{formula}; utility in the trace"), ("why", why))
+    lines = ["Columns:"]
+    for column, meaning in entries:
+        lines += textwrap.wrap(meaning, width, initial_indent=f"  {column:<9} ", subsequent_indent=" " * 12,
+                               break_long_words=False, break_on_hyphens=False)
+    return "\n".join(lines)
 
 
 #: What the ``why`` column (:attr:`RetrievedTable.reason`) says, for the legend.

@@ -69,10 +69,15 @@ def _tables_to_read(
             hint = ("; a SQLite schema is an attached database: pass an engine that ATTACHes it"
                     if schema and conn.dialect.name == "sqlite" else "")
             raise DatabaseConnectionError(f"cannot read {where}: {error_message(err, secrets)}{hint}") from err
+        others = (_other_schemas(conn, insp) if schema is None and len(schemas) == 1 and len(names) <= 1
+                  and include_tables is None else [])
         if not names and include_tables is None:
             if len(schemas) == 1:
-                raise SchemaError(f"database {where} has no tables")
+                raise SchemaError(f"database {where} has no tables" + (f"; {_schemas_hint(others)}" if others else ""))
             logger.warning("schema %r of %s has no tables", schema, label)
+        elif others:
+            warnings.warn(f"the default schema of {label} holds {len(names)} table ({names[0]}); "
+                          f"{_schemas_hint(others)}", stacklevel=2)
         listed.append((schema, list(names)))
     if include_tables is not None:
         listed = _select_in_schemas(listed, include_tables, where_all)
@@ -80,6 +85,36 @@ def _tables_to_read(
         listed = _without_partitions(conn, listed, label)
     return listed
 
+
+
+#: Schemas of the database's own catalog, never named in :func:`_other_schemas`.
+_SYSTEM_SCHEMAS = frozenset({"information_schema", "pg_catalog", "pg_toast", "mysql", "performance_schema", "sys"})
+#: Most other schemas looked into for :func:`_other_schemas` (one query each).
+MAX_HINTED_SCHEMAS = 50
+
+
+def _other_schemas(conn: Connection, insp: Any) -> list[tuple[str, int]]:
+    """The PostgreSQL schemas other than the connection's default one that hold tables, with their
+    number of tables (at most :data:`MAX_HINTED_SCHEMAS` looked into); ``[]`` for other databases
+    or when the catalog cannot be read."""
+    if insp is None or conn.dialect.name != "postgresql":
+        return []
+    try:
+        default = insp.default_schema_name
+        names = [n for n in insp.get_schema_names()
+                 if n != default and n not in _SYSTEM_SCHEMAS and not n.startswith(("pg_temp", "pg_toast"))]
+        counts = [(n, len(insp.get_table_names(schema=n))) for n in names[:MAX_HINTED_SCHEMAS]]
+    except SQLAlchemyError as err:  # a hint only: no right to read the catalog, no hint
+        logger.info("could not list the other schemas: %s", err)
+        return []
+    return [(n, c) for n, c in counts if c]
+
+
+def _schemas_hint(others: Sequence[tuple[str, int]]) -> str:
+    """Which schemas hold tables and how to read one."""
+    shown = ", ".join(f"{n} ({c} table{'s' if c != 1 else ''})" for n, c in others[:10])
+    return (f"other schemas hold tables: {shown}{' ...' if len(others) > 10 else ''}; read one with --schema NAME "
+            f"(schema=NAME in Python), e.g. --schema {others[0][0]}")
 
 
 def _select_in_schemas(
