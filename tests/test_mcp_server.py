@@ -75,14 +75,18 @@ def test_a_client_session_over_stdio(tmp_path, capsys, embedder, monkeypatch):
     assert _get(by_name["find_tables"].annotations, "read_only_hint", "readOnlyHint") is True
 
     found, second, described, unknown, listed, empty, bad_k, auto = results
-    # find_tables: the command's text, the command's JSON as structured content
+    # find_tables: the text a model reads (model_text), the command's JSON as structured content
     import jar_core.embed.embedders as emb
+    from jar_core.demo import demo_url
+    from jar_core.output.prompt import model_text
+    from jar_core.retriever import TableRetriever
 
     monkeypatch.setattr(emb, "_DEFAULT", embedder)
     monkeypatch.setenv("JAR_RETRIEVAL_CACHE", str(tmp_path / "cache"))
-    assert main(["retrieve", QUESTION, "-k", "4", "-q"]) == 0
-    # another process: scores may differ in their last printed digit (another encoder thread count)
-    assert_same_text(found.content[0].text, capsys.readouterr().out.rstrip("\n"))
+    here = TableRetriever.from_database(demo_url(), embedder=embedder).retrieve(QUESTION, k=4)
+    # another process: confidences may differ in their last printed digit (another encoder thread count)
+    assert_same_text(found.content[0].text, model_text(here))
+    assert "CREATE TABLE" in found.content[0].text and "JOIN" in found.content[0].text
     assert main(["retrieve", QUESTION, "-k", "4", "-q", "--format", "json"]) == 0
     assert_same_json(_structured(found), json.loads(capsys.readouterr().out))
     assert _structured(found)["join_path"].startswith('FROM "authors"')

@@ -5,8 +5,10 @@ loaded between calls:
 
 * ``find_tables(question, k=None)``: the tables that answer the question and how they join
   (``k``: a number of tables, or ``"auto"``).
-  The text content is what ``jar-retrieval retrieve`` prints; the structured content is the
-  JSON of ``retrieve --format json`` (tables, joins with their kind and confidence, join path).
+  The text content is what a model needs to write SQL (:func:`jar_core.output.prompt.model_text`:
+  the needed tables' compact DDL, the join path with declared / inferred marks and confidence,
+  the question's values as stored, the optional tables a line each); the structured content is
+  the JSON of ``retrieve --format json`` (tables, joins with their kind and confidence, join path).
 * ``describe_table(name)``: one table's ``CREATE TABLE`` DDL, keys and joins to other tables.
 * ``list_databases()``: the databases (or schemas) served, with their tables.
 
@@ -190,6 +192,7 @@ def build_server(
     from typing_extensions import Annotated
 
     from jar_core.output import render
+    from jar_core.output.prompt import model_text
     from jar_core.names import one_line
     from jar_core.options import K_HELP, QUESTION_HELP, check_k_or_auto
 
@@ -200,8 +203,7 @@ def build_server(
 
     def find(question: str, k: Optional[int | str]) -> Any:
         res = retriever.retrieve(question, k=default_k if k is None else k)
-        text = render.result_text(res, candidates=retriever.n_candidates)  # what `retrieve` prints
-        return _tool_result(text, render.result_json(res))
+        return _tool_result(model_text(res), render.result_json(res))  # one call is enough to write SQL
 
     def describe(table: str) -> Any:
         info = render.describe_table(retriever, table)
