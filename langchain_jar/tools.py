@@ -21,7 +21,7 @@ from langchain_core.tools import BaseTool, BaseToolkit
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from jar_core.errors import InvalidArgumentError, JarError
-from jar_core.options import FIND_TABLES_DESCRIPTION, check_k_or_auto
+from jar_core.options import DEFAULT_K, FIND_TABLES_DESCRIPTION, check_k_or_auto
 from langchain_jar.retrievers import FindTablesInput, JoinAwareRetriever, JoinAwareTablesTool, arguments_error, join_plan
 
 __all__ = ["JoinAwareTablesTool", "FindTablesInput", "TableSchemaTool", "TableSchemaInput", "JoinAwareSQLToolkit",
@@ -107,7 +107,7 @@ class JoinAwareSQLToolkit(BaseToolkit):
     db: Any = Field(exclude=True)
     llm: Any = Field(default=None, exclude=True)
     retriever: Optional[JoinAwareRetriever] = Field(default=None, exclude=True)
-    k: Union[int, str] = 5
+    k: Union[int, str] = DEFAULT_K
     retriever_options: dict[str, Any] = Field(default_factory=dict, exclude=True)
 
     def __init__(self, **data: Any) -> None:
