@@ -35,6 +35,7 @@ from jar_core.loaders.ddl.expressions import (
     table_name,
     unique_columns,
 )
+from jar_core.loaders.ddl.remarks import column_remark
 from jar_core.loaders.ddl.repair import parse_tokens, without_key_names
 from jar_core.loaders.ddl.tables import RawForeignKey, TableDef
 from jar_core.loaders.ddl.user_types import UserTypes
@@ -100,7 +101,11 @@ class Builder:
         return self.tables[next(iter(keys))] if len(keys) == 1 else None
 
     # -- statements ---------------------------------------------------------------------
-    def create(self, tree: exp.Create, number: int, snippet: str, *, schema: str | None = None) -> None:
+    def create(
+        self, tree: exp.Create, number: int, snippet: str, *, schema: str | None = None, remark: str | None = None,
+    ) -> None:
+        """Add the table ``tree`` creates; ``remark``: the SQL comment describing it
+        (:func:`~jar_core.loaders.ddl.remarks.table_remark`), its comment unless a clause gives one."""
         if str(tree.args.get("kind") or "").upper() != "TABLE":
             return
         target = tree.this
@@ -140,7 +145,7 @@ class Builder:
                 stacklevel=3,
             )
         comment = properties.find(exp.SchemaCommentProperty) if properties is not None else None
-        tdef.comment = literal_text(comment.this) if comment is not None else None
+        tdef.comment = (literal_text(comment.this) if comment is not None else None) or remark
         earlier = self.find(database, name)
         if earlier is not None:
             keep_first = bool(tree.args.get("exists"))  # CREATE TABLE IF NOT EXISTS
@@ -377,6 +382,8 @@ class Builder:
                 column.comment = literal_text(spec.this)
             elif isinstance(spec, exp.ComputedColumnConstraint):  # AS (expr), GENERATED ALWAYS AS (expr)
                 column.computed = True
+        if column.comment is None:  # no COMMENT clause: the SQL comment on its line
+            column.comment = column_remark(node)
         return column
 
     def _retype_column(self, tdef: TableDef, name: str, kind: exp.DataType) -> None:

@@ -23,6 +23,7 @@ from sqlglot.tokens import Token
 
 from jar_core.errors import DDLParseError, InvalidArgumentError, JarError, SchemaError, SourceError
 from jar_core.loaders.ddl.builder import Builder
+from jar_core.loaders.ddl.remarks import table_remark
 from jar_core.loaders.ddl.repair import parse_statement, quiet_sqlglot
 from jar_core.loaders.ddl.statements import (
     ALTER,
@@ -183,7 +184,8 @@ def _read_statement(
     else:
         tree = parse_statement(script.reader, chunk, script.text, kind, number, script.origin)
         if isinstance(tree, exp.Create):
-            builder.create(tree, number, snippet(script.text, chunk), schema=schema)
+            builder.create(tree, number, snippet(script.text, chunk), schema=schema,
+                           remark=table_remark(chunk, script.text))
         elif isinstance(tree, exp.Alter):
             builder.alter(tree, number)
         elif isinstance(tree, exp.Command) and kind == ALTER:
