@@ -100,3 +100,24 @@ def test_comments_move_the_right_table_first(embedder):
     for question, table in QUESTIONS.items():
         assert plain.retrieve(question, k=3).table_names[0] != table, question
         assert commented.retrieve(question, k=3).table_names[0] == table, question
+
+
+def test_a_live_sqlite_databases_comments_are_read_from_its_schema_text(tmp_path):
+    """SQLite keeps each CREATE TABLE as written: its comments become the table's and columns'."""
+    import sqlite3
+
+    from jar_core.loaders import load_database
+
+    db = tmp_path / "clinic.db"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE t_adm ( -- Inpatient stays\n"
+                "  k1 INTEGER PRIMARY KEY,\n  f2 INTEGER, -- the physician responsible for the stay\n  f3 TEXT)")
+    con.execute("CREATE TABLE t_plain (k1 INTEGER PRIMARY KEY, f2 TEXT)")
+    con.commit()
+    con.close()
+    schema = load_database(f"sqlite:///{db}")
+    adm = schema.find("t_adm")
+    assert adm.comment == "Inpatient stays"
+    assert {c.name: c.comment for c in adm.columns} == {
+        "k1": None, "f2": "the physician responsible for the stay", "f3": None}
+    assert schema.find("t_plain").comment is None

@@ -21,7 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.types import Enum as SQLEnum
 from sqlalchemy.types import NullType, TypeEngine
 
-from jar_core.errors import SchemaError, SourceError
+from jar_core.errors import JarError, SchemaError, SourceError
 from jar_core.loaders.database.connect import error_message
 from jar_core.loaders.declarations import enum_sample
 from jar_core.schema import Column, ForeignKey, Table
@@ -69,9 +69,42 @@ def _reflected_catalog(
         logger.info("no table comments for %s: %s", where, error_message(err, secrets))
         conn.rollback()
         comments = {}
+    if conn.dialect.name == "sqlite":
+        _sqlite_remarks(conn, schema, names, columns, comments)
     own_schema = schema if schema is not None else insp.default_schema_name
     unique = _unique_columns(conn, insp, schema, names, where, secrets)
     return Catalog(columns, pks, fks, comments, own_schema, unique)
+
+
+def _sqlite_remarks(
+    conn: Connection, schema: str | None, names: Sequence[str], columns: dict[str, Any], comments: dict[str, Any],
+) -> None:
+    """SQLite keeps no comment catalog, but its ``sqlite_master`` keeps each table's ``CREATE TABLE``
+    as written: the ``--`` / ``/* */`` comments in it become the table's and its columns' comments
+    (as a DDL file's, :mod:`jar_core.loaders.ddl.remarks`), in place, where none is known."""
+    from sqlalchemy import text
+
+    from jar_core.loaders.ddl import load_ddl
+
+    master = f'"{schema}".sqlite_master' if schema else "sqlite_master"
+    try:
+        rows = conn.execute(text(f"SELECT name, sql FROM {master} WHERE type = 'table'")).fetchall()
+    except SQLAlchemyError:
+        return
+    wanted = set(names)
+    for name, sql in rows:
+        if name not in wanted or not sql or ("--" not in sql and "/*" not in sql):
+            continue
+        try:
+            table = load_ddl(sql, dialect="sqlite").tables[0]
+        except (JarError, IndexError):
+            continue
+        if table.comment and not (comments.get(name) or {}).get("text"):
+            comments[name] = {"text": table.comment}
+        remarks = {c.name: c.comment for c in table.columns if c.comment}
+        for col in columns.get(name) or ():
+            if not col.get("comment") and remarks.get(col["name"]):
+                col["comment"] = remarks[col["name"]]
 
 
 def _table(
