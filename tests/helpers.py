@@ -34,6 +34,17 @@ class BagOfWordsEmbedder:
     embed_queries = _encode
 
 
+class FakeTorchEmbedder:
+    """Stands in for the PyTorch backend in backend-choice tests: records its ``threads``."""
+
+    backend = "torch"
+
+    def __init__(self, threads=None):
+        from jar_core.embed.embedders import DEFAULT_MODEL_NAME
+
+        self.name, self.threads = DEFAULT_MODEL_NAME, threads
+
+
 # -- a small lake for the first-stage tests (test_vector_store_candidates, the vector-store adapters) ---
 SHOP = """
 CREATE TABLE customers (customer_id INT PRIMARY KEY, name TEXT, city TEXT);

@@ -14,7 +14,7 @@ from jar_core.embed.embedders import SMALL_BATCH, SentenceTransformerEmbedder, g
 from jar_core.errors import EmbeddingError
 from jar_core.embed.onnx import OnnxEmbedder
 
-from helpers import BagOfWordsEmbedder
+from helpers import BagOfWordsEmbedder, FakeTorchEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -179,15 +179,9 @@ def test_backend_choice_and_fallback(monkeypatch, caplog):
     monkeypatch.setattr(emb, "_DEFAULT", None)
     monkeypatch.setattr(oe, "onnx_available", lambda: "onnxruntime not installed")
 
-    class FakeTorch:
-        name, backend = emb.DEFAULT_MODEL_NAME, "torch"
-
-        def __init__(self, threads=None):
-            self.threads = threads
-
-    monkeypatch.setattr(emb, "SentenceTransformerEmbedder", FakeTorch)
+    monkeypatch.setattr(emb, "SentenceTransformerEmbedder", FakeTorchEmbedder)
     with caplog.at_level(logging.WARNING, logger="jar_core.embed.embedders"):
-        assert isinstance(get_embedder(None), FakeTorch)  # auto: falls back, and says so
+        assert isinstance(get_embedder(None), FakeTorchEmbedder)  # auto: falls back, and says so
     assert "ONNX backend unavailable (onnxruntime not installed)" in caplog.text
     with pytest.raises(EmbeddingError, match="ONNX backend is unavailable: onnxruntime not installed"):
         get_embedder(None, backend="onnx")

@@ -21,7 +21,7 @@ from jar_core.errors import BenchmarkFormatError, EmbeddingError, InvalidArgumen
 from jar_core.loaders import load_benchmark
 from jar_core.options import MAX_QUESTION_CHARS
 
-from helpers import BagOfWordsEmbedder
+from helpers import BagOfWordsEmbedder, FakeTorchEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "Which books were written by authors born in Ireland?"
@@ -124,15 +124,9 @@ def test_an_onnx_runtime_that_fails_to_import_falls_back_to_torch(error, tmp_pat
     monkeypatch.setattr(emb, "_LOADED", {})
     monkeypatch.setattr(emb, "_DEFAULT", None)
 
-    class FakeTorch:
-        name, backend = emb.DEFAULT_MODEL_NAME, "torch"
-
-        def __init__(self, threads=None):
-            self.threads = threads
-
-    monkeypatch.setattr(emb, "SentenceTransformerEmbedder", FakeTorch)
+    monkeypatch.setattr(emb, "SentenceTransformerEmbedder", FakeTorchEmbedder)
     with caplog.at_level(logging.WARNING, logger="jar_core.embed.embedders"):
-        assert isinstance(get_embedder(None), FakeTorch)
+        assert isinstance(get_embedder(None), FakeTorchEmbedder)
     assert "onnxruntime cannot be imported" in caplog.text and error.split("(")[0] in caplog.text
     with pytest.raises(EmbeddingError, match="ONNX backend is unavailable: onnxruntime cannot be imported"):
         get_embedder(None, backend="onnx")

@@ -171,7 +171,8 @@ def long_value_db(tmp_path):
     return db
 
 
-def test_the_loader_reads_a_long_value_cut_within_the_budget(long_value_db, monkeypatch) -> None:
+def _lengths_of_values_read(monkeypatch) -> list[int]:
+    """The length of every value the loader's statistics read from now on (0 for a non-string)."""
     import jar_core.loaders.database.samples as database
 
     seen: list[int] = []
@@ -182,6 +183,11 @@ def test_the_loader_reads_a_long_value_cut_within_the_budget(long_value_db, monk
         return real_add(self, value, *args)
 
     monkeypatch.setattr(database._ColumnStats, "add", counting)
+    return seen
+
+
+def test_the_loader_reads_a_long_value_cut_within_the_budget(long_value_db, monkeypatch) -> None:
+    seen = _lengths_of_values_read(monkeypatch)
     schema = load_database(f"sqlite:///{long_value_db}", sample_bytes=2000)
     assert seen and max(seen) <= 2000  # a 3 MiB value was fetched whole before
     notes = schema["notes"]
@@ -226,16 +232,7 @@ def test_sample_rows_for_documents_fetch_a_long_value_cut(long_value_db, monkeyp
 
 @pytest.mark.integration
 def test_postgres_long_text_and_bytea_are_cut_in_sql(autocommit, monkeypatch) -> None:
-    import jar_core.loaders.database.samples as database
-
-    seen: list[int] = []
-    real_add = database._ColumnStats.add
-
-    def counting(self, value, *args):
-        seen.append(len(value) if isinstance(value, (str, bytes)) else 0)
-        return real_add(self, value, *args)
-
-    monkeypatch.setattr(database._ColumnStats, "add", counting)
+    seen = _lengths_of_values_read(monkeypatch)
     schema = load_database(autocommit, include_tables=["long_notes"], sample_bytes=5000)
     assert seen and max(seen) <= 5000
     notes = schema["long_notes"]
