@@ -21,7 +21,7 @@ from jar_core.strategies import JoinAwareStrategy
 
 __all__ = [
     "Parser", "CommandParser", "add_option_arguments", "option_values", "add_call_arguments", "k_value",
-    "add_source_arguments", "add_embedding_options", "embedder_from_args", "retriever_from_args", "is_demo",
+    "add_source_arguments", "add_embedding_options", "embedding_arguments", "embedder_from_args", "retriever_from_args", "is_demo",
     "cache_path", "progress_enabled", "add_strategy_arguments", "strategy_from_args", "parse_weights",
     "DEFAULT_STRATEGY", "JOIN_OPTIONS", "SEARCH_OPTIONS", "join_options", "searcher_options",
     "first_stage_argument", "hubness_argument",
@@ -200,13 +200,19 @@ def add_embedding_options(group: Any) -> None:
                        "cores for large batches)")
 
 
+def embedding_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """``--model``, ``--backend`` and ``--threads`` (checked) as ``model`` / ``backend`` / ``threads``."""
+    if args.threads is not None and args.threads < 1:
+        raise InvalidArgumentError(f"--threads must be >= 1, got {args.threads}")
+    return {"model": args.model, "backend": args.backend, "threads": args.threads}
+
+
 def embedder_from_args(args: argparse.Namespace) -> Any:
     """The embedder that ``--model``, ``--backend`` and ``--threads`` ask for."""
     from jar_core.embed.embedders import get_embedder
 
-    if args.threads is not None and args.threads < 1:
-        raise InvalidArgumentError(f"--threads must be >= 1, got {args.threads}")
-    return get_embedder(args.model, backend=args.backend, threads=args.threads)
+    chosen = embedding_arguments(args)
+    return get_embedder(chosen.pop("model"), **chosen)
 
 
 def is_demo(args: argparse.Namespace) -> bool:

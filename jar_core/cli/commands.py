@@ -20,6 +20,7 @@ from jar_core.cli.arguments import (
     add_embedding_options,
     add_option_arguments,
     add_source_arguments,
+    embedding_arguments,
     add_strategy_arguments,
     cache_path,
     first_stage_argument,
@@ -265,9 +266,8 @@ def add_bench_parser(sub: Any) -> argparse.ArgumentParser:
 def run_bench_command(args: argparse.Namespace) -> int:
     from jar_core.cli.bench import run_bench
 
-    if args.threads is not None and args.threads < 1:
-        raise InvalidArgumentError(f"--threads must be >= 1, got {args.threads}")
+    chosen = embedding_arguments(args)
     if args.repeat < 1:
         raise InvalidArgumentError(f"--repeat must be >= 1, got {args.repeat}")
-    run_bench(repeat=args.repeat, model=args.model, backend=args.backend, threads=args.threads)
+    run_bench(repeat=args.repeat, **chosen)
     return 0
