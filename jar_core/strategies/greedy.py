@@ -112,6 +112,9 @@ class GreedyStrategy:
 
     #: How the join term accumulates over the selection: ``"sum"`` (the paper) or ``"max"``.
     join_mode = "sum"
+    #: With ``join_mode == "max"``: the share of the paper's join sum beyond the best join
+    #: (0: the connection gain alone, 1: the paper's sum).
+    join_sum_share = 0.0
     #: Gain of a table in a chosen table's family (``Signals.family``); none in the paper's search.
     l_family = 0.0
     #: Whether a step may take a bridge for the table behind it (:func:`bridge_pair`); not in the paper.
@@ -133,6 +136,7 @@ class GreedyStrategy:
         selected = np.zeros(n, dtype=bool)
         q = np.zeros(F.shape[0], dtype=F.dtype)
         join_acc = np.zeros(n, dtype=np.float64)
+        join_max, join_sum = np.zeros(n, dtype=np.float64), np.zeros(n, dtype=np.float64)
         fam = signals.family if self.l_family > 0 else None
         fam_acc = np.zeros(n, dtype=np.float64)
         sel = Selection(order=[])
@@ -172,7 +176,9 @@ class GreedyStrategy:
             if fam is not None:
                 np.maximum(fam_acc, fam[i], out=fam_acc)
             if self.join_mode == "max":
-                np.maximum(join_acc, w[i], out=join_acc)
+                np.maximum(join_max, w[i], out=join_max)
+                join_sum += w[i]
+                join_acc = join_max + self.join_sum_share * (join_sum - join_max)
             else:
                 join_acc += w[i]
         sel.coverage = q

@@ -1,0 +1,88 @@
+"""Confidence that means what it says: the rules' scores mapped to how often such a join is right.
+
+The join rules score a join by hand-set constants (a same-name reference 0.97, two siblings 0.55,
+a tie 0.74). :func:`calibrated` maps a rule's score to the share of such joins that were right
+when the library printed them on the development suite's schemas without keys (docs/suite.md),
+judged against the declared keys and the gold SQL's join conditions: a monotone (isotonic) fit
+per rule of evidence over its scores, saved in ``jar_core/data/join_calibration.json`` by
+``scripts/suite/calibrate_joins.py``. A declared foreign key is 1.
+
+A join whose calibrated confidence is below :data:`TRUST_THRESHOLD` is not shown as a join key
+(:func:`trusted`): the answer says the two tables have no known key and lists the columns as
+unverified candidates. The search still uses every join above ``min_join_score`` to find
+bridge tables; what a model is shown is only what the library trusts.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["calibrated", "calibrated_matrix", "trusted", "trust_threshold", "TRUST_THRESHOLD", "calibration_table"]
+
+_DATA = Path(__file__).resolve().parents[1] / "data" / "join_calibration.json"
+
+
+@lru_cache(maxsize=1)
+def calibration_table() -> dict[str, Any]:
+    """The saved fit: ``{"threshold": t, "evidence": {rule: {"score": [...], "right": [...]}},
+    "pooled": {...}}`` (breakpoints of each rule's monotone map)."""
+    with open(_DATA, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def trust_threshold() -> float:
+    """A join shown as a join key has a calibrated confidence of at least this (the saved fit's
+    threshold, 0.5: more likely right than wrong)."""
+    return float(calibration_table()["threshold"])
+
+
+#: :func:`trust_threshold` when this module was imported (for documentation; the functions read the table).
+TRUST_THRESHOLD: float = trust_threshold()
+
+
+def _curve(evidence: str) -> tuple[np.ndarray, np.ndarray] | None:
+    table = calibration_table()
+    fit = table["evidence"].get(evidence) or (table["pooled"] if evidence not in ("declared", "score") else None)
+    if fit is None:
+        return None
+    return np.asarray(fit["score"], dtype=np.float64), np.asarray(fit["right"], dtype=np.float64)
+
+
+def calibrated(score: float, evidence: str) -> float:
+    """The calibrated confidence of a join of the rules' ``score`` found by ``evidence``
+    (a name of :data:`jar_core.joins.edges.EVIDENCE`): 1 for ``declared``, the score itself for
+    the paper's pair ``score`` (not calibrated), else the saved fit of the rule (of all rules
+    pooled where the rule had too few joins to fit)."""
+    if evidence == "declared":
+        return 1.0
+    curve = _curve(evidence)
+    if curve is None:
+        return float(score)
+    return float(np.interp(score, *curve))
+
+
+def calibrated_matrix(w: np.ndarray, evidence: np.ndarray | None) -> np.ndarray:
+    """:func:`calibrated` of every join of a candidate set (``w`` and its ``evidence`` indices into
+    :data:`~jar_core.joins.edges.EVIDENCE`, ``-1`` where none); 0 where ``w`` is 0."""
+    from jar_core.joins.edges import EVIDENCE
+
+    w = np.asarray(w, dtype=np.float64)
+    if evidence is None:
+        return w.copy()
+    out = np.zeros_like(w)
+    for code in np.unique(evidence[w > 0]).tolist():
+        m = (evidence == code) & (w > 0)
+        name = EVIDENCE[code] if code >= 0 else "score"
+        curve = _curve(name)
+        out[m] = 1.0 if name == "declared" else (w[m] if curve is None else np.interp(w[m], *curve))
+    return out
+
+
+def trusted(score: float, evidence: str) -> bool:
+    """Whether a join is shown as a join key: declared, or calibrated to at least
+    :data:`TRUST_THRESHOLD` (the paper's pair scores are shown as they are)."""
+    return evidence in ("declared", "score") or calibrated(score, evidence) >= trust_threshold()

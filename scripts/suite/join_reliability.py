@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""How often the joins the default prints are right, by their confidence: a reliability table.
+
+    JAR_RETRIEVAL_THREADS=1 python scripts/suite/join_reliability.py [FOLDER ...] [--json out.json]
+        [--points points.json]
+
+Without folders: every ``*_nokeys`` folder of the suite (as ``run_suite.py`` finds them). For
+each question the default selects K = 2, 3, 5, 10 tables and its join path over them (the
+spanning forest of the join graph, as ``jar-retrieval eval`` scores join precision); a printed
+join between two gold tables is *judged*, and *right* when the gold SQL equates the same two
+columns or the folder's keyed twin (the folder without ``_nokeys``) declares that foreign key.
+Joins are counted once per question and K, as a model would read them.
+
+Prints, per bin of 0.1 of the confidence shown (``JoinEdge.confidence``), the joins judged,
+the share right and the mean confidence, over the whole suite and per benchmark. ``--points``
+writes every judged join ``(benchmark, evidence, raw score, shown confidence, right)``: the
+data :mod:`scripts.suite.calibrate_joins` fits the calibration on.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from run_suite import DEFAULT_ROOTS, find_folders  # noqa: E402
+
+from jar_core.eval.harness import DEFAULT_SEARCH, prepare  # noqa: E402
+from jar_core.index.store import cache_path  # noqa: E402
+from jar_core.joins.edges import EVIDENCE  # noqa: E402
+from jar_core.joins.path import join_tree  # noqa: E402
+from jar_core.loaders import load_benchmark  # noqa: E402
+from jar_core.retriever import TableRetriever  # noqa: E402
+from jar_core.strategies import JoinAwareStrategy  # noqa: E402
+
+KS = (2, 3, 5, 10)
+
+
+def _shown(score: float, evidence: str) -> float:
+    """The confidence the product shows for a join of this raw score and evidence."""
+    try:
+        from jar_core.joins.calibration import calibrated
+    except ImportError:  # before the calibration: the rules' score is shown
+        return score
+    return float(calibrated(score, evidence))
+
+
+def declared_pairs(schema: Any) -> set[frozenset[tuple[str, str]]]:
+    """Every declared foreign key's column pairs, as ``{(db.table, column), (db.table, column)}``."""
+    out = set()
+    for t in schema.tables:
+        for fk in t.foreign_keys:
+            ref = schema.tables[schema.position(fk.ref_table)]
+            for a, b in zip(fk.columns, fk.ref_columns):
+                out.add(frozenset({(t.id, a), (ref.id, b)}))
+    return out
+
+
+def judged_joins(folder: Path, keyed: Path | None, *, candidates: int = 20, embedder: Any = None,
+                 limit: int | None = None) -> tuple[list[dict[str, Any]], Any]:
+    """Every printed join between two gold tables of ``folder``'s questions, with whether it is right."""
+    bench = load_benchmark(folder)
+    truth = declared_pairs(load_benchmark(keyed).schema) if keyed else set()
+    r = TableRetriever(bench.schema, embedder=embedder, candidates=candidates)
+    r.load_or_build_index(cache_path(r.schema, r.embedder.name))
+    prep = prepare(bench, r, candidates=candidates, limit=limit, default=True, warn=None)
+    strat, tables = JoinAwareStrategy(), bench.schema.tables
+    points = []
+    for q in prep.questions:
+        sig, gold = q.default_signals, set(q.gold)
+        right = truth | {frozenset(j) for j in q.gold_joins}
+        for k in KS:
+            order = strat.select(sig, min(k, sig.n)).order
+            for a, b, w in join_tree(sig.w, order, r.min_join_score, evidence=sig.evidence):
+                ia, ib = int(order[a]), int(order[b])
+                ta, tb = tables[int(sig.candidates[ia])], tables[int(sig.candidates[ib])]
+                if ta.id not in gold or tb.id not in gold:
+                    continue
+                ca, cb = (int(c) for c in sig.join_columns[ia, ib])
+                edge = frozenset({(ta.id, ta.columns[ca].name), (tb.id, tb.columns[cb].name)})
+                ev = EVIDENCE[int(sig.evidence[ia, ib])] if sig.evidence[ia, ib] >= 0 else "score"
+                points.append({"benchmark": bench.name, "question": q.position, "k": k, "evidence": ev,
+                               "score": round(float(w), 4), "shown": round(_shown(float(w), ev), 4),
+                               "right": edge in right})
+    return points, r.embedder
+
+
+def reliability(points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per bin of 0.1 of the shown confidence: joins, right share and mean confidence (%)."""
+    rows = []
+    for b in range(10):
+        lo, hi = b / 10, (b + 1) / 10
+        inb = [p for p in points if lo <= p["shown"] < hi or (b == 9 and p["shown"] == 1.0)]
+        if inb:
+            rows.append({"bin": f"{lo:.1f}-{hi:.1f}", "joins": len(inb),
+                         "right": round(100 * sum(p["right"] for p in inb) / len(inb), 1),
+                         "confidence": round(100 * sum(p["shown"] for p in inb) / len(inb), 1)})
+    return rows
+
+
+def _print_table(title: str, rows: list[dict[str, Any]]) -> None:
+    print(f"\n{title}\n")
+    print("| confidence shown | joins | right (%) | mean confidence (%) | gap |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        print(f"| {r['bin']} | {r['joins']} | {r['right']:.1f} | {r['confidence']:.1f} | "
+              f"{r['right'] - r['confidence']:+.1f} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("folders", nargs="*", type=Path)
+    ap.add_argument("--limit", type=int)
+    ap.add_argument("--json", type=Path, metavar="OUT.json", help="the tables as JSON")
+    ap.add_argument("--points", type=Path, metavar="POINTS.json", help="every judged join")
+    ap.add_argument("--per-benchmark", action="store_true", help="also a table per benchmark")
+    args = ap.parse_args(argv)
+    folders = find_folders(args.folders or [p for p in DEFAULT_ROOTS if p.exists()])
+    folders = [f for f in folders if f.name.endswith("_nokeys")]
+    if not folders:
+        ap.error("no _nokeys benchmark folder found")
+    points, embedder = [], None
+    for i, folder in enumerate(folders, 1):
+        keyed = folder.with_name(folder.name[: -len("_nokeys")])
+        print(f"reliability: [{i}/{len(folders)}] {folder}", file=sys.stderr, flush=True)
+        got, embedder = judged_joins(folder, keyed if (keyed / "dev.json").is_file() else None,
+                                     embedder=embedder, limit=args.limit)
+        points += got
+    total = reliability(points)
+    _print_table(f"All {len(folders)} benchmarks without keys: {len(points)} printed joins between gold tables "
+                 f"({sum(p['right'] for p in points)} right)", total)
+    per = {}
+    for name in dict.fromkeys(p["benchmark"] for p in points):
+        per[name] = reliability([p for p in points if p["benchmark"] == name])
+        if args.per_benchmark:
+            _print_table(name, per[name])
+    if args.json:
+        args.json.write_text(json.dumps({"all": total, "benchmarks": per}, indent=1) + "\n")
+    if args.points:
+        args.points.write_text(json.dumps(points) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
