@@ -77,6 +77,15 @@ def test_corrected_subtracts_the_weighted_hub_score():
     assert corrected(F, r.index, tables, 0.0) is F
 
 
+def test_a_schema_of_fewer_than_four_tables_is_not_corrected():
+    # three tables: a table's hub score would compare it with two others only
+    small = TableRetriever.from_ddl(SCHEMA.split("CREATE TABLE projects")[0], embedder=BagOfWordsEmbedder())
+    assert len(small.schema.tables) == 3 < hubness.MIN_TABLES
+    F = np.full((2, 3), 0.5, dtype=np.float32)
+    assert corrected(F, small.index, np.array([0, 1, 2]), 0.5) is F
+    assert not np.allclose(corrected(F, _retriever().index, np.array([0, 1, 2]), 0.5), F)
+
+
 def test_hubness_lowers_the_hub_against_the_specific_table():
     question = "grant title and amount"
     subs = ["title", "amount"]

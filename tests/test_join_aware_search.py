@@ -909,3 +909,31 @@ def test_columns_that_many_tables_hold_make_no_near_copies():
     r = TableRetriever.from_ddl(ddl, embedder=BagOfWordsEmbedder())
     s = r.signals("product categories", [])
     assert not s.near_copies.any()
+
+
+def test_a_central_table_gains_the_join_sum():
+    # as in test_connection_gain_does_not_favour_hubs, but table 2 is central (most of its
+    # database references it): it gains the paper's sum of its joins, the others their best join
+    w = np.array([[0, 0.9, 0.9, 0.9], [0.9, 0, 0.9, 0.0], [0.9, 0.9, 0, 0], [0.9, 0, 0, 0]], dtype=float)
+    s = sig([0.9, 0.85, 0.1, 0.3], w)
+    s.central = np.array([False, False, True, False])
+    assert JoinAwareStrategy(0, 1, 1, bridges=False).select(s, 3).order == [0, 1, 2]
+    assert JoinAwareStrategy(0, 1, 1, bridges=False, central_sum=False).select(s, 3).order == [0, 1, 3]
+
+
+def test_central_tables_are_read_off_the_join_graph():
+    from jar_core.loaders import load_ddl
+    from jar_core.signals.central import central_tables
+
+    ddl = """
+    CREATE TABLE admissions (hadm_id INTEGER PRIMARY KEY, subject_id INTEGER, admittime TEXT);
+    CREATE TABLE diagnoses (row_id INTEGER PRIMARY KEY, hadm_id INTEGER REFERENCES admissions(hadm_id), icd9_code TEXT);
+    CREATE TABLE prescriptions (row_id INTEGER PRIMARY KEY, hadm_id INTEGER REFERENCES admissions(hadm_id), drug TEXT);
+    CREATE TABLE transfers (row_id INTEGER PRIMARY KEY, hadm_id INTEGER REFERENCES admissions(hadm_id), ward TEXT);
+    CREATE TABLE wards (ward_id INTEGER PRIMARY KEY, name TEXT);
+    """
+    r = TableRetriever(load_ddl(ddl), embedder=BagOfWordsEmbedder())
+    names = [t.name for t, c in zip(r.schema.tables, central_tables(r.index)) if c]
+    assert names == ["admissions"]  # 3 of the 4 other tables reference it; no other table is referenced
+    small = TableRetriever(load_ddl(ddl.split("CREATE TABLE prescriptions")[0]), embedder=BagOfWordsEmbedder())
+    assert not central_tables(small.index).any()  # two tables: no central table (fewer than 4)

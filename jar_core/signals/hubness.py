@@ -36,7 +36,7 @@ from jar_core.joins.compat import column_positions
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index.schema_index import SchemaIndex
 
-__all__ = ["DEFAULT_HUBNESS", "PROBES", "BASELINE_TABLES", "HubScores", "hub_scores", "corrected"]
+__all__ = ["DEFAULT_HUBNESS", "MIN_TABLES", "PROBES", "BASELINE_TABLES", "HubScores", "hub_scores", "corrected"]
 
 # The default weight of the correction (``TableRetriever(hubness=...)``) is defined with the other options.
 from jar_core.options import DEFAULT_HUBNESS  # noqa: E402
@@ -127,9 +127,16 @@ def hub_scores(index: "SchemaIndex") -> HubScores:
     return hubs
 
 
+#: A schema of fewer tables is not corrected: a table's hub score compares it with the columns of
+#: the other tables, and two other tables are too few to say which table matches phrases in general
+#: (measured on the development suite, docs/results.md "The rule for the default").
+MIN_TABLES = 4
+
+
 def corrected(F: np.ndarray, index: "SchemaIndex", tables: np.ndarray, weight: float) -> np.ndarray:
-    """``F - weight * (h - h_bar)`` for the tables at positions ``tables`` (the columns of ``F``)."""
-    if weight == 0 or F.size == 0:
+    """``F - weight * (h - h_bar)`` for the tables at positions ``tables`` (the columns of ``F``);
+    ``F`` as it is in a schema of fewer than :data:`MIN_TABLES` tables."""
+    if weight == 0 or F.size == 0 or len(index.schema.tables) < MIN_TABLES:
         return F
     hubs = hub_scores(index)
     return (F - weight * (hubs.scores(tables) - hubs.baseline)[None, :]).astype(F.dtype, copy=False)

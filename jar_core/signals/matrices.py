@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from jar_core.signals.hubness import corrected
+from jar_core.signals.central import central_tables
 from jar_core.signals.near_copies import near_copy_matrix
 from jar_core.joins.compat import column_positions
 from jar_core.joins.compat import join_compatibility
@@ -53,6 +54,9 @@ class Signals:
             ``None`` with the paper's pair score.
         near_copies: optional boolean ``(n, n)``: two tables of one database with nearly the same
             columns (:func:`jar_core.signals.near_copies.near_copy_matrix`).
+        central: optional boolean ``(n,)``: tables that most of their database's other tables
+            reference (:func:`jar_core.signals.central.central_tables`); ``None`` with the paper's
+            pair score.
     """
 
     candidates: np.ndarray
@@ -69,6 +73,7 @@ class Signals:
     references: np.ndarray | None = None  # bool (n, n): i's join with l goes to l's key
     links: np.ndarray | None = None  # bool (n,): tables that only link others
     near_copies: np.ndarray | None = None  # bool (n, n): same database, nearly the same columns
+    central: np.ndarray | None = None  # bool (n,): most of the database's tables reference it
 
     @property
     def n(self) -> int:
@@ -152,6 +157,7 @@ def compute_signals(
         references=references,
         links=None if references is None else index.link_tables(cross_database=cross_database_joins)[candidates],
         near_copies=near_copy_matrix(index, candidates),
+        central=None if references is None else central_tables(index, cross_database_joins)[candidates],
     )
 
 

@@ -129,6 +129,11 @@ class GreedyStrategy:
         )
         self.trace_width = trace_width
 
+    def sum_share(self, signals: Signals) -> float | np.ndarray:
+        """Per candidate (or for all), the share of the join sum beyond the best join
+        (``join_mode == "max"`` only): :attr:`join_sum_share`."""
+        return self.join_sum_share
+
     def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
         r, F, w = signals.r, signals.F, signals.w
         n = signals.n
@@ -137,6 +142,7 @@ class GreedyStrategy:
         q = np.zeros(F.shape[0], dtype=F.dtype)
         join_acc = np.zeros(n, dtype=np.float64)
         join_max, join_sum = np.zeros(n, dtype=np.float64), np.zeros(n, dtype=np.float64)
+        share = self.sum_share(signals)
         fam = signals.family if self.l_family > 0 else None
         fam_acc = np.zeros(n, dtype=np.float64)
         sel = Selection(order=[])
@@ -178,7 +184,7 @@ class GreedyStrategy:
             if self.join_mode == "max":
                 np.maximum(join_max, w[i], out=join_max)
                 join_sum += w[i]
-                join_acc = join_max + self.join_sum_share * (join_sum - join_max)
+                join_acc = join_max + share * (join_sum - join_max)
             else:
                 join_acc += w[i]
         sel.coverage = q
@@ -219,7 +225,10 @@ class JoinAwareStrategy(GreedyStrategy):
     ``l_family`` (:data:`FAMILY_WEIGHT`): subject areas hang together even where their joins are
     not found. With ``lookahead`` (default: as ``bridges``), a step with two or more places left may
     take a bridge for the table behind it, when the two are worth more per step than the best single
-    table (:func:`bridge_pair`); the bridge shows in :attr:`Selection.bridges`. Weights
+    table (:func:`bridge_pair`); the bridge shows in :attr:`Selection.bridges`. With ``central_sum``,
+    a *central* table (one most of its database's tables reference: a hospital stay that every event
+    references, :mod:`jar_core.signals.central`) gains the paper's sum of its joins to the selection:
+    it is the way in to most questions of its database. Weights
     ``(l_cov, l_join, l_coarse)`` default to :data:`JOIN_AWARE_WEIGHTS`; they and ``l_family`` are
     checked as :class:`GreedyStrategy`'s (``l_family`` alone may be 0).
     """
@@ -230,13 +239,21 @@ class JoinAwareStrategy(GreedyStrategy):
     def __init__(
         self, l_cov: float = JOIN_AWARE_WEIGHTS[0], l_join: float = JOIN_AWARE_WEIGHTS[1],
         l_coarse: float = JOIN_AWARE_WEIGHTS[2], *, l_family: float = FAMILY_WEIGHT, bridges: bool = True,
-        lookahead: bool | None = None, near_copies: bool = True, trace_width: int = 5,
+        lookahead: bool | None = None, near_copies: bool = True, central_sum: bool = True, trace_width: int = 5,
     ) -> None:
         super().__init__(l_cov, l_join, l_coarse, trace_width=trace_width)
+        self.central_sum = bool(central_sum)
         (self.l_family,) = check_weights((("l_family", l_family),), all_zero=True)
         self.bridges = bool(bridges)
         self.lookahead = self.bridges if lookahead is None else bool(lookahead)
         self.near_copies = bool(near_copies)
+
+    def sum_share(self, signals: Signals) -> float | np.ndarray:
+        """With ``central_sum``, the central tables (:mod:`jar_core.signals.central`) gain the
+        paper's join sum, the others their best join only."""
+        if self.central_sum and signals.central is not None:
+            return signals.central.astype(np.float64)
+        return self.join_sum_share
 
     def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
         """The greedy's choice; with ``near_copies``, a chosen table's near copy that joins the others
