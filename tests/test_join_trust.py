@@ -179,12 +179,14 @@ def test_langchain_and_llamaindex_carry_the_notes(hospital, fit) -> None:
     pytest.importorskip("llama_index.core")
     from langchain_jar import JoinAwareRetriever as LangChainRetriever
     from langchain_jar.retrievers import join_plan
+    from langchain_jar.sql import format_tables
     from llamaindex_jar import JoinAwareRetriever as LlamaIndexRetriever
 
     fit(ROLES_DOUBTED)
     docs = LangChainRetriever(retriever=hospital, k=2).invoke("Which physician treats patient Smith?")
     plan = join_plan(docs)
     assert plan["joins"] == [] and [j["confidence"] for j in plan["unverified_joins"]] == pytest.approx([0.348], abs=1e-3)
+    assert format_tables(docs).count("no known key between `patients` and `physicians` (unverified candidate:") == 1
     nodes = LlamaIndexRetriever(table_retriever=hospital, k=2).retrieve("Which physician treats patient Smith?")
     context = nodes[0].node.metadata["context"]
     assert "No known key between `patients` and `physicians` (unverified candidate:" in context
@@ -206,3 +208,17 @@ def test_question_fit(question, left_table, left, right_table, right, fit_) -> N
     from jar_core.output.trust import question_fit, question_words
 
     assert question_fit(question_words(question), left_table, left, right_table, right) == fit_
+
+
+def test_graph_keys_are_calibrated_as_one_key_is(fit) -> None:
+    from jar_core.joins.graph import EVIDENCE
+    from jar_core.output.trust import graph_keys, make_key
+
+    fit(ROLES_DOUBTED)
+    rows = [(0, "x", 1, "y", score, EVIDENCE.index(ev)) for score, ev in
+            ((0.87, "role"), (0.97, "same name"), (1.0, "declared"), (0.55, "sibling"), (0.6, "inclusion"))]
+    keys = graph_keys(rows)
+    one = [make_key(0, "x", 1, "y", score, EVIDENCE[code]) for *_, score, code in rows]
+    assert [(k.evidence, k.trusted) for k in keys] == [(k.evidence, k.trusted) for k in one]
+    assert [k.confidence for k in keys] == pytest.approx([k.confidence for k in one], abs=1e-9)
+    assert [k.trusted for k in keys] == [False, True, True, True, True]

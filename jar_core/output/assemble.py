@@ -21,7 +21,7 @@ import numpy as np
 from jar_core.joins.path import components
 from jar_core.output.result import RetrievalResult
 from jar_core.output.tables import JoinEdge, RetrievedTable, TraceEntry
-from jar_core.output.trust import Key, key_forest, make_key, optional_keys, question_words, ranked
+from jar_core.output.trust import Key, graph_keys, key_forest, make_key, optional_keys, question_words, ranked
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.decompose.heuristic import Decomposition
@@ -86,13 +86,12 @@ class KeyJoins:
                         EVIDENCE[int(g.evidence[e])]))
         return out
 
-    def between(self, positions: Sequence[int]) -> dict[tuple[int, int], list[tuple[int, int, float, str]]]:
+    def between(self, positions: Sequence[int]) -> dict[tuple[int, int], list[tuple[int, int, float, int]]]:
         """Every edge of the join graph between two of the tables at ``positions`` (schema
         positions), declared or at least ``min_join_score``: by pair ``(x, y)``, ``x < y`` indices
-        into ``positions``, as ``(column of x, column of y, confidence, evidence)``, best first.
-        A binary search per pair over the graph sorted once by pair of tables."""
-        from jar_core.joins.graph import EVIDENCE
-
+        into ``positions``, as ``(column of x, column of y, confidence, evidence)`` (``evidence``
+        an index into :data:`~jar_core.joins.graph.EVIDENCE`), best first. A binary search per
+        pair over the graph sorted once by pair of tables."""
         index = self._index()
         g = index.join_graph(cross_database=self.cross_database)
         n_tables = len(self.schema.tables)
@@ -107,12 +106,12 @@ class KeyJoins:
         want = np.minimum(pos[xs], pos[ys]) * n_tables + np.maximum(pos[xs], pos[ys])
         first, last = np.searchsorted(sorted_pairs, want, "left"), np.searchsorted(sorted_pairs, want, "right")
         offsets = index.col_offsets
-        out: dict[tuple[int, int], list[tuple[int, int, float, str]]] = {}
+        out: dict[tuple[int, int], list[tuple[int, int, float, int]]] = {}
         for p in np.flatnonzero(last > first).tolist():
             x, y = int(xs[p]), int(ys[p])
             for e in edges[first[p]:last[p]].tolist():
-                conf, ev = float(g.confidence[e]), EVIDENCE[int(g.evidence[e])]
-                if ev != "declared" and conf < self.min_join_score:
+                conf, ev = float(g.confidence[e]), int(g.evidence[e])
+                if ev != 0 and conf < self.min_join_score:  # 0: declared
                     continue
                 ta, tb = int(g.table_a[e]), int(g.table_b[e])
                 ca, cb = int(g.a[e] - offsets[ta]), int(g.b[e] - offsets[tb])
@@ -219,17 +218,19 @@ def _pair_keys(
     positions ``a < b``, best calibrated confidence first: the join graph's (``joins="rules"``,
     above ``min_join_score``), else the search's own join and the declared foreign keys."""
     w = sig.w[np.ix_(order, order)]
+    joinable = list(zip(*(x.tolist() for x in np.nonzero(np.triu(w > 0, 1)))))
     graph = key_joins.between(positions) if key_joins.joins == "rules" else {}
+    edges = [(a, tables[a].columns[ca].name, b, tables[b].columns[cb].name, conf, ev)
+             for a, b in joinable for ca, cb, conf, ev in graph.get((a, b), ())]
     pairs: dict[tuple[int, int], list[Key]] = {}
-    for a, b in zip(*(x.tolist() for x in np.nonzero(np.triu(w > 0, 1)))):
-        keys = [make_key(a, tables[a].columns[ca].name, b, tables[b].columns[cb].name, conf, ev)
-                for ca, cb, conf, ev in graph.get((a, b), ())]
-        if not keys:
+    for key in graph_keys(edges):  # calibrated at once
+        pairs.setdefault((key.a, key.b), []).append(key)
+    for a, b in joinable:
+        if (a, b) not in pairs:
             keys = [_signal_key(sig, order, tables, key_joins.joins, a, b)]
             seen = {(keys[0].left, keys[0].right)}
-            keys += [k for k in _declared_keys(tables, a, b) if (k.left, k.right) not in seen]
-        pairs[(a, b)] = sorted(keys, key=lambda k: -k.confidence)
-    return pairs
+            pairs[(a, b)] = keys + [k for k in _declared_keys(tables, a, b) if (k.left, k.right) not in seen]
+    return {pair: sorted(keys, key=lambda k: -k.confidence) for pair, keys in pairs.items()}
 
 
 @dataclass

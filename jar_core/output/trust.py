@@ -22,11 +22,11 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from jar_core.joins.calibration import calibrated, trusted
+from jar_core.joins.calibration import calibrated, calibrated_matrix, trust_threshold, trusted
 from jar_core.joins.path import components, spanning_tree
 from jar_core.joins.words import KEY_WORDS, words
 
-__all__ = ["Key", "make_key", "key_forest", "optional_keys", "question_words", "question_fit", "ranked"]
+__all__ = ["Key", "make_key", "graph_keys", "key_forest", "optional_keys", "question_words", "question_fit", "ranked"]
 
 #: Pairs of the selection (positions ``a < b``) and their keys, best calibrated confidence first.
 PairKeys = Mapping[tuple[int, int], Sequence["Key"]]
@@ -63,6 +63,22 @@ def make_key(a: int, left: str, b: int, right: str, score: float, evidence: str)
     """A :class:`Key` with its calibrated confidence and trust (:mod:`jar_core.joins.calibration`:
     1 and trusted for ``declared``, the score itself and trusted for the paper's pair ``score``)."""
     return Key(a, left, b, right, float(score), evidence, calibrated(score, evidence), trusted(score, evidence))
+
+
+def graph_keys(edges: Sequence[tuple[int, str, int, str, float, int]]) -> list[Key]:
+    """The :class:`Key` of each join graph edge ``(a, left, b, right, score, evidence)``
+    (``evidence`` an index into :data:`~jar_core.joins.graph.EVIDENCE`), calibrated at once
+    (:func:`~jar_core.joins.calibration.calibrated_matrix`): as :func:`make_key` gives them."""
+    from jar_core.joins.graph import EVIDENCE
+
+    if not edges:
+        return []
+    scores = np.array([e[4] for e in edges], dtype=np.float64)
+    codes = np.array([e[5] for e in edges], dtype=np.int64)
+    conf = calibrated_matrix(scores, codes).tolist()
+    threshold = trust_threshold()
+    return [Key(a, left, b, right, float(score), EVIDENCE[code], c, code == 0 or c >= threshold)
+            for (a, left, b, right, score, code), c in zip(edges, conf)]
 
 
 def _best(keys: Iterable[Key], want: bool) -> Key | None:
