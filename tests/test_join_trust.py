@@ -222,3 +222,36 @@ def test_graph_keys_are_calibrated_as_one_key_is(fit) -> None:
     assert [(k.evidence, k.trusted) for k in keys] == [(k.evidence, k.trusted) for k in one]
     assert [k.confidence for k in keys] == pytest.approx([k.confidence for k in one], abs=1e-9)
     assert [k.trusted for k in keys] == [False, True, True, True, True]
+
+
+def _keys(*rows):
+    """Pair keys from ``(a, b, confidence, trusted)`` rows (columns named after the tables)."""
+    from jar_core.output.trust import Key
+
+    pairs = {}
+    for a, b, conf, ok in rows:
+        pairs.setdefault((a, b), []).append(Key(a, f"t{b}_id", b, "id", conf, "entity", conf, ok))
+    return pairs
+
+
+@pytest.mark.parametrize("rows,needed,tree,unverified,optional", [
+    # 0-1 trusted, 1-2 untrusted: the forest joins 0 and 1, and 2 is apart with its candidate
+    ([(0, 1, 0.9, True), (1, 2, 0.3, False)], [1, 1, 1], [(0, 1)], [(1, 2)], []),
+    # the best untrusted candidate between two components, one per component joined
+    ([(0, 1, 0.9, True), (0, 2, 0.2, False), (1, 2, 0.4, False)], [1, 1, 1], [(0, 1)], [(1, 2)], []),
+    # a trusted join is taken over a more confident untrusted one: none is unverified
+    ([(0, 1, 0.6, True), (0, 2, 0.6, True), (1, 2, 0.45, False)], [1, 1, 1], [(0, 1), (0, 2)], [], []),
+    # an optional table before the needed one it joins: (needed, optional, trusted)
+    ([(0, 1, 0.9, True), (0, 2, 0.8, True), (1, 2, 0.7, True)], [0, 1, 1], [(1, 2)], [], [(1, 0, True)]),
+    ([(0, 1, 0.3, False), (1, 2, 0.8, True)], [0, 1, 1], [(1, 2)], [], [(1, 0, False)]),
+])
+def test_key_forest_and_optional_keys(rows, needed, tree, unverified, optional) -> None:
+    import numpy as np
+
+    from jar_core.output.trust import key_forest, optional_keys
+
+    pairs = _keys(*rows)
+    mask = np.array(needed, dtype=bool)
+    got_tree, got_unverified = key_forest(pairs, mask)
+    assert got_tree == tree and [(k.a, k.b) for k in got_unverified] == unverified
+    assert optional_keys(pairs, mask) == optional

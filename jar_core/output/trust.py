@@ -24,7 +24,7 @@ import numpy as np
 
 from jar_core.joins.calibration import calibrated, calibrated_matrix, trust_threshold, trusted
 from jar_core.joins.path import components, spanning_tree
-from jar_core.joins.words import KEY_WORDS, words
+from jar_core.joins.words import KEY_WORDS, words, written_words
 
 __all__ = ["Key", "make_key", "graph_keys", "key_forest", "optional_keys", "question_words", "question_fit", "ranked"]
 
@@ -115,8 +115,9 @@ def key_forest(pairs: PairKeys, needed: np.ndarray) -> tuple[list[tuple[int, int
 
 def optional_keys(pairs: PairKeys, needed: np.ndarray) -> list[tuple[int, int, bool]]:
     """How each optional table (``~needed``) would join the tables before it in the answer (the
-    needed ones and the optional ones before it): ``(a, b, trusted)``, ``a < b``, its most confident
-    trusted key's pair, else its best untrusted candidate's (none for a table with no key to them)."""
+    needed ones and the optional ones before it): ``(a, b, trusted)``, ``b`` the optional table and
+    ``a`` the table of its most confident trusted key to them, else of its best untrusted candidate
+    (none for a table with no key to them)."""
     before, out = needed.copy(), []
     for b in np.flatnonzero(~needed).tolist():
         for want in (True, False):
@@ -126,16 +127,16 @@ def optional_keys(pairs: PairKeys, needed: np.ndarray) -> list[tuple[int, int, b
                 if key is not None:
                     cands.append((-key.confidence, a))
             if cands:
-                a = min(cands)[1]
-                out.append((min(a, b), max(a, b), want))
+                out.append((min(cands)[1], b, want))
                 break
         before[b] = True
     return out
 
 
 def question_words(question: str) -> frozenset[str]:
-    """The question's words as names are read (singular, lower case: :func:`jar_core.joins.words.words`)."""
-    return frozenset(words(question))
+    """The question's words as names are read (singular, lower case: :func:`jar_core.joins.words.words`
+    of each written word, whose cache then holds words, not questions)."""
+    return frozenset(w for written in written_words(question) for w in words(written))
 
 
 @lru_cache(maxsize=1 << 14)
