@@ -355,21 +355,24 @@ def arguments_error(err: ValidationError) -> str:
 
 
 def join_plan(docs: Sequence[Document]) -> dict[str, Any]:
-    """The join plan of a retrieval's documents: tables in order, join edges, join path, unjoined tables."""
-    joins: list[dict[str, Any]] = []
-    seen: set[tuple[str, str]] = set()
-    for d in docs:
-        for j in d.metadata.get("join_keys", ()):
-            key = (j["left"], j["right"])
-            if key not in seen:
-                seen.add(key)
-                joins.append(dict(j))
-    return {
-        "tables": [d.metadata.get("table_id") for d in docs],
-        "joins": joins,
-        "join_path": docs[0].metadata.get("join_path", "") if docs else "",
-        "unjoined": [d.metadata.get("table_id") for d in docs if not d.metadata.get("joined", True)],
-    }
+    """The join plan of a retrieval's documents: tables in order, join edges, the other keys
+    between joined tables, the unverified candidates where two tables have no known key, join
+    path, unjoined tables."""
+    plan: dict[str, Any] = {"tables": [d.metadata.get("table_id") for d in docs]}
+    for name, field in (("joins", "join_keys"), ("alternative_joins", "alternative_joins"),
+                        ("unverified_joins", "unverified_joins")):
+        edges: list[dict[str, Any]] = []
+        seen: set[tuple[str, str]] = set()
+        for d in docs:
+            for j in d.metadata.get(field, ()):
+                key = (j["left"], j["right"])
+                if key not in seen:
+                    seen.add(key)
+                    edges.append(dict(j))
+        plan[name] = edges
+    plan["join_path"] = docs[0].metadata.get("join_path", "") if docs else ""
+    plan["unjoined"] = [d.metadata.get("table_id") for d in docs if not d.metadata.get("joined", True)]
+    return plan
 
 
 class JoinAwareTablesTool(BaseTool):
@@ -378,7 +381,7 @@ class JoinAwareTablesTool(BaseTool):
     ``invoke({"question": ...})`` returns the prompt text: the selected tables' DDL and the join
     path. Called with a tool call (as agents do) it returns a ``ToolMessage`` whose
     ``artifact`` is ``{"documents": [Document, ...], "join_plan": {"tables", "joins",
-    "join_path", "unjoined"}}`` (``response_format="content_and_artifact"``). Bad input (an
+    "alternative_joins", "unverified_joins", "join_path", "unjoined"}}`` (``response_format="content_and_artifact"``). Bad input (an
     empty question, an unknown ``include`` table, arguments its schema rejects such as ``k=0``)
     comes back as the tool's error text, so that the model can correct itself.
 

@@ -132,17 +132,24 @@ def _context(metadata: dict[str, Any], n_tables: int, with_path: bool, descripti
     ``SQLTableSchema.context_str`` text."""
     parts = [description] if description else []
     if metadata["join_keys"]:
-        on = "; ".join(
-            f"{j['left']} = {j['right']}" + ("" if j.get("declared") else
-                                              f" (inferred, confidence {j['score']:.2f}{', uncertain' if j.get('uncertain') else ''})")
-            for j in metadata["join_keys"]
-        )
-        parts.append(f"Joins the other retrieved tables on {on}.")
-    elif n_tables > 1:
+        parts.append(f"Joins the other retrieved tables on {_keys_text(metadata['join_keys'])}.")
+    elif n_tables > 1 and not metadata.get("unverified_joins"):
         parts.append("No join to the other retrieved tables was found.")
+    if metadata.get("alternative_joins"):
+        parts.append(f"Other keys to the same tables: {_keys_text(metadata['alternative_joins'])}.")
+    parts.extend(f"{j['note'][:1].upper()}{j['note'][1:]}." for j in metadata.get("unverified_joins", ()))
     if with_path and n_tables > 1 and metadata["join_path"]:
         parts.append(f"Join path for all retrieved tables: {metadata['join_path']}")
     return " ".join(parts)
+
+
+def _keys_text(keys: Sequence[dict[str, Any]]) -> str:
+    """Join keys of the Documents' metadata as ``a.x = b.y (inferred, confidence 0.87); ...``."""
+    return "; ".join(
+        f"{j['left']} = {j['right']}" + ("" if j.get("declared") else
+                                          f" (inferred, confidence {j['confidence']:.2f}{', uncertain' if j.get('uncertain') else ''})")
+        for j in keys
+    )
 
 
 class JoinAwareRetriever(BaseRetriever):

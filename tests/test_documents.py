@@ -12,7 +12,7 @@ from jar_core.schema import Column, Table
 METADATA_KEYS = {
     "table", "database", "table_id", "rank", "score", "coarse", "coverage", "join", "pinned", "joined",
     "reason", "join_keys", "join_path", "subqueries", "decomposer", "warnings",
-    "needed", "value_matches", "optional_tables", "join_lines",
+    "needed", "value_matches", "optional_tables", "join_lines", "alternative_joins", "unverified_joins",
 }
 
 

@@ -112,12 +112,12 @@ def test_describe_table(retriever) -> None:
 
 def test_uncertain_joins_say_so(result) -> None:
     # customers.id = orders.customer_id is a sure name rule; the same join at a sibling's
-    # confidence is shown as uncertain everywhere it is shown; a declared key never is
+    # (calibrated) confidence is shown as uncertain everywhere it is shown; a declared key never is
     from jar_core.output.result import UNCERTAIN_BELOW
 
     inferred = next(j for j in result.joins if not j.declared)
-    assert inferred.score >= UNCERTAIN_BELOW and not inferred.uncertain
-    weak = dataclasses.replace(inferred, score=0.55, evidence="sibling")
+    assert inferred.confidence >= UNCERTAIN_BELOW and not inferred.uncertain
+    weak = dataclasses.replace(inferred, score=0.55, calibrated=0.55, evidence="sibling")
     assert weak.uncertain and weak.to_dict()["uncertain"] is True
     assert weak.describe().endswith("(inferred: sibling, 0.55, uncertain)")
     weak_result = dataclasses.replace(result, joins=[weak])
@@ -125,4 +125,4 @@ def test_uncertain_joins_say_so(result) -> None:
     assert "uncertain" in to_mermaid(weak_result)
     assert "(sibling, 0.55, uncertain)" in weak_result.join_clause()
     declared = next(j for j in result.joins if j.declared)
-    assert not dataclasses.replace(declared, score=0.1).uncertain
+    assert not dataclasses.replace(declared, score=0.1, calibrated=0.1).uncertain

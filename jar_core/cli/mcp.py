@@ -8,7 +8,8 @@ loaded between calls:
   The text content is what a model needs to write SQL (:func:`jar_core.output.prompt.model_text`:
   the needed tables' compact DDL, the join path with declared / inferred marks and confidence,
   the question's values as stored, the optional tables a line each); the structured content is
-  the JSON of ``retrieve --format json`` (tables, joins with their kind and confidence, join path).
+  the JSON of ``retrieve --format json`` (tables, joins with their kind and confidence, the other
+  keys between joined tables, the unverified candidates where two tables have no known key, join path).
 * ``describe_table(name)``: one table's ``CREATE TABLE`` DDL, keys and joins to other tables.
 * ``list_databases()``: the databases (or schemas) served, with their tables.
 
@@ -84,6 +85,8 @@ class FoundTables(TypedDict, total=False):
     question: str
     tables: list[dict[str, Any]]
     joins: list[dict[str, Any]]
+    alternative_joins: list[dict[str, Any]]
+    unverified_joins: list[dict[str, Any]]
     join_path: str
     value_matches: list[dict[str, Any]]
     warnings: list[str]

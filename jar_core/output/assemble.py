@@ -5,19 +5,23 @@ with their gains, the join tree among them, the step trace).
 * :func:`assemble_result`: the tables with why each is there, the joins of the spanning forest
   over the selection (their rule and every column pair of a key of several columns), the trace,
   the coverage of each sub-query, the value matches and the tables' joins to themselves;
+* :func:`shown_joins`: which joins are shown as keys (the trusted ones, the key the question
+  fits first) and which as unverified candidates (:mod:`jar_core.output.trust`);
 * :func:`match_warnings`: what a caller should know when nothing in the source matches;
-* :class:`KeyJoins`: the join graph's joins of a table to itself and the column pairs of the
-  inferred references to composite keys, read once per retriever.
+* :class:`KeyJoins`: the join graph's joins of a table to itself, the column pairs of the
+  inferred references to composite keys and every key between two tables, read once per retriever.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
-from jar_core.joins.path import components, join_tree
+from jar_core.joins.path import components
 from jar_core.output.result import RetrievalResult
 from jar_core.output.tables import JoinEdge, RetrievedTable, TraceEntry
+from jar_core.output.trust import Key, graph_keys, key_forest, make_key, optional_keys, question_words, ranked
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.decompose.heuristic import Decomposition
@@ -26,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from jar_core.signals.matrices import Signals
     from jar_core.strategies.base import Selection, StepGain
 
-__all__ = ["NO_MATCH", "KeyJoins", "assemble_result", "match_warnings", "needed_mask"]
+__all__ = ["NO_MATCH", "KeyJoins", "ShownJoins", "assemble_result", "match_warnings", "needed_mask", "shown_joins"]
 
 #: Below this best match of any sub-query in any returned table, the result warns that nothing in
 #: the source matches the question (the default model's scale: real questions of Spider and
@@ -51,10 +55,10 @@ def match_warnings(sig: "Signals", order: Sequence[int]) -> list[str]:
 
 
 class KeyJoins:
-    """The joins the spanning forest of a selection does not hold: a table's joins to itself and
-    the other column pairs of an inferred reference to a key of several columns, both read from
-    the index's join graph once (``index``: called at first use, the retriever's lazily built
-    index)."""
+    """The joins the spanning forest of a selection does not hold: a table's joins to itself, the
+    other column pairs of an inferred reference to a key of several columns and the other keys
+    between two tables, read from the index's join graph once (``index``: called at first use,
+    the retriever's lazily built index)."""
 
     def __init__(
         self, schema: "Schema", index: Callable[[], "SchemaIndex"], *, joins: str, cross_database: bool,
@@ -65,6 +69,8 @@ class KeyJoins:
         self._self_refs: dict[int, list[tuple[int, int, float, str]]] | None = None  # table -> its joins to itself
         # (table, table) -> the column pairs of an inferred reference to a key of several columns
         self._composite_refs: dict[tuple[int, int], list[tuple[str, str]]] | None = None
+        # the join graph's edges sorted by their pair of tables: (graph, pair keys, edge numbers)
+        self._by_pair: tuple[Any, np.ndarray, np.ndarray] | None = None
 
     def _graph_edges(self, select: Callable[[Any], np.ndarray]) -> list[GraphEdge]:
         """The edges of the index's join graph that ``select(graph)`` (a boolean mask) keeps."""
@@ -78,6 +84,38 @@ class KeyJoins:
             ta, tb = int(g.table_a[e]), int(g.table_b[e])
             out.append((ta, int(g.a[e] - offsets[ta]), tb, int(g.b[e] - offsets[tb]), float(g.confidence[e]),
                         EVIDENCE[int(g.evidence[e])]))
+        return out
+
+    def between(self, positions: Sequence[int]) -> dict[tuple[int, int], list[tuple[int, int, float, int]]]:
+        """Every edge of the join graph between two of the tables at ``positions`` (schema
+        positions), declared or at least ``min_join_score``: by pair ``(x, y)``, ``x < y`` indices
+        into ``positions``, as ``(column of x, column of y, confidence, evidence)`` (``evidence``
+        an index into :data:`~jar_core.joins.graph.EVIDENCE`), best first. A binary search per
+        pair over the graph sorted once by pair of tables."""
+        index = self._index()
+        g = index.join_graph(cross_database=self.cross_database)
+        n_tables = len(self.schema.tables)
+        if self._by_pair is None or self._by_pair[0] is not g:
+            lo = np.minimum(g.table_a, g.table_b).astype(np.int64)
+            pair = lo * n_tables + np.maximum(g.table_a, g.table_b)
+            edges = np.argsort(pair, kind="stable")  # within a pair, the graph's order: best first
+            self._by_pair = (g, pair[edges], edges)
+        _, sorted_pairs, edges = self._by_pair
+        pos = np.asarray(positions, dtype=np.int64)
+        xs, ys = np.triu_indices(len(pos), 1)
+        want = np.minimum(pos[xs], pos[ys]) * n_tables + np.maximum(pos[xs], pos[ys])
+        first, last = np.searchsorted(sorted_pairs, want, "left"), np.searchsorted(sorted_pairs, want, "right")
+        offsets = index.col_offsets
+        out: dict[tuple[int, int], list[tuple[int, int, float, int]]] = {}
+        for p in np.flatnonzero(last > first).tolist():
+            x, y = int(xs[p]), int(ys[p])
+            for e in edges[first[p]:last[p]].tolist():
+                conf, ev = float(g.confidence[e]), int(g.evidence[e])
+                if ev != 0 and conf < self.min_join_score:  # 0: declared
+                    continue
+                ta, tb = int(g.table_a[e]), int(g.table_b[e])
+                ca, cb = int(g.a[e] - offsets[ta]), int(g.b[e] - offsets[tb])
+                out.setdefault((x, y), []).append((ca, cb, conf, ev) if ta == pos[x] else (cb, ca, conf, ev))
         return out
 
     def composite_columns(self, a: int, left: str, b: int, right: str) -> tuple[tuple[str, str], ...]:
@@ -97,7 +135,8 @@ class KeyJoins:
 
     def self_joins(self, pos: int) -> list[JoinEdge]:
         """The joins of the table at ``pos`` to itself: from the join graph (``joins="rules"``,
-        declared and inferred above ``min_join_score``), else its declared foreign keys."""
+        declared and inferred above ``min_join_score`` and trusted, with their calibrated
+        confidence), else its declared foreign keys."""
         t = self.schema.tables[pos]
         if self.joins != "rules":
             return [JoinEdge(t, fk.columns[0], t, fk.ref_columns[0], 1.0, True, "declared",
@@ -116,11 +155,12 @@ class KeyJoins:
         covered: set[tuple[str, str]] = set()  # pairs already in a composite key's edge
         for a, b, conf, ev in self._self_refs.get(pos, []):
             left, right = t.columns[a].name, t.columns[b].name
-            if (left, right) in covered:
+            key = make_key(0, left, 0, right, conf, ev)
+            if (left, right) in covered or not key.trusted:  # an untrusted one is not shown as a key
                 continue
             more = other_key_columns(t, left, t, right) if ev == "declared" else ()
             covered.update(more)
-            out.append(JoinEdge(t, left, t, right, conf, ev == "declared", ev, more))
+            out.append(JoinEdge(t, left, t, right, conf, ev == "declared", ev, more, key.confidence))
         return out
 
 
@@ -147,66 +187,122 @@ def _reason(sel: "Selection", weights: tuple[float, float, float], n_pinned: int
     return reason
 
 
-def _edge(
-    sig: "Signals", order: np.ndarray, tables: list["Table"], positions: list[int], key_joins: KeyJoins,
-    a: int, b: int, score: float,
-) -> JoinEdge:
-    """The join between the ``a``-th and ``b``-th selected tables (its rule and every column pair of
-    a key of several columns)."""
-    from jar_core.joins.declared import other_key_columns
+def _signal_key(sig: "Signals", order: np.ndarray, tables: list["Table"], joins: str, a: int, b: int) -> Key:
+    """The search's own join between the ``a``-th and ``b``-th selected tables (``w``'s key)."""
     from jar_core.joins.graph import EVIDENCE
 
-    ca, cb = sig.join_columns[order[a], order[b]]
-    declared = bool(sig.declared[order[a], order[b]]) if sig.declared is not None else False
-    ev = int(sig.evidence[order[a], order[b]]) if sig.evidence is not None else -1
-    evidence = EVIDENCE[ev] if key_joins.joins == "rules" and ev >= 0 else ("declared" if declared else "score")
+    i, l = int(order[a]), int(order[b])
+    ca, cb = sig.join_columns[i, l]
+    declared = bool(sig.declared[i, l]) if sig.declared is not None else False
+    ev = int(sig.evidence[i, l]) if sig.evidence is not None else -1
+    evidence = EVIDENCE[ev] if joins == "rules" and ev >= 0 else ("declared" if declared else "score")
     left, right = tables[a].columns[int(ca)].name, tables[b].columns[int(cb)].name
-    if declared:
-        more = other_key_columns(tables[a], left, tables[b], right)
-    elif evidence == "composite key":
-        more = key_joins.composite_columns(positions[a], left, positions[b], right)
-    else:
-        more = ()
-    return JoinEdge(tables[a], left, tables[b], right, score, declared, evidence, more)
+    return make_key(a, left, b, right, float(sig.w[i, l]), evidence)
 
 
-def _optional_edges(
-    sig: "Signals", order: np.ndarray, needed: np.ndarray, min_score: float,
-) -> list[tuple[int, int, float]]:
-    """How each optional table (``~needed``) would join the tables before it in the answer: its
-    strongest join at or above ``min_score`` to a needed table or an earlier optional one, as
-    ``(a, b, w)`` between positions of ``order`` (none for a table that joins none of them)."""
-    w = sig.w[np.ix_(order, order)]
-    before, out = needed.copy(), []
-    for b in np.flatnonzero(~needed).tolist():
-        cands = np.flatnonzero(before & (w[b] >= max(min_score, 1e-12)))
-        if len(cands):
-            a = int(cands[np.argmax(w[b, cands])])
-            out.append((min(a, b), max(a, b), float(w[b, a])))
-        before[b] = True
+def _declared_keys(tables: list["Table"], a: int, b: int) -> list[Key]:
+    """The declared foreign keys between the ``a``-th and ``b``-th selected tables, either way."""
+    out = []
+    for src, dst, flip in ((tables[a], tables[b], False), (tables[b], tables[a], True)):
+        for fk in src.foreign_keys:
+            if fk.ref_table == dst.id and fk.columns:
+                left, right = (fk.ref_columns[0], fk.columns[0]) if flip else (fk.columns[0], fk.ref_columns[0])
+                out.append(make_key(a, left, b, right, 1.0, "declared"))
     return out
 
 
-def _joins(
+def _pair_keys(
     sig: "Signals", order: np.ndarray, tables: list["Table"], positions: list[int], key_joins: KeyJoins,
-    needed: np.ndarray,
-) -> tuple[list[JoinEdge], list[JoinEdge], np.ndarray]:
-    """The join edges of the spanning forest over the needed tables, how each optional table would
-    join the tables before it, and whether each selected table joins the others."""
+) -> dict[tuple[int, int], list[Key]]:
+    """Every key between two selected tables that the search could join (``w > 0``), by pair of
+    positions ``a < b``, best calibrated confidence first: the join graph's (``joins="rules"``,
+    above ``min_join_score``), else the search's own join and the declared foreign keys."""
+    w = sig.w[np.ix_(order, order)]
+    joinable = list(zip(*(x.tolist() for x in np.nonzero(np.triu(w > 0, 1)))))
+    graph = key_joins.between(positions) if key_joins.joins == "rules" else {}
+    edges = [(a, tables[a].columns[ca].name, b, tables[b].columns[cb].name, conf, ev)
+             for a, b in joinable for ca, cb, conf, ev in graph.get((a, b), ())]
+    pairs: dict[tuple[int, int], list[Key]] = {}
+    for key in graph_keys(edges):  # calibrated at once
+        pairs.setdefault((key.a, key.b), []).append(key)
+    for a, b in joinable:
+        if (a, b) not in pairs:
+            keys = [_signal_key(sig, order, tables, key_joins.joins, a, b)]
+            seen = {(keys[0].left, keys[0].right)}
+            pairs[(a, b)] = keys + [k for k in _declared_keys(tables, a, b) if (k.left, k.right) not in seen]
+    return {pair: sorted(keys, key=lambda k: -k.confidence) for pair, keys in pairs.items()}
+
+
+@dataclass
+class ShownJoins:
+    """The joins an answer shows (:func:`shown_joins`): the needed tables' trusted joins, the optional
+    tables' trusted joins, the other trusted keys between joined tables, the unverified candidates
+    between tables with no trusted key, and whether each selected table is joined."""
+
+    joins: list[JoinEdge]
+    optional_joins: list[JoinEdge]
+    alternative_joins: list[JoinEdge]
+    unverified_joins: list[JoinEdge]
+    joined: np.ndarray
+
+
+def shown_joins(
+    question: str, sig: "Signals", order: np.ndarray, tables: list["Table"], positions: list[int],
+    key_joins: KeyJoins, needed: np.ndarray,
+) -> ShownJoins:
+    """The joins of the spanning forest over the needed tables' trusted keys (by calibrated
+    confidence), how each optional table would join the tables before it, the keys between the
+    same tables (the one the question fits best printed: :func:`jar_core.output.trust.ranked`),
+    and the unverified candidates: :mod:`jar_core.output.trust`."""
+    pairs = _pair_keys(sig, order, tables, positions, key_joins)
+    tree, unverified = key_forest(pairs, needed)
+    extra = optional_keys(pairs, needed)
+    comp = components(len(order), [(a, b, 0.0) for a, b in tree])
     core = np.flatnonzero(needed)
-    edges = [(int(core[a]), int(core[b]), s) for a, b, s in
-             join_tree(sig.w, order[core], key_joins.min_join_score, evidence=sig.evidence)]
-    extra = _optional_edges(sig, order, needed, key_joins.min_join_score)
-    comp = components(len(order), edges)
     joined = np.array([len(core) == 1 or np.count_nonzero(comp[core] == comp[i]) > 1 if needed[i] else False
                        for i in range(len(order))], dtype=bool)
-    for e in extra:  # an optional table joins the answer through its own join
-        joined[[i for i in e[:2] if not needed[i]]] = True
+    words, names = question_words(question), [t.name for t in tables]
+    shown = ShownJoins([], [], [], [], joined)
 
-    def edge(e: tuple[int, int, float]) -> JoinEdge:
-        return _edge(sig, order, tables, positions, key_joins, *e)
+    def edge(key: Key, optional: bool = False) -> JoinEdge:
+        return _join_edge(key, tables, positions, key_joins, optional)
 
-    return [edge(e) for e in edges], [edge(e) for e in extra], joined
+    def keys_of(a: int, b: int, optional: bool) -> JoinEdge:
+        edges: list[JoinEdge] = []
+        covered: set[tuple[str, str]] = set()  # the column pairs of a key of several columns shown
+        for key in ranked(pairs[(a, b)], words, names):
+            if (key.left, key.right) not in covered:
+                edges.append(edge(key, optional))
+                covered.update(edges[-1].column_pairs)
+        shown.alternative_joins.extend(edges[1:])
+        return edges[0]
+
+    shown.joins.extend(keys_of(a, b, False) for a, b in tree)
+    shown.unverified_joins.extend(edge(k) for k in unverified)
+    for a, b, ok in extra:  # ``b``: the optional table
+        lo, hi = min(a, b), max(a, b)
+        if ok:
+            shown.optional_joins.append(keys_of(lo, hi, True))
+            joined[b] = True  # an optional table joins the answer through its own join
+        else:
+            key = next(k for k in pairs[(lo, hi)] if not k.trusted)
+            shown.unverified_joins.append(edge(key if key.b == b else key.flipped(), True))
+    return shown
+
+
+def _join_edge(key: Key, tables: list["Table"], positions: list[int], key_joins: KeyJoins, optional: bool) -> JoinEdge:
+    """``key`` as a :class:`JoinEdge` with every column pair of a key of several columns."""
+    from jar_core.joins.declared import other_key_columns
+
+    left, right = tables[key.a], tables[key.b]
+    if key.declared:
+        more = other_key_columns(left, key.left, right, key.right)
+    elif key.evidence == "composite key":
+        more = key_joins.composite_columns(positions[key.a], key.left, positions[key.b], key.right)
+    else:
+        more = ()
+    return JoinEdge(left, key.left, right, key.right, key.score, key.declared, key.evidence, more,
+                    key.confidence, key.trusted, optional)
 
 
 def _retrieved_tables(
@@ -255,18 +351,18 @@ def assemble_result(
     positions = [int(sig.candidates[i]) for i in sel.order]
     tables = [schema.tables[i] for i in positions]
     mask = needed_mask(sel.order, needed, n_pinned)
-    joins, optional_joins, joined = _joins(sig, np.array(sel.order, dtype=np.int64), tables, positions, key_joins,
-                                           mask)
-    retrieved = _retrieved_tables(schema, sig, sel, tables, joined, _reason(sel, weights, n_pinned), n_pinned,
+    shown = shown_joins(question, sig, np.array(sel.order, dtype=np.int64), tables, positions, key_joins, mask)
+    retrieved = _retrieved_tables(schema, sig, sel, tables, shown.joined, _reason(sel, weights, n_pinned), n_pinned,
                                   mask)
     cov = sel.coverage if sel.coverage is not None else np.zeros(len(sig.subqueries))
     return RetrievalResult(
-        question=question, tables=retrieved, joins=joins, subqueries=list(dec.subqueries),
+        question=question, tables=retrieved, joins=shown.joins, subqueries=list(dec.subqueries),
         decomposer=dec.source, coverage={q: float(v) for q, v in zip(sig.subqueries, cov)},
         trace=_trace(schema, sig, sel), strategy=strat.name, candidates=sig.n, warnings=result_warnings,
         dialect=schema.dialect, value_matches=[m.to_dict(schema) for m in sig.value_matches],
         self_joins=[e for i in sel.order for e in key_joins.self_joins(int(sig.candidates[i]))],
-        optional_joins=optional_joins,
+        optional_joins=shown.optional_joins, alternative_joins=shown.alternative_joins,
+        unverified_joins=shown.unverified_joins,
     )
 
 

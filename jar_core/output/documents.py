@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from jar_core.errors import InvalidArgumentError, SourceError
-from jar_core.output.result import RetrievalResult, RetrievedTable
+from jar_core.output.result import JoinEdge, RetrievalResult, RetrievedTable
 from jar_core.names import one_line
 from jar_core.schema import Table
 from jar_core.output.prompt import join_lines, optional_lines, warning_comments
@@ -117,10 +117,17 @@ def result_documents(
     ``coarse``, ``coverage``, ``join`` (gain components), ``pinned``, ``joined``, ``reason`` (why
     the table is there, :attr:`RetrievedTable.reason`), ``needed`` (False: an optional extra of a
     larger k), ``value_matches``, ``optional_tables`` and ``join_lines`` (the lines of
-    :func:`jar_core.output.prompt.model_text`), ``join_keys`` (``optional``: an optional table's join)
-    (edges to other selected tables: ``{"left": "orders.customer_id", "right": "customers.id",
-    "columns": [["customer_id", "id"]], "score": 0.93, "declared": False, "kind": "inferred", "confidence": 0.93, "evidence": "entity"}``), ``join_path`` (a ``FROM ... JOIN ... ON ...`` hint over the whole
-    selection), ``subqueries`` and ``decomposer``.
+    :func:`jar_core.output.prompt.model_text`), ``join_keys`` (the table's trusted joins to other
+    selected tables: ``{"left": "orders.customer_id", "right": "customers.id", "columns":
+    [["customer_id", "id"]], "score": 0.93, "declared": False, "kind": "inferred", "confidence":
+    0.93, "evidence": "entity", "uncertain": False, "trusted": True, "optional": False}``;
+    ``score`` the rule's, ``confidence`` calibrated; ``optional``: an optional table's join),
+    ``alternative_joins`` (the other trusted keys between it and a table it joins, the same
+    entries with ``alternative_to``: the join they are an alternative to), ``unverified_joins``
+    (where it has no known key to other selected tables: the unverified candidate, ``trusted``
+    False, with ``note``: ``no known key between `a` and `b` (unverified candidate: ...)``),
+    ``join_path`` (a ``FROM ... JOIN ... ON ...`` hint over the whole selection), ``subqueries``
+    and ``decomposer``.
 
     ``sample_rows`` maps a table id to ``(column names, rows)`` appended to the DDL.
     """
@@ -131,25 +138,42 @@ def result_documents(
     selected = {t.id: t.table for t in result.tables}
     docs = []
     for t in result.tables:
-        edges = [j for j in [*result.joins, *result.optional_joins] if t.id in (j.left_table.id, j.right_table.id)]
-        keys = [
-            {"left": j.left, "right": j.right, "columns": [list(p) for p in j.column_pairs],
-             "score": round(j.score, 4), "declared": j.declared,
-             "kind": j.kind, "confidence": round(j.score, 4), "evidence": j.evidence, "uncertain": j.uncertain,
-             "optional": j in result.optional_joins}
-            for j in edges
-        ]
+        joins = tuple(_join_keys(edges, t, result) for edges in (
+            [*result.joins, *result.optional_joins], result.alternative_joins, result.unverified_joins))
         text = create_table_ddl(t.table, dialect, qualify=qualify, tables=selected)
         if sample_rows and t.id in sample_rows:
             cols, rows = sample_rows[t.id]
             extra = format_sample_rows(cols, rows)
             if extra:
                 text += "\n" + extra
-        docs.append(TableDocument(text=text, metadata=_metadata(t, result, keys, path), score=t.score))
+        docs.append(TableDocument(text=text, metadata=_metadata(t, result, joins, path), score=t.score))
     return docs
 
 
-def _metadata(t: RetrievedTable, result: RetrievalResult, keys: list[dict[str, Any]], path: str) -> dict[str, Any]:
+def _join_keys(edges: Sequence[JoinEdge], t: RetrievedTable, result: RetrievalResult) -> list[dict[str, Any]]:
+    """The ``edges`` that join ``t``, as the Documents' metadata lists them."""
+    return [_join_key(j, result) for j in edges if t.id in (j.left_table.id, j.right_table.id)]
+
+
+def _join_key(j: JoinEdge, result: RetrievalResult) -> dict[str, Any]:
+    """One join as the Documents' metadata lists it (``alternative_to`` for one of the
+    ``alternative_joins``: the join it is an alternative to)."""
+    key = {"left": j.left, "right": j.right, "columns": [list(p) for p in j.column_pairs],
+           "score": round(j.score, 4), "declared": j.declared, "kind": j.kind, "confidence": round(j.confidence, 4),
+           "evidence": j.evidence, "uncertain": j.uncertain, "trusted": j.trusted,
+           "optional": j.optional or j in result.optional_joins}
+    if j in result.alternative_joins:
+        chosen = result.alternative_to(j)
+        key["alternative_to"] = str(chosen) if chosen is not None else ""
+    if not j.trusted:
+        key["note"] = j.unverified_note()
+    return key
+
+
+def _metadata(
+    t: RetrievedTable, result: RetrievalResult, joins: tuple[list[dict[str, Any]], ...], path: str,
+) -> dict[str, Any]:
+    keys, alternatives, unverified = joins
     return {
         "table": t.name,
         "database": t.database,
@@ -164,6 +188,8 @@ def _metadata(t: RetrievedTable, result: RetrievalResult, keys: list[dict[str, A
         "reason": t.reason,
         "needed": t.needed,
         "join_keys": keys,
+        "alternative_joins": alternatives,
+        "unverified_joins": unverified,
         "join_path": path,
         "subqueries": list(result.subqueries),
         "decomposer": result.decomposer,

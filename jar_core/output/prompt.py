@@ -2,7 +2,8 @@
 tools of the command's server and the adapters answer.
 
 Each needed table's compact ``CREATE TABLE`` (columns, types, keys), the join path over them with
-each join marked declared or inferred (its rule and confidence), the values the question names in
+each join marked declared or inferred (its rule and calibrated confidence; the other keys between
+two joined tables; where two tables have no known key, the unverified candidate), the values the question names in
 their stored spelling ('penicillin' is stored as 'Penicillin'), then the optional tables, one line
 each with how it would join; the search's scores only with ``explain``.
 """
@@ -11,8 +12,10 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Sequence
 
 from jar_core.names import one_line
-from jar_core.output.result import RetrievalResult
-from jar_core.output.sql import create_table_ddl, join_clause, optional_joins
+from jar_core.output.result import RetrievalResult, RetrievedTable
+from jar_core.output.sql import (
+    ALTERNATIVE_NOTE, UNVERIFIED_NOTE, create_table_ddl, join_clause, key_notes, optional_joins,
+)
 from jar_core.output.tables import join_note
 
 __all__ = ["model_text", "warning_comments", "value_lines", "optional_lines", "join_lines", "model_text_from_parts"]
@@ -38,18 +41,28 @@ def value_lines(matches: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def join_lines(result: RetrievalResult) -> list[str]:
-    """The needed tables' joins, one line each: declared, or inferred with its rule and confidence."""
-    return [one_line(f"{j} ({join_note(j.declared, j.evidence, j.score)})") for j in result.joins]
+    """The needed tables' joins, one line each: declared, or inferred with its rule and calibrated
+    confidence; then the other keys between two joined tables and where two needed tables have
+    no known key (:func:`jar_core.output.sql.key_notes`)."""
+    joins = [one_line(f"{j} ({join_note(j.declared, j.evidence, j.confidence)})") for j in result.joins]
+    return joins + key_notes(result)
 
 
 def optional_lines(result: RetrievalResult) -> list[str]:
-    """The optional tables, one line each with how it would join the tables before it."""
-    via = optional_joins(result)
-    return [
-        one_line(f"{t.name}: joins via {via[t.id]} ({join_note(via[t.id].declared, via[t.id].evidence, via[t.id].score)})"
-                 if t.id in via else f"{t.name}: no join found")
-        for t in result.tables if not t.needed
-    ]
+    """The optional tables, one line each with how it would join the tables before it (a trusted
+    join, else an unverified candidate)."""
+    via, unverified = optional_joins(result), optional_joins(result, unverified=True)
+
+    def line(t: RetrievedTable) -> str:
+        if t.id in via:
+            j = via[t.id]
+            return f"{t.name}: joins via {j} ({join_note(j.declared, j.evidence, j.confidence)})"
+        if t.id in unverified:
+            j = unverified[t.id]
+            return f"{t.name}: no known key (unverified candidate: {j}, confidence {j.confidence:.2f})"
+        return f"{t.name}: no join found"
+
+    return [one_line(line(t)) for t in result.tables if not t.needed]
 
 
 def model_text_from_parts(
@@ -58,8 +71,10 @@ def model_text_from_parts(
 ) -> str:
     """:func:`model_text` from its parts (the LangChain adapter builds it from its Documents)."""
     parts = ["-- Tables the question needs:\n" + "\n".join(ddl)] if ddl else []
-    if join_path:
-        parts.append("-- Join path connecting these tables:\n" + join_path.split("\n-- optional tables")[0])
+    if join_path:  # its optional tables and key notes are in their own parts
+        path = join_path.split("\n-- optional tables")[0].split("\n")
+        parts.append("-- Join path connecting these tables:\n" + "\n".join(
+            line for line in path if not line.startswith((f"-- {ALTERNATIVE_NOTE}", f"-- {UNVERIFIED_NOTE}"))))
     if joins:
         parts.append("-- Joins (declared, or inferred with rule and confidence):\n" + "\n".join(f"--   {j}" for j in joins))
     if values:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Sequence
 from jar_core.names import one_line
 from jar_core.output.diagram import is_bridge, to_dot, to_mermaid
 from jar_core.output.result import RetrievalResult
-from jar_core.output.sql import create_table_ddl, join_clause
+from jar_core.output.sql import create_table_ddl, join_clause, key_notes
 from jar_core.output.tables import join_note
 from jar_core.schema import Schema
 
@@ -118,7 +118,8 @@ def result_text(
     res: RetrievalResult, *, explain: bool = False, strategy: Any = None, candidates: int | None = None,
     source_tables: int | None = None,
 ) -> str:
-    """The text ``jar-retrieval retrieve`` prints: question, sub-queries, tables, joins, join path.
+    """The text ``jar-retrieval retrieve`` prints: question, sub-queries, tables, joins (the other
+    keys between joined tables and where two tables have no known key after them), join path.
 
     ``explain`` adds a legend of the columns and the step trace. ``candidates`` (the requested
     candidate-set size) and ``source_tables`` (tables searched) say why fewer candidates were
@@ -164,11 +165,12 @@ def result_text(
     if res.joins or selfs:
         out.append("Joins:")
         for j in res.joins:
-            out.append(f"  {j}  ({join_note(j.declared, j.evidence, j.score)})")
+            out.append(f"  {j}  ({join_note(j.declared, j.evidence, j.confidence)})")
         for j in selfs:
-            out.append(f"  {j}  (self-join, {join_note(j.declared, j.evidence, j.score)})")
+            out.append(f"  {j}  (self-join, {join_note(j.declared, j.evidence, j.confidence)})")
     else:
         out.append("Joins: none")
+    out.extend(f"  {line}" for line in key_notes(res))
     hint = join_clause(res, res.dialect, escape_names=True)  # names on one line: text to read, not to run
     if hint:
         out.append("")
@@ -208,8 +210,10 @@ def describe_table(retriever: JoinSource, name: str, *, dialect: str | None = No
     Returns ``{"id", "name", "database", "sql_schema", "ddl", "primary_key", "foreign_keys",
     "referenced_by", "joins", "text"}``: ``joins`` are the table's joins to any other table of
     the schema (declared keys first, then inferred ones above the retriever's
-    ``min_join_score``, best first, at most :data:`MAX_DESCRIBED_JOINS`), as found by
-    :mod:`jar_core.joins`; ``text`` all of it for a prompt. An unknown name raises
+    ``min_join_score``, the trusted ones first, best calibrated ``confidence`` first, at most
+    :data:`MAX_DESCRIBED_JOINS`; ``score`` the rule's, ``trusted`` whether a retrieval would show it
+    as a key: the text marks the others ``unverified``), as found by :mod:`jar_core.joins`;
+    ``text`` all of it for a prompt. An unknown name raises
     :class:`~jar_core.errors.UnknownDatabaseError` with the closest names.
     """
     t = retriever.schema[str(name)]  # an unknown name: UnknownDatabaseError with the closest names
@@ -239,7 +243,7 @@ def describe_table(retriever: JoinSource, name: str, *, dialect: str | None = No
         lines.append("-- Joins:")
         for j in joins:
             how = join_note(j["kind"] == "declared", j["evidence"], j["confidence"])
-            lines.append(f"--   {j['left']} = {j['right']} ({how})")
+            lines.append(f"--   {j['left']} = {j['right']} ({how}{'' if j['trusted'] else ', unverified'})")
     else:
         lines.append("-- Joins: none found")
     return {
@@ -258,6 +262,7 @@ def describe_table(retriever: JoinSource, name: str, *, dialect: str | None = No
 
 def _table_joins(retriever: JoinSource, pos: int) -> list[dict[str, Any]]:
     """The joins of the table at ``pos`` to other tables, from the index's join graph."""
+    from jar_core.joins.calibration import calibrated, trusted
     from jar_core.joins.graph import EVIDENCE
 
     index = retriever.index
@@ -287,8 +292,10 @@ def _table_joins(retriever: JoinSource, pos: int) -> list[dict[str, Any]]:
             "right": f"{other[0].name}.{other[1]}",
             "table": other[0].id,
             "kind": "declared" if ev == "declared" else "inferred",
-            "confidence": round(conf, 4),
+            "confidence": round(calibrated(conf, ev), 4),
+            "score": round(conf, 4),
+            "trusted": trusted(conf, ev),
             "evidence": ev,
         })
-    out.sort(key=lambda j: (j["kind"] != "declared", -j["confidence"], j["table"]))
+    out.sort(key=lambda j: (j["kind"] != "declared", not j["trusted"], -j["confidence"], j["table"]))
     return out[:MAX_DESCRIBED_JOINS]

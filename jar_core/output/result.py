@@ -25,7 +25,14 @@ class RetrievalResult:
 
     ``joins`` connect the needed tables only (:attr:`needed`, the joined core ``k="auto"`` stops
     at); ``optional_joins`` say how each optional table (an extra a larger k added) would join the
-    tables before it, and are never part of the join path.
+    tables before it, and are never part of the join path. Both hold trusted joins only (declared,
+    or calibrated to at least :func:`~jar_core.joins.calibration.trust_threshold`).
+    ``alternative_joins`` are the other trusted keys between two tables of ``joins`` or
+    ``optional_joins`` (a department and its head physician: ``head_physician_id`` and
+    ``department_id``), the one the question fits best first; of each pair, the one the question
+    fits best is the one in ``joins``. ``unverified_joins`` say where two tables have no known key:
+    the best untrusted candidate between two groups of needed tables no trusted join connects
+    (``optional`` set where it would join an optional table), never part of the join path.
     """
 
     question: str
@@ -43,6 +50,8 @@ class RetrievalResult:
     k: int | str | None = None  # the K asked for: a number or "auto" (then len(tables) is the chosen size)
     self_joins: list[JoinEdge] = field(default_factory=list)
     optional_joins: list[JoinEdge] = field(default_factory=list)
+    alternative_joins: list[JoinEdge] = field(default_factory=list)
+    unverified_joins: list[JoinEdge] = field(default_factory=list)
 
     @property
     def table_names(self) -> list[str]:
@@ -68,6 +77,13 @@ class RetrievalResult:
     def unjoined(self) -> list[str]:
         """Ids of selected tables with no join to the rest of the selection."""
         return [t.id for t in self.tables if not t.joined]
+
+    def alternative_to(self, edge: JoinEdge) -> JoinEdge | None:
+        """The join of :attr:`joins` or :attr:`optional_joins` between the same two tables as
+        ``edge`` (one of :attr:`alternative_joins`), if any."""
+        pair = {edge.left_table.id, edge.right_table.id}
+        return next((j for j in [*self.joins, *self.optional_joins] if {j.left_table.id, j.right_table.id} == pair),
+                    None)
 
     def join_clause(self, dialect: str | None = None) -> str:
         """A ``FROM a JOIN b ON ... JOIN c ON ...`` hint connecting the needed tables (the
@@ -96,6 +112,8 @@ class RetrievalResult:
             "needed": self.needed,
             "optional": self.optional,
             "optional_joins": [j.to_dict() for j in self.optional_joins],
+            "alternative_joins": [self._alternative_dict(j) for j in self.alternative_joins],
+            "unverified_joins": [j.to_dict() for j in self.unverified_joins],
             "subqueries": list(self.subqueries),
             "decomposer": self.decomposer,
             "coverage": {k: round(v, 6) for k, v in self.coverage.items()},
@@ -106,6 +124,11 @@ class RetrievalResult:
             "warnings": list(self.warnings),
             "value_matches": [dict(m) for m in self.value_matches],
         }
+
+    def _alternative_dict(self, edge: JoinEdge) -> dict[str, Any]:
+        """``edge.to_dict()`` with ``alternative_to``: the join it is an alternative to (``a.x = b.y``)."""
+        chosen = self.alternative_to(edge)
+        return {**edge.to_dict(), "alternative_to": str(chosen) if chosen is not None else ""}
 
     def __len__(self) -> int:
         return len(self.tables)

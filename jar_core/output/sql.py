@@ -11,13 +11,15 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
 from jar_core.names import one_line
+from jar_core.output.tables import join_note
 from jar_core.schema import Table
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jar_core.output.tables import JoinedTables, JoinEdge
+    from jar_core.output.tables import JoinedTables, JoinEdge, RetrievedTable
 
 __all__ = [
-    "create_table_ddl", "join_clause", "optional_comment", "optional_joins", "quote_identifier", "table_qualifier", "qualified_name", "referenced_table",
+    "create_table_ddl", "join_clause", "key_notes", "optional_comment", "optional_joins", "ALTERNATIVE_NOTE",
+    "UNVERIFIED_NOTE", "quote_identifier", "table_qualifier", "qualified_name", "referenced_table",
 ]
 
 
@@ -168,7 +170,9 @@ def join_clause(result: "JoinedTables", dialect: str | None = None, *, escape_na
     ``-- optional tables ...`` comment with how they would join (:func:`optional_comment`).
     Tables with no join are appended as a ``-- no join found for: ...`` comment, and joins that
     the schema does not declare as a ``-- inferred joins ...`` comment with their evidence and
-    confidence, so a prompt never presents a guess as a fact. Identifiers are quoted by sqlglot (one
+    calibrated confidence, so a prompt never presents a guess as a fact; the other keys between two
+    joined tables and the tables with no known key (an unverified candidate) follow, one comment
+    line each (:func:`key_notes`). Identifiers are quoted by sqlglot (one
     token each, read back as the name whatever it holds); comments hold names on one line
     (:func:`~jar_core.names.one_line`). ``escape_names``: the names' control characters escaped
     in the SQL too, text to show (names not exact: not SQL to run).
@@ -224,10 +228,26 @@ def join_clause(result: "JoinedTables", dialect: str | None = None, *, escape_na
     inferred = [e for e in result.joins if not e.declared]
     if inferred:
         text += "\n-- inferred joins (not declared in the schema; check them): " + "; ".join(
-            one_line(f"{e} ({e.evidence or 'score'}, {e.score:.2f}{', uncertain' if e.uncertain else ''})")
+            one_line(f"{e} ({e.evidence or 'score'}, {e.confidence:.2f}{', uncertain' if e.uncertain else ''})")
             for e in inferred
         )
-    return text + optional_comment(result)
+    return text + "".join(f"\n-- {line}" for line in key_notes(result)) + optional_comment(result)
+
+
+#: How :func:`key_notes` lines start: the other keys between two joined tables, and two tables
+#: with no known key.
+ALTERNATIVE_NOTE, UNVERIFIED_NOTE = "other key between", "no known key between"
+
+
+def key_notes(result: "JoinedTables") -> list[str]:
+    """The other trusted keys between two tables the join path joins (``other key between
+    `departments` and `physicians`: departments.department_id = physicians.department_id (inferred:
+    same name, 0.97)``) and where two needed tables have no known key (:meth:`JoinEdge.unverified_note`),
+    one line each; the optional tables' are in :func:`optional_comment`."""
+    lines = [one_line(f"{ALTERNATIVE_NOTE} `{e.left_table.name}` and `{e.right_table.name}`: {e} "
+                      f"({join_note(e.declared, e.evidence, e.confidence)})")
+             for e in getattr(result, "alternative_joins", ()) if not e.optional]
+    return lines + [e.unverified_note() for e in getattr(result, "unverified_joins", ()) if not e.optional]
 
 
 def optional_comment(result: "JoinedTables") -> str:
@@ -236,19 +256,30 @@ def optional_comment(result: "JoinedTables") -> str:
     optional = [t for t in result.tables if not getattr(t, "needed", True)]
     if not optional:
         return ""
-    via = optional_joins(result)
+    via, unverified = optional_joins(result), optional_joins(result, unverified=True)
+
+    def how(t: "RetrievedTable") -> str:
+        if t.id in via:
+            return f" via {one_line(via[t.id].describe())}"
+        if t.id in unverified:
+            e = unverified[t.id]
+            return f" (no known key; unverified candidate: {e}, confidence {e.confidence:.2f})"
+        return " (no join found)"
+
     return "\n-- optional tables (not needed for the question; not in the join path): " + "; ".join(
-        one_line(t.name) + (f" via {one_line(via[t.id].describe())}" if t.id in via else " (no join found)")
-        for t in optional
+        one_line(t.name) + how(t) for t in optional
     )
 
 
-def optional_joins(result: "JoinedTables") -> dict[str, "JoinEdge"]:
+def optional_joins(result: "JoinedTables", *, unverified: bool = False) -> dict[str, "JoinEdge"]:
     """Each optional table's own join to the tables before it, by table id: the first of the
-    result's ``optional_joins`` that names it (they come in the optional tables' order)."""
+    result's ``optional_joins`` that names it (they come in the optional tables' order);
+    ``unverified``: its unverified candidate instead (the ``unverified_joins`` marked optional)."""
     optional = {t.id for t in result.tables if not getattr(t, "needed", True)}
     via: dict[str, JoinEdge] = {}
-    for e in getattr(result, "optional_joins", ()):
+    edges = [e for e in getattr(result, "unverified_joins", ()) if e.optional] if unverified else \
+        getattr(result, "optional_joins", ())
+    for e in edges:
         for tid in (e.left_table.id, e.right_table.id):
             if tid in optional:
                 via.setdefault(tid, e)

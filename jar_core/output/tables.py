@@ -91,11 +91,16 @@ class RetrievedTable:
 class JoinEdge:
     """A join between two selected tables: ``left_table.left_column = right_table.right_column``.
 
-    ``score`` is the join's confidence in [0, 1] (1 for a declared foreign key); ``declared``
-    whether the source declares it; ``evidence`` the rule that found it (``declared``,
-    ``same name``, ``entity``, ``role``, ``abbreviation``, ``sibling``, ``self``, ``person``, ``inclusion``,
-    ``composite key``, ``copy``; ``score``
-    under the paper's pair score). A key of several columns (declared, or inferred by the
+    ``score`` is the rule's own score in [0, 1] (1 for a declared foreign key); ``confidence`` the
+    calibrated one, how often such a join is right (``calibrated``:
+    :func:`jar_core.joins.calibration.calibrated`; ``score`` itself under the paper's pair score
+    and where not given); ``trusted`` whether it is
+    shown as a join key (declared, or calibrated to at least the trust threshold: an untrusted one
+    is only ever an unverified candidate, :attr:`RetrievalResult.unverified_joins`); ``optional``
+    a join of an optional table. ``declared`` whether the source declares it; ``evidence`` the rule
+    that found it (``declared``, ``same name``, ``entity``, ``role``, ``abbreviation``,
+    ``sibling``, ``self``, ``person``, ``inclusion``, ``composite key``, ``copy``; ``score`` under
+    the paper's pair score). A key of several columns (declared, or inferred by the
     ``composite key`` rule) joins on all of them: ``more_columns`` holds its other ``(left, right)``
     column pairs (``lineitem`` to ``partsupp`` on part *and* supplier), and :attr:`column_pairs`
     all of them.
@@ -109,6 +114,14 @@ class JoinEdge:
     declared: bool = False
     evidence: str = ""
     more_columns: tuple[tuple[str, str], ...] = ()
+    calibrated: float | None = None  # the calibrated confidence; None: ``score`` itself
+    trusted: bool = True
+    optional: bool = False
+
+    @property
+    def confidence(self) -> float:
+        """The calibrated confidence (:attr:`calibrated`; :attr:`score` where none was given)."""
+        return float(self.score if self.calibrated is None else self.calibrated)
 
     @property
     def column_pairs(self) -> list[tuple[str, str]]:
@@ -119,11 +132,6 @@ class JoinEdge:
     def kind(self) -> str:
         """``"declared"`` or ``"inferred"``."""
         return "declared" if self.declared else "inferred"
-
-    @property
-    def confidence(self) -> float:
-        """The join's confidence (alias of :attr:`score`)."""
-        return self.score
 
     @property
     def left(self) -> str:
@@ -142,15 +150,24 @@ class JoinEdge:
 
     @property
     def uncertain(self) -> bool:
-        """An inferred join below :data:`UNCERTAIN_BELOW`: names or values do not settle it."""
-        return not self.declared and self.score < UNCERTAIN_BELOW
+        """An inferred join calibrated below :data:`UNCERTAIN_BELOW`: names or values do not settle it."""
+        return not self.declared and self.confidence < UNCERTAIN_BELOW
 
     def describe(self) -> str:
         """``"a.x = b.y"`` for a declared key, ``"a.x = b.y (inferred: same name, 0.95)"`` otherwise
-        (``", uncertain"`` added below :data:`UNCERTAIN_BELOW`)."""
+        (the calibrated confidence; ``", uncertain"`` added below :data:`UNCERTAIN_BELOW`)."""
         if self.declared:
             return str(self)
-        return f"{self} ({join_note(False, self.evidence, self.score)})"
+        return f"{self} ({join_note(False, self.evidence, self.confidence)})"
+
+    def unverified_note(self) -> str:
+        """What an untrusted join says: ``no known key between `a` and `b` (unverified candidate:
+        a.x = b.y, confidence 0.31)`` (``; `b` is optional`` for an optional table's), on one line."""
+        tail = ""
+        if self.optional:
+            tail = f"; `{self.right_table.name}` is optional"
+        return one_line(f"no known key between `{self.left_table.name}` and `{self.right_table.name}` "
+                        f"(unverified candidate: {self}, confidence {self.confidence:.2f}{tail})")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -158,11 +175,13 @@ class JoinEdge:
             "right": self.right,
             "columns": [list(p) for p in self.column_pairs],
             "score": round(self.score, 6),
-            "confidence": round(self.score, 6),
+            "confidence": round(self.confidence, 6),
+            "trusted": self.trusted,
             "kind": self.kind,
             "evidence": self.evidence,
             "declared": self.declared,
             "uncertain": self.uncertain,
+            "optional": self.optional,
             "left_table": self.left_table.id,
             "right_table": self.right_table.id,
         }
@@ -183,7 +202,8 @@ class TraceEntry:
 class JoinedTables(Protocol):
     """What the pictures and the join clause read of a result (a
     :class:`~jar_core.output.result.RetrievalResult` is one): the question, the selected tables
-    in order, their joins and their joins to themselves."""
+    in order, their joins and their joins to themselves (the unverified candidates and the other
+    keys between joined tables are read where present)."""
 
     question: str
     tables: list[RetrievedTable]
