@@ -1,6 +1,8 @@
 """Rule 2's self and person rules (jar_core.joins.hierarchy, jar_core.joins.people): a row under another of its table, a person by a role."""
 from __future__ import annotations
 
+import pytest
+
 from jar_core.schema import Column, Schema, Table
 
 from joins_cases import T, edges, ints
@@ -53,6 +55,7 @@ def test_a_hierarchy_with_few_distinct_values_is_still_a_self_reference():
 def test_self_references_are_returned_with_the_table_not_as_a_join_between_tables(tmp_path):
     from jar_core.loaders import load_ddl
     from jar_core.output.render import result_text
+    from jar_core.joins.calibration import calibrated
     from jar_core.retriever import TableRetriever
 
     from helpers import BagOfWordsEmbedder
@@ -67,9 +70,12 @@ def test_self_references_are_returned_with_the_table_not_as_a_join_between_table
     assert res.joins == [] and [str(j) for j in res.self_joins] == ["employee.reports_to = employee.employee_id"]
     assert res.self_joins[0].evidence == "self" and not res.self_joins[0].declared
     assert res.to_dict()["self_joins"][0]["left"] == "employee.reports_to"
+    # the rule's score, shown calibrated (jar_core.joins.calibration)
+    assert res.self_joins[0].score == pytest.approx(0.765, abs=1e-3)
+    shown = f"{calibrated(res.self_joins[0].score, 'self'):.2f}"
     assert "-- self-joins (the table joined to itself under another alias): employee.reports_to = " \
-           "employee.employee_id (inferred: self, 0.76)" in res.join_clause()
-    assert "employee.reports_to = employee.employee_id  (self-join, inferred: self, 0.76)" in result_text(res)
+           f"employee.employee_id (inferred: self, {shown})" in res.join_clause()
+    assert f"employee.reports_to = employee.employee_id  (self-join, inferred: self, {shown})" in result_text(res)
     declared = r.retrieve("categories and their parent", k=1, include=["category"]).self_joins
     assert [(str(j), j.declared) for j in declared] == [("category.parent_id = category.category_id", True)]
     # the paper's joins read the declared ones from the schema

@@ -108,6 +108,7 @@ class Prepared:
     unknown_tables: list[int] = field(default_factory=list)  # dev.json positions
     min_join_score: float = 0.0
     joins: str = "rules"  # the join graph every method's signals were built on ("rules" or "paper")
+    key_joins: Any = None  # the retriever's KeyJoins: the joins an answer shows (join_edges)
 
     def table_ids(self, sig: Any, order: Sequence[int]) -> list[str]:
         tables = self.schema.tables
@@ -122,11 +123,24 @@ class Prepared:
         by_id = {t.id: t for t in tables}
         return len("\n".join(create_table_ddl(t, self.schema.dialect, tables=by_id, compact=True) for t in tables))
 
-    def join_edges(self, sig: Any, order: Sequence[int]) -> list[tuple[tuple[str, str], tuple[str, str]]]:
-        """The join edges the retriever would return for this selection, as ``(("db.table", col), ...)``."""
+    def join_edges(self, sig: Any, order: Sequence[int], question: str = "") -> list[tuple[tuple[str, str], tuple[str, str]]]:
+        """The join keys an answer with this selection shows, as ``(("db.table", col), ...)``: the
+        trusted joins of the spanning forest (:func:`jar_core.output.assemble.shown_joins`, every
+        selected table needed), the first column pair of each; with no ``key_joins`` (a
+        preparation without a retriever), the spanning forest of ``sig.w``."""
+        tables = self.schema.tables
+        if self.key_joins is not None:
+            import numpy as np
+
+            from jar_core.output.assemble import shown_joins
+
+            idx = np.asarray(order, dtype=np.int64)
+            positions = [int(sig.candidates[i]) for i in idx]
+            chosen = [tables[p] for p in positions]
+            shown = shown_joins(question, sig, idx, chosen, positions, self.key_joins, np.ones(len(idx), dtype=bool))
+            return [((e.left_table.id, e.left_column), (e.right_table.id, e.right_column)) for e in shown.joins]
         from jar_core.joins.path import join_tree
 
-        tables = self.schema.tables
         out = []
         for a, b, _ in join_tree(sig.w, list(order), self.min_join_score, evidence=sig.evidence):
             ia, ib = int(order[a]), int(order[b])
@@ -279,6 +293,7 @@ def prepare(
         signals_seconds=seconds, total_questions=len(bench.questions), multi_table_questions=multi,
         unparseable=unparseable, unknown_tables=unknown,
         min_join_score=float(getattr(retriever, "min_join_score", 0.0)), joins=str(getattr(retriever, "joins", "rules")),
+        key_joins=getattr(retriever, "_key_joins", None),
     )
 
 
@@ -442,7 +457,7 @@ def run_method(
             preds.append(prepared.table_ids(sig, sel.order))
             top = len(sel.order) if k == "auto" else k
             chars.append(prepared.prompt_chars(sig, sel.order[:top]))
-            jcounts.append(join_counts(prepared.join_edges(sig, sel.order[:top]), q.gold_joins, preds[-1][:top],
+            jcounts.append(join_counts(prepared.join_edges(sig, sel.order[:top], q.question), q.gold_joins, preds[-1][:top],
                                        q.gold))
             next(ticker, None)
         if spec.kind == "mip" and mip_status is not None:

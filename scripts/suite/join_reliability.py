@@ -5,9 +5,10 @@
         [--points points.json]
 
 Without folders: every ``*_nokeys`` folder of the suite (as ``run_suite.py`` finds them). For
-each question the default selects K = 2, 3, 5, 10 tables and its join path over them (the
-spanning forest of the join graph, as ``jar-retrieval eval`` scores join precision); a printed
-join between two gold tables is *judged*, and *right* when the gold SQL equates the same two
+each question the default selects K = 2, 3, 5, 10 tables and the joins its answer shows over them
+(:func:`jar_core.output.assemble.shown_joins`, every table needed: the trusted keys of the join
+path, and the unverified candidates where no key is trusted); a shown join between two gold
+tables is *judged*, and *right* when the gold SQL equates the same two
 columns or the folder's keyed twin (the folder without ``_nokeys``) declares that foreign key.
 Joins are counted once per question and K, as a model would read them.
 
@@ -30,22 +31,14 @@ from run_suite import DEFAULT_ROOTS, find_folders  # noqa: E402
 
 from jar_core.eval.harness import DEFAULT_SEARCH, prepare  # noqa: E402
 from jar_core.index.store import cache_path  # noqa: E402
-from jar_core.joins.edges import EVIDENCE  # noqa: E402
-from jar_core.joins.path import join_tree  # noqa: E402
+import numpy as np  # noqa: E402
+
+from jar_core.output.assemble import shown_joins  # noqa: E402
 from jar_core.loaders import load_benchmark  # noqa: E402
 from jar_core.retriever import TableRetriever  # noqa: E402
 from jar_core.strategies import JoinAwareStrategy  # noqa: E402
 
 KS = (2, 3, 5, 10)
-
-
-def _shown(score: float, evidence: str) -> float:
-    """The confidence the product shows for a join of this raw score and evidence."""
-    try:
-        from jar_core.joins.calibration import calibrated
-    except ImportError:  # before the calibration: the rules' score is shown
-        return score
-    return float(calibrated(score, evidence))
 
 
 def declared_pairs(schema: Any) -> set[frozenset[tuple[str, str]]]:
@@ -67,24 +60,23 @@ def judged_joins(folder: Path, keyed: Path | None, *, candidates: int = 20, embe
     r = TableRetriever(bench.schema, embedder=embedder, candidates=candidates)
     r.load_or_build_index(cache_path(r.schema, r.embedder.name))
     prep = prepare(bench, r, candidates=candidates, limit=limit, default=True, warn=None)
-    strat, tables = JoinAwareStrategy(), bench.schema.tables
+    strat, tables, keys = JoinAwareStrategy(), bench.schema.tables, r._key_joins
     points = []
     for q in prep.questions:
         sig, gold = q.default_signals, set(q.gold)
         right = truth | {frozenset(j) for j in q.gold_joins}
         for k in KS:
-            order = strat.select(sig, min(k, sig.n)).order
-            for a, b, w in join_tree(sig.w, order, r.min_join_score, evidence=sig.evidence):
-                ia, ib = int(order[a]), int(order[b])
-                ta, tb = tables[int(sig.candidates[ia])], tables[int(sig.candidates[ib])]
-                if ta.id not in gold or tb.id not in gold:
+            order = np.asarray(strat.select(sig, min(k, sig.n)).order, dtype=np.int64)
+            positions = [int(sig.candidates[i]) for i in order]
+            shown = shown_joins(q.question, sig, order, [tables[p] for p in positions], positions, keys,
+                                np.ones(len(order), dtype=bool))
+            for e in [*shown.joins, *shown.unverified_joins]:
+                if e.left_table.id not in gold or e.right_table.id not in gold:
                     continue
-                ca, cb = (int(c) for c in sig.join_columns[ia, ib])
-                edge = frozenset({(ta.id, ta.columns[ca].name), (tb.id, tb.columns[cb].name)})
-                ev = EVIDENCE[int(sig.evidence[ia, ib])] if sig.evidence[ia, ib] >= 0 else "score"
-                points.append({"benchmark": bench.name, "question": q.position, "k": k, "evidence": ev,
-                               "score": round(float(w), 4), "shown": round(_shown(float(w), ev), 4),
-                               "right": edge in right})
+                edge = frozenset({(e.left_table.id, e.left_column), (e.right_table.id, e.right_column)})
+                points.append({"benchmark": bench.name, "question": q.position, "k": k, "evidence": e.evidence,
+                               "score": round(float(e.score), 4), "shown": round(float(e.confidence), 4),
+                               "trusted": bool(e.trusted), "right": edge in right})
     return points, r.embedder
 
 

@@ -1,0 +1,56 @@
+"""The join confidence calibration (jar_core.joins.calibration, scripts/suite/calibrate_joins.py):
+fitted on judged joins with known answers, confidences that mean what they say."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from helpers import load_script
+
+import jar_core.joins.calibration as calibration
+
+
+def _points(evidence: str, score: float, right: int, wrong: int, bench: str = "b") -> list[dict]:
+    return [{"benchmark": bench, "evidence": evidence, "score": score, "right": i < right}
+            for i in range(right + wrong)]
+
+
+def test_the_fit_is_the_share_right_per_score_made_monotone():
+    cal = load_script("suite/calibrate_joins")
+    pts = (_points("same name", 0.97, 95, 5) + _points("same name", 0.74, 45, 5)
+           + _points("role", 0.72, 8, 2) + _points("role", 0.87, 2, 8))  # role: a higher score less often right
+    table = cal.fit(pts, min_joins=10)
+    same = table["evidence"]["same name"]
+    assert same["score"] == [0.74, 0.97] and same["right"] == pytest.approx([0.9, 0.95])
+    role = table["evidence"]["role"]  # pooled where monotonicity fails: (8 + 2) / 20
+    assert role["right"] == pytest.approx([0.5, 0.5])
+    # too few joins of a rule: the pooled fit of every inferred join
+    small = cal.fit(pts, min_joins=30)
+    assert "role" not in small["evidence"] and cal.apply(small, {"evidence": "role", "score": 0.72}) <= 0.95
+
+
+def test_confidence_means_what_it_says_on_the_fitted_joins(monkeypatch):
+    cal = load_script("suite/calibrate_joins")
+    pts = _points("same name", 0.97, 97, 3) + _points("sibling", 0.72, 30, 70) + _points("entity", 0.77, 60, 40)
+    table = cal.fit(pts, min_joins=10)
+    for bin_, n, right, conf in cal.reliability([(cal.apply(table, p), p["right"]) for p in pts]):
+        assert abs(right - conf) <= 10, (bin_, right, conf)
+    # the library reads the same table: a sibling at 0.72 is right 30% of the time, not shown as a key
+    monkeypatch.setattr(calibration, "calibration_table", lambda: json.loads(json.dumps(table)))
+    assert calibration.calibrated(0.72, "sibling") == pytest.approx(0.3)
+    assert not calibration.trusted(0.72, "sibling") and calibration.trusted(0.97, "same name")
+    assert calibration.calibrated(0.5, "declared") == 1.0
+    from jar_core.joins.edges import EVIDENCE
+
+    w = np.array([[0, 0.72], [0.72, 0]])
+    ev = np.full((2, 2), EVIDENCE.index("sibling"))
+    np.testing.assert_allclose(calibration.calibrated_matrix(w, ev), [[0, 0.3], [0.3, 0]])
+
+
+def test_the_shipped_fit_is_monotone_and_within_0_1():
+    table = calibration.calibration_table()
+    assert 0 < table["threshold"] < 1
+    for fit in [*table["evidence"].values(), table["pooled"]]:
+        assert fit["score"] == sorted(fit["score"]) and all(0 <= v <= 1 for v in fit["right"])
+        assert np.all(np.diff(fit["right"]) >= 0)
