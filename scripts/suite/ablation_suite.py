@@ -101,39 +101,6 @@ class _NoSiblings:
         return self.inner.select(sig, k)
 
 
-def hub_tables(r: Any, share: float = 0.5, min_tables: int = 4, surely: float = 0.9) -> "Any":
-    """bool per table of the schema: a table that at least ``share`` of its database's other tables
-    reference (a join of confidence >= ``surely``, siblings left out), in a database of at least
-    ``min_tables`` tables."""
-    import numpy as np
-
-    from jar_core.joins.edges import EVIDENCE
-
-    g = r.index.join_graph(cross_database=False)
-    n = len(r.schema.tables)
-    db = np.array([hash(t.database) for t in r.schema.tables])
-    _, dbi, size = np.unique(db, return_inverse=True, return_counts=True)
-    keep = (g.confidence >= surely) & (g.evidence != EVIDENCE.index("sibling")) & (g.table_a != g.table_b)
-    pairs = {(int(a), int(b)) for a, b in zip(g.table_a[keep], g.table_b[keep])}
-    refs = np.zeros(n)
-    for a, b in pairs:
-        refs[b] += 1
-    tsize = size[dbi]
-    return (tsize >= min_tables) & (refs >= share * (tsize - 1))
-
-
-class _HubSum:
-    """The default's search where the paper's join sum counts for the tables most of their
-    database references (``hub_tables``)."""
-
-    def __init__(self, hub: Any, inner: Any) -> None:
-        self.hub, self.inner = hub, inner
-
-    def select(self, sig: Any, k: int) -> Any:
-        self.inner.join_sum_share = self.hub[sig.candidates].astype(float)
-        return self.inner.select(sig, k)
-
-
 #: Variants to compare with the default (``--configs``), not run unless named.
 VARIANTS: dict[str, Config] = {
     f"join sum share {x}": ({}, None, _share(x)) for x in (0.25, 0.5, 1.0)
@@ -146,15 +113,6 @@ VARIANTS.update({
     "no sibling gain - hub": (dict(hubness=0.0), None, lambda: _NoSiblings(JoinAwareStrategy())),
 })
 
-
-def _hub_variant(share: float, min_tables: int = 4) -> Callable[..., Any]:
-    def make(r: Any) -> Any:
-        return _HubSum(hub_tables(r, share, min_tables), JoinAwareStrategy())
-    make.wants_retriever = True  # type: ignore[attr-defined]
-    return make
-
-
-VARIANTS.update({f"hub sum {x}": ({}, None, _hub_variant(x)) for x in (0.4, 0.5, 0.7)})
 
 
 def _log(msg: str) -> None:
@@ -190,7 +148,7 @@ def run_benchmark(folder: Path, ks: list[int], names: list[str], *, limit: int |
         if sk not in signals:
             signals[sk] = [r.signals(q.question, q.subqueries, candidates=candidates, **search)
                            for q in prep.questions]
-        strat = make(r) if getattr(make, "wants_retriever", False) else make()
+        strat = make()
         golds = [q.gold for q in prep.questions]
         out[name] = {}
         for k in ks:
