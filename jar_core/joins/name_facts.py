@@ -283,7 +283,10 @@ def name_facts(
     for vt, stripped in variants:
         stem, k, is_row = _row_number(*split_key_word(vt, glued=stripped, leading=vt is toks))  # ``row_id``: a bare ``id``
         row = row or is_row
-        if k is None and stem and entities:  # ``customerid``, ``ab_itemid``
+        if k is None and len(stem) > 2 and stem[len(stem) // 2] == LEADING_KEY_WORD and \
+                stem[: len(stem) // 2] == stem[len(stem) // 2 + 1:]:  # ``customer_idcustomer`` read apart
+            stem, k = stem[: len(stem) // 2], LEADING_KEY_WORD
+        elif k is None and stem and entities:  # ``customerid``, ``ab_itemid``
             glued = _glued_key(stem[-1], entities)
             if glued is not None:
                 stem, k = stem[:-1] + glued[0], glued[1]

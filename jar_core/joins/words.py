@@ -1,7 +1,7 @@
 """Name words and sample values as the join rules compare them (METHOD.md, the join graph: names
 and values are the evidence).
 
-A name split into words (camelCase and ``snake_case``, singular: :func:`words`), a sample value as
+A name split into words (camelCase, ``snake_case`` and run-together, singular: :func:`words`), a sample value as
 compared across columns (:func:`value_key`), the type class sample values show
 (:func:`sample_class`), abbreviations (:func:`abbreviates`) and the 0/1 incidence of rows of
 items (:func:`incidence`: names or values) that the rules multiply instead of looping over pairs.
@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import sparse
 
+from jar_core.glued import split_glued
 from jar_core.schema import TypeFamily
 
 __all__ = ["KEY_WORDS", "MAX_ALIAS", "singular", "words", "written_words", "value_key", "incidence", "sample_class",
@@ -68,8 +69,14 @@ def _words(name: str) -> tuple[str, ...]:
 
 
 def written_words(name: str) -> list[str]:
-    """A name's words as written, lower case, plurals kept (``units_on_order`` -> ``units``, ``on``, ``order``)."""
-    return _WORD.findall(_CAMEL.sub(" ", name).lower())
+    """A name's words as written, lower case, plurals kept (``units_on_order`` -> ``units``, ``on``, ``order``);
+    a run-together word split (:func:`jar_core.glued.split_glued`: ``CUSTOMERID`` -> ``customer``, ``id``)."""
+    return list(_written_words(name))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _written_words(name: str) -> tuple[str, ...]:
+    return tuple(w for part in _WORD.findall(_CAMEL.sub(" ", name).lower()) for w in split_glued(part))
 
 
 def value_key(v: Any) -> str:
