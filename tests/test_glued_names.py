@@ -9,11 +9,13 @@ import pytest
 from helpers import BagOfWordsEmbedder
 from joins_cases import T, edges
 
+from jar_core.candidates.lexical import bm25_name
 from jar_core.decompose.heuristic import HeuristicDecomposer
 from jar_core.errors import StaleIndexError
 from jar_core.glued import split_glued
 from jar_core.index.schema_index import SchemaIndex
 from jar_core.index.texts import TEXTS_VERSION, column_name_text, column_text, table_text
+from jar_core.joins.words import words
 from jar_core.loaders import load_ddl
 from jar_core.retriever import TableRetriever
 from jar_core.schema import Column, Schema
@@ -64,9 +66,23 @@ def test_a_run_together_table_name_is_found_by_its_words():
             "street name and postal code of the legal entity": "LEGALENTITYADDRESS"}
     for question, table in asks.items():
         assert r.retrieve(question, k=1).table_names == [table], question
-    # the paper's join-name text keeps the names as written
+    # the paper's join-name text keeps the names as written; BM25 a word that spells other tables' names
     assert column_name_text(schema.tables[1], 2) == "main cashequivalents currencycode"
+    tables = frozenset({"cashequivalents", "cashequivalent", "customer"})
+    assert [bm25_name(n, tables) for n in ("CASHEQUIVALENTSID", "CUSTOMERID", "ELEMENTNAME", "CUSTID")] == [
+        "cashequivalentsid", "customerid", "element name", "cust id"]
     assert column_text(schema.tables[1], 2) == "cash equivalents:currency code"
+
+
+@pytest.mark.parametrize("name,want", [
+    ("CASHEQUIVALENTSID", ["cash", "equivalent", "id"]),  # the entity in the singular
+    ("salesorderid", ["sales", "order", "id"]),  # a compound's inner words as written: salesorder
+    ("billtoaddressid", ["bill", "to", "address", "id"]),
+    ("Order_Details", ["order", "detail"]), ("ProductsID", ["product", "id"]),  # written apart: as before
+])
+def test_a_column_name_is_read_split(name, want):
+    assert words(name, glued=True) == want
+    assert words("salesorderheader") == ["salesorderheader"]  # a table's name: whole
 
 
 def test_a_glued_key_column_is_joined_to_its_table():

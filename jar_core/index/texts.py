@@ -8,9 +8,12 @@ run-together names are read as their words (:func:`jar_core.names.readable`:
 keeps the names as written, underscores as spaces). A
 table's description and its columns' (the sources' comments, ``descriptions=``) follow its
 text, a column's description its column text; with none the texts are the paper's. The
-BM25 stage, the vector stores and the hub correction read the same texts.
+BM25 stage (its own reading of run-together names aside), the vector stores and the hub
+correction read the same texts.
 """
 from __future__ import annotations
+
+from typing import Callable
 
 from jar_core.names import humanize, readable
 from jar_core.schema import Schema, Table
@@ -27,13 +30,15 @@ def _table_name(t: Table) -> str:
     return t.nl_name or readable(t.name)
 
 
-def table_text(t: Table) -> str:
+def table_text(t: Table, *, name: Callable[[str], str] = readable) -> str:
     """``"<db> <table> <col1> <col2> ..."`` (METHOD.md), natural-language names where known,
-    then the table's description and its columns' (``"... <table comment> <column>: <comment>"``)."""
-    cols = " ".join(c.nl_name or readable(c.name) for c in t.columns)
-    text = f"{readable(t.database)} {_table_name(t)} {cols}".strip()
+    then the table's description and its columns' (``"... <table comment> <column>: <comment>"``).
+    ``name`` reads an identifier as words (BM25 passes its own:
+    :func:`jar_core.candidates.lexical.table_tokens`)."""
+    cols = " ".join(c.nl_name or name(c.name) for c in t.columns)
+    text = f"{name(t.database)} {t.nl_name or name(t.name)} {cols}".strip()
     notes = [t.comment] if t.comment else []
-    notes += [f"{c.nl_name or readable(c.name)}: {c.comment}" for c in t.columns if c.comment]
+    notes += [f"{c.nl_name or name(c.name)}: {c.comment}" for c in t.columns if c.comment]
     return f"{text} {'. '.join(notes)}" if notes else text
 
 
