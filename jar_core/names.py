@@ -5,7 +5,7 @@ import re
 from functools import lru_cache
 
 
-__all__ = ["humanize", "one_line", "split_camel"]
+__all__ = ["humanize", "readable", "one_line", "split_camel"]
 
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -23,6 +23,17 @@ def split_camel(name: str, sep: str = " ") -> str:
 def humanize(name: str) -> str:
     """``"song_release_year"`` / ``"songReleaseYear"`` -> ``"song release year"``."""
     return " ".join(split_camel(name).replace("_", " ").split()).lower()
+
+
+@lru_cache(maxsize=1 << 18)
+def readable(name: str) -> str:
+    """:func:`humanize` with run-together words split (:func:`jar_core.glued.unglue`): the name as
+    the embedded and BM25 texts read it (``"ELEMENTOFFINANCIALSTATEMENT"`` -> ``"element of
+    financial statement"``, ``"CustomerID"`` -> ``"customer id"``). The paper's join-name text
+    keeps :func:`humanize`."""
+    from jar_core.glued import unglue
+
+    return unglue(humanize(name))
 
 
 #: The characters that can break a line of text: C0 and C1 controls (newline, CR, tab, DEL...),

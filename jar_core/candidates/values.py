@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from jar_core.joins.profile import words as name_words
+from jar_core.glued import split_glued
 from jar_core.schema import split_camel
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -148,8 +149,9 @@ def _is_year_column(name: str) -> bool:
 
 
 def _column_words(name: str) -> list[str]:
-    """The words of a column's name as written, lower case (``OrderQty`` -> ``order``, ``qty``)."""
-    return split_camel(name, "_").lower().split("_")
+    """The words of a column's name as written, lower case (``OrderQty`` -> ``order``, ``qty``), a
+    run-together word split (:func:`jar_core.glued.split_glued`: ``UNITPRICE`` -> ``unit``, ``price``)."""
+    return [p for w in split_camel(name, "_").lower().split("_") for p in split_glued(w)]
 
 
 def _last_word(name: str) -> str:

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
+from jar_core.glued import split_glued
 from jar_core.joins.profile import singular as _singular
 from jar_core.schema import Schema, split_camel
 
@@ -67,7 +68,9 @@ _NAME_WORD = re.compile(r"[^\W_]+")
 
 
 def _words(name: str) -> list[str]:
-    return [_singular(w) for w in _NAME_WORD.findall(split_camel(name).lower())]
+    """A name's words as a question spells them: camelCase, ``snake_case`` and run-together words
+    apart (:func:`jar_core.glued.split_glued`: ``orderdetails`` -> ``order``, ``detail``), singular."""
+    return [_singular(p) for w in _NAME_WORD.findall(split_camel(name).lower()) for p in split_glued(w)]
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -42,6 +42,7 @@ from jar_core.errors import IndexLoadError, IndexSaveError, JarError, StaleIndex
 from jar_core.index.ann import ANN_FILE, entry_with_vectors
 from jar_core.index.npz import all_finite, npz_arrays, write_file, write_npz
 from jar_core.index.publish import TMP, publish, sweep
+from jar_core.index.texts import TEXTS_VERSION
 from jar_core.schema import Schema
 
 __all__ = [
@@ -343,6 +344,9 @@ def read_index_files(
     meta = _parse_meta(p, files["meta.json"])
     if model_name is not None and meta["model"] != model_name:
         raise StaleIndexError(f"index at {p} was built with model {meta['model']!r}, not {model_name!r}; rebuild it")
+    if meta.get("texts", 1) != TEXTS_VERSION:  # vectors of other texts (jar_core.index.texts)
+        raise StaleIndexError(f"index at {p} embeds texts of version {meta.get('texts', 1)}, "
+                              f"not {TEXTS_VERSION}; rebuild it")
     if files["vectors.npz"] is None:
         raise IndexLoadError(f"index at {p} is corrupt or truncated: vectors.npz is missing")
     # The vectors' checksum is computed beside the schema's parsing (hashing lets the other
@@ -422,6 +426,7 @@ def write_index_files(
         "samples": bool(store_samples),
         "name_vectors": "name_vectors" in arrays,
         "descriptions": True,  # the texts embed the tables' and columns' comments (jar_core.index.texts)
+        "texts": TEXTS_VERSION,
         "joins": joins[1],
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "sha256": digests,

@@ -2,30 +2,43 @@
 
 A table is ``"<db> <table> <col1> <col2> ..."``, a column ``"<table>:<column>"`` (the text
 sub-queries are matched against), and for the paper's join mode a column's name
-``"<db> <table> <column>"``; natural-language names are used where the schema has them. A
+``"<db> <table> <column>"``; natural-language names are used where the schema has them, and
+run-together names are read as their words (:func:`jar_core.names.readable`:
+``ELEMENTOFFINANCIALSTATEMENT`` is ``element of financial statement``; the paper's join-name text
+keeps the names as written, underscores as spaces). A
 table's description and its columns' (the sources' comments, ``descriptions=``) follow its
 text, a column's description its column text; with none the texts are the paper's. The
-BM25 stage, the vector stores and the hub correction read the same texts.
+BM25 stage (its own reading of run-together names aside), the vector stores and the hub
+correction read the same texts.
 """
 from __future__ import annotations
 
-from jar_core.names import humanize
+from typing import Callable
+
+from jar_core.names import humanize, readable
 from jar_core.schema import Schema, Table
 
-__all__ = ["table_text", "column_text", "column_name_text", "name_texts", "rows_by_text"]
+__all__ = ["TEXTS_VERSION", "table_text", "column_text", "column_name_text", "name_texts", "rows_by_text"]
+
+#: The version of the embedded texts, saved with an index (``meta.json``): an index whose texts
+#: are of another version is stale (its vectors embed other texts). 1: names humanized; 2:
+#: run-together names split into words.
+TEXTS_VERSION = 2
 
 
 def _table_name(t: Table) -> str:
-    return t.nl_name or humanize(t.name)
+    return t.nl_name or readable(t.name)
 
 
-def table_text(t: Table) -> str:
+def table_text(t: Table, *, name: Callable[[str], str] = readable) -> str:
     """``"<db> <table> <col1> <col2> ..."`` (METHOD.md), natural-language names where known,
-    then the table's description and its columns' (``"... <table comment> <column>: <comment>"``)."""
-    cols = " ".join(c.nl_name or humanize(c.name) for c in t.columns)
-    text = f"{humanize(t.database)} {_table_name(t)} {cols}".strip()
+    then the table's description and its columns' (``"... <table comment> <column>: <comment>"``).
+    ``name`` reads an identifier as words (BM25 passes its own:
+    :func:`jar_core.candidates.lexical.table_tokens`)."""
+    cols = " ".join(c.nl_name or name(c.name) for c in t.columns)
+    text = f"{name(t.database)} {t.nl_name or name(t.name)} {cols}".strip()
     notes = [t.comment] if t.comment else []
-    notes += [f"{c.nl_name or humanize(c.name)}: {c.comment}" for c in t.columns if c.comment]
+    notes += [f"{c.nl_name or name(c.name)}: {c.comment}" for c in t.columns if c.comment]
     return f"{text} {'. '.join(notes)}" if notes else text
 
 
@@ -33,7 +46,7 @@ def column_text(t: Table, i: int) -> str:
     """``"<table>:<column>"`` (METHOD.md), the text that sub-queries are matched against, then
     the column's description if it has one."""
     c = t.columns[i]
-    text = f"{_table_name(t)}:{c.nl_name or humanize(c.name)}"
+    text = f"{_table_name(t)}:{c.nl_name or readable(c.name)}"
     return f"{text} {c.comment}" if c.comment else text
 
 

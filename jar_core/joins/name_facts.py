@@ -78,7 +78,7 @@ def _row_number(stem: list[str], kw: str | None) -> tuple[list[str], str | None,
 
 def is_row_number(name: str) -> bool:
     """Whether a column name numbers its table's rows (``row_id``, ``ROWID``): :func:`_row_number`."""
-    return _row_number(*split_key_word(words(name), glued=False))[2]
+    return _row_number(*split_key_word(words(name, glued=True), glued=False))[2]
 
 
 #: Trailing words that qualify a table rather than name its entity (``date_dim``, ``model_list``,
@@ -113,8 +113,8 @@ def counts(name: str) -> bool:
     """Whether column ``name`` is a count or a sum by its name: a first word of :data:`COUNT_WORDS`
     (as written: ``units``, not ``unit_price``), more words after it and no key word
     (``count_id`` is a key)."""
-    raw = written_words(name)
-    return len(raw) > 1 and raw[0] in COUNT_WORDS and split_key_word(words(name), glued=False)[1] is None
+    raw = written_words(name, glued=True)
+    return len(raw) > 1 and raw[0] in COUNT_WORDS and split_key_word(words(name, glued=True), glued=False)[1] is None
 
 
 def table_words(t: Table) -> list[list[str]]:
@@ -271,7 +271,7 @@ def name_facts(
     (``fclt_building_key`` in ``FCLT_BUILDING_ADDRESS``) or without a key word
     (``model_list.Model``), 0 when it does not name the table. The module word is the prefix a
     variant of the name dropped (``fac`` of ``FAC_BUILDING_KEY``), else ``""``."""
-    toks = words(name)
+    toks = words(name, glued=True)  # run-together words apart: ``CASHEQUIVALENTSID`` -> cash equivalent id
     variants = [(toks, False)]
     dropped = ""
     if prefix and len(toks) > 1 and toks[0] == prefix:
@@ -283,7 +283,10 @@ def name_facts(
     for vt, stripped in variants:
         stem, k, is_row = _row_number(*split_key_word(vt, glued=stripped, leading=vt is toks))  # ``row_id``: a bare ``id``
         row = row or is_row
-        if k is None and stem and entities:  # ``customerid``, ``ab_itemid``
+        if k is None and len(stem) > 2 and stem[len(stem) // 2] == LEADING_KEY_WORD and \
+                stem[: len(stem) // 2] == stem[len(stem) // 2 + 1:]:  # ``customer_idcustomer`` read apart
+            stem, k = stem[: len(stem) // 2], LEADING_KEY_WORD
+        elif k is None and stem and entities:  # ``customerid``, ``ab_itemid``
             glued = _glued_key(stem[-1], entities)
             if glued is not None:
                 stem, k = stem[:-1] + glued[0], glued[1]

@@ -1,7 +1,7 @@
 """Name words and sample values as the join rules compare them (METHOD.md, the join graph: names
 and values are the evidence).
 
-A name split into words (camelCase and ``snake_case``, singular: :func:`words`), a sample value as
+A name split into words (camelCase, ``snake_case``, a column's run-together words; singular: :func:`words`), a sample value as
 compared across columns (:func:`value_key`), the type class sample values show
 (:func:`sample_class`), abbreviations (:func:`abbreviates`) and the 0/1 incidence of rows of
 items (:func:`incidence`: names or values) that the rules multiply instead of looping over pairs.
@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import sparse
 
+from jar_core.glued import split_glued
 from jar_core.schema import TypeFamily
 
 __all__ = ["KEY_WORDS", "MAX_ALIAS", "singular", "words", "written_words", "value_key", "incidence", "sample_class",
@@ -56,20 +57,42 @@ def singular(w: str) -> str:
     return w
 
 
-def words(name: str) -> list[str]:
+def words(name: str, *, glued: bool = False) -> list[str]:
     """``"SupportRepId"`` -> ``["support", "rep", "id"]``; ``"FCLT_ROOMS"`` -> ``["fclt", "room"]``;
-    ``"People"`` -> ``["person"]`` (:data:`_IRREGULAR_PLURALS`: a name's entity, which its keys name)."""
-    return list(_words(name))
+    ``"People"`` -> ``["person"]`` (:data:`_IRREGULAR_PLURALS`: a name's entity, which its keys name);
+    ``glued``: a run-together word split too (:func:`written_words`), a compound's inner words as
+    written (``salesorderid`` -> ``sales``, ``order``, ``id``: the words of ``salesorder``)."""
+    return list(_words(name, glued))
+
+
+def _entity(w: str) -> str:
+    return _IRREGULAR_PLURALS.get(w) or singular(w)
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _words(name: str) -> tuple[str, ...]:
-    return tuple(_IRREGULAR_PLURALS.get(w) or singular(w) for w in written_words(name))
+def _words(name: str, glued: bool) -> tuple[str, ...]:
+    if not glued:
+        return tuple(_entity(w) for w in written_words(name))
+    out: list[str] = []
+    for part in written_words(name):
+        pieces = split_glued(part)
+        # a run-together word's pieces are one compound: in the singular where it ends, or before a key word
+        out += [_entity(w) if i == len(pieces) - 1 or pieces[i + 1] in KEY_WORDS else w for i, w in enumerate(pieces)]
+    return tuple(out)
 
 
-def written_words(name: str) -> list[str]:
-    """A name's words as written, lower case, plurals kept (``units_on_order`` -> ``units``, ``on``, ``order``)."""
-    return _WORD.findall(_CAMEL.sub(" ", name).lower())
+def written_words(name: str, *, glued: bool = False) -> list[str]:
+    """A name's words as written, lower case, plurals kept (``units_on_order`` -> ``units``, ``on``, ``order``);
+    ``glued``: a run-together word split too (:func:`jar_core.glued.split_glued`: ``CUSTOMERID`` ->
+    ``customer``, ``id``), as a column's name is read (a table's name written as one word is read
+    whole: :func:`jar_core.joins.name_facts.table_words`)."""
+    return list(_written_words(name, glued))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _written_words(name: str, glued: bool) -> tuple[str, ...]:
+    parts = _WORD.findall(_CAMEL.sub(" ", name).lower())
+    return tuple(w for part in parts for w in split_glued(part)) if glued else tuple(parts)
 
 
 def value_key(v: Any) -> str:
