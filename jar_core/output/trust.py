@@ -141,10 +141,12 @@ def question_words(question: str) -> frozenset[str]:
 
 @lru_cache(maxsize=1 << 14)
 def _roles(left_table: str, left: str, right_table: str, right: str) -> frozenset[str]:
-    """The words of a key's columns that name neither table nor a key (``head`` of
-    ``departments.head_physician_id = physicians.physician_id``; none of ``department_id``)."""
+    """The words one of a key's columns has and the other lacks, naming neither table nor a key:
+    the role a reference plays (``head`` of ``departments.head_physician_id =
+    physicians.physician_id``, ``ship`` of ``ship_date_key = date_key``); none where both columns
+    are named alike (``school_code = school_code``: an attribute two tables share, no role)."""
     names = {*words(left_table), *words(right_table)}
-    return frozenset(w for w in (*words(left), *words(right)) if w not in KEY_WORDS and w not in names)
+    return frozenset(w for w in set(words(left)) ^ set(words(right)) if w not in KEY_WORDS and w not in names)
 
 
 def question_fit(question: frozenset[str], left_table: str, left: str, right_table: str, right: str) -> int:
