@@ -300,8 +300,16 @@ class TableRetriever:
             ann = True if isinstance(self.candidate_generator, ApproximateCandidates) else None
         return self.index.save(path, store_samples=store_samples, ann=ann)
 
-    def load_or_build_index(self, path: str | os.PathLike[str], *, store_samples: bool = True) -> SchemaIndex:
+    def load_or_build_index(
+        self, path: str | os.PathLike[str], *, store_samples: bool = True,
+        previous: str | os.PathLike[str] | None = None,
+    ) -> SchemaIndex:
         """Use the index at ``path`` if it matches this schema and model, else build it and save it there.
+
+        ``previous``: an index of an earlier version of this schema with this model (a description
+        changed, a table added): when the index at ``path`` must be built, ``previous``'s vectors are
+        reused by text, so only the tables and columns whose texts changed are embedded
+        (:meth:`SchemaIndex.update`); an index that cannot be read there is ignored.
 
         ``path`` is a cache: when it cannot be written, a warning says so and the index built in
         memory is used. With ``store_samples=False`` a cached index holding sample values is
@@ -320,6 +328,11 @@ class TableRetriever:
         except IndexLoadError as e:
             log.info("rebuilding index at %s: %s", path, e)
             self._index = None
+            if previous is not None and self._undescribed is None:
+                try:
+                    self._undescribed = SchemaIndex.load(previous, model_name=self.embedder.name)
+                except (IndexLoadError, StaleIndexError) as e2:
+                    log.info("not reusing the vectors of %s: %s", previous, e2)
         if self.joins == "rules":  # saved with the index: the next load is ready to answer
             self.index.join_graph(cross_database=self.cross_database_joins)
         try:

@@ -22,7 +22,7 @@ from jar_core.strategies import JoinAwareStrategy
 __all__ = [
     "Parser", "CommandParser", "add_option_arguments", "option_values", "add_call_arguments", "k_value",
     "add_source_arguments", "add_embedding_options", "embedding_arguments", "embedder_from_args", "retriever_from_args", "is_demo",
-    "cache_path", "progress_enabled", "add_strategy_arguments", "strategy_from_args", "parse_weights",
+    "cache_path", "load_cached_index", "progress_enabled", "add_strategy_arguments", "strategy_from_args", "parse_weights",
     "DEFAULT_STRATEGY", "JOIN_OPTIONS", "SEARCH_OPTIONS", "join_options", "searcher_options",
     "first_stage_argument", "hubness_argument",
 ]
@@ -275,6 +275,20 @@ def cache_path(retriever: Any) -> Path:
     from jar_core.index.store import cache_path as path
 
     return path(retriever.schema, retriever.embedder.name)
+
+
+def load_cached_index(retriever: Any, *, store_samples: bool = True) -> None:
+    """Load or build ``retriever``'s cached index. A schema not cached yet (a description changed,
+    a table added) reuses the vectors of the last index cached for the same databases and model
+    (:func:`jar_core.index.store.last_cached`): only the texts that changed are embedded."""
+    from jar_core.index.store import last_cached, remember_cached
+
+    path = cache_path(retriever)
+    previous = last_cached(retriever.schema, retriever.embedder.name)
+    retriever.load_or_build_index(path, store_samples=store_samples,
+                                  previous=previous if previous != path else None)
+    if path.exists():
+        remember_cached(retriever.schema, retriever.embedder.name, path)
 
 
 def progress_enabled(args: argparse.Namespace) -> bool:

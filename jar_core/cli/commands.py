@@ -22,9 +22,9 @@ from jar_core.cli.arguments import (
     add_source_arguments,
     embedding_arguments,
     add_strategy_arguments,
-    cache_path,
     first_stage_argument,
     is_demo,
+    load_cached_index,
     searcher_options,
 )
 from jar_core.cli.printing import PROG, json_safe, print_line, show_warning
@@ -77,7 +77,7 @@ def run_retrieve(args: argparse.Namespace, open_source: OpenSource, progress: bo
     fmt = _output_format(args)
     retriever = open_source(args, progress=progress, **searcher_options(args))
     if not args.index and not args.no_cache:
-        retriever.load_or_build_index(cache_path(retriever), store_samples=not args.no_samples)
+        load_cached_index(retriever, store_samples=not args.no_samples)
     with warnings.catch_warnings():  # the result carries its warnings: shown once, below
         warnings.simplefilter("ignore", UserWarning)
         res = retriever.retrieve(question, k=args.k, include=args.include or (), exclude=args.exclude or (),
@@ -227,7 +227,7 @@ def run_serve(args: argparse.Namespace, open_source: OpenSource) -> int:
     t0 = time.perf_counter()
     retriever = open_source(args, **searcher_options(args))
     if not args.index and not args.no_cache:
-        retriever.load_or_build_index(cache_path(retriever), store_samples=not args.no_samples)
+        load_cached_index(retriever, store_samples=not args.no_samples)
     retriever.index  # noqa: B018 - built (or loaded) now, not on the first call
     retriever.embedder.embed_queries(["load the model now"])
     dbs = retriever.schema.databases

@@ -546,3 +546,31 @@ def cache_path(schema: Schema, model_name: str) -> Path:
     slug = re.sub(r"[^A-Za-z0-9]+", "-", model_name.rsplit("/", 1)[-1]).strip("-")[:40]
     key = hashlib.sha256(f"{schema.fingerprint()}|{model_name}".encode()).hexdigest()[:16]
     return cache_dir() / f"{key}-{slug}"
+
+
+def _last_cached_file(schema: Schema, model_name: str) -> Path:
+    key = hashlib.sha256(json.dumps([sorted(schema.databases), model_name]).encode()).hexdigest()[:16]
+    return cache_dir() / f"last-{key}"
+
+
+def last_cached(schema: Schema, model_name: str) -> Path | None:
+    """The index cached last for ``schema``'s databases with ``model_name`` (any version of their
+    tables and descriptions), or ``None``: the vectors a new version reuses by text."""
+    try:
+        p = Path(_last_cached_file(schema, model_name).read_text(encoding="utf-8").strip())
+    except OSError:
+        return None
+    return p if p.parent == cache_dir() and p.is_dir() else None
+
+
+def remember_cached(schema: Schema, model_name: str, path: Path) -> None:
+    """Record ``path`` as the index cached last for ``schema``'s databases with ``model_name``
+    (written atomically; a cache that cannot be written is left as it is)."""
+    f = _last_cached_file(schema, model_name)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{f.name}.", dir=f.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(str(path))
+        os.replace(tmp, f)
+    except OSError:
+        pass
