@@ -38,9 +38,21 @@ def block_rows(arr: np.ndarray) -> int:
 
 
 def block_digests(arr: np.ndarray, rows: int) -> bytes:
-    """The SHA-256 of each block of ``rows`` rows of ``arr``, in order, 32 bytes each."""
+    """The SHA-256 of each block of ``rows`` rows of ``arr``, in order, 32 bytes each; a mapped
+    ``arr`` (a build's arrays) is read in chunks whose pages are released after."""
     plain = np.ascontiguousarray(arr)
-    return b"".join(hashlib.sha256(memoryview(plain[a : a + rows]).cast("B")).digest() for a in range(0, len(plain), rows))
+    mapped = getattr(arr, "_mmap", None) if isinstance(arr, np.memmap) else None
+    step = rows * max(1, (64 << 20) // max(rows * int(plain.strides[0]) if plain.ndim else 1, 1))
+    out = []
+    for c in range(0, len(plain), step):
+        out += [hashlib.sha256(memoryview(plain[a : a + rows]).cast("B")).digest()
+                for a in range(c, min(c + step, len(plain)), rows)]
+        if isinstance(mapped, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+            try:
+                mapped.madvise(mmap.MADV_DONTNEED)
+            except (OSError, ValueError):  # pragma: no cover - an advice the system refuses
+                pass
+    return b"".join(out)
 
 
 #: Rows at most this many apart are read in one ``pread`` (the rows between them dropped).
