@@ -5,9 +5,10 @@ A lake's vectors are gigabytes (a column vector per column) of which a question 
 hundred rows. Hashing them whole at every load would cost more than everything else the load
 does, so an index whose vectors file is larger than :data:`CHECK_WHOLE_BYTES` is saved with a
 SHA-256 of each block of rows (about :data:`BLOCK_BYTES` each, :func:`block_digests`; kept in
-``schema.sqlite``, itself checked whole at load), and loaded as :class:`CheckedRows`: a block is hashed and its values checked finite the first time
-a row of it is read, and a block that does not match raises :class:`~jar_core.errors.IndexLoadError`
-before any of its values is used. An index below that size is checked whole at load, as before.
+``schema.sqlite``, itself checked whole at load), and loaded as :class:`CheckedRows`: a block is
+hashed and its values checked finite the first time a row of it is read, and a block that does
+not match raises :class:`~jar_core.errors.IndexLoadError` before any of its values is used. An
+index below that size is checked whole at load, as before.
 """
 from __future__ import annotations
 

@@ -1,10 +1,12 @@
 """The on-disk format of an index: its directory, checksums, atomic publish, safe loads (METHOD.md,
 "Offline indexing": the index is computed once, saved, and loaded ready to answer).
 
-An index is a directory holding ``vectors.npz`` (the arrays, :mod:`jar_core.index.npz`),
-``schema.sqlite`` (the tables, read when used: :mod:`jar_core.index.stored_schema`), ``joins.npz`` (the inferred join graphs, :mod:`jar_core.joins.store`), for a
-large corpus ``ann.faiss`` (:mod:`jar_core.index.ann`) and ``meta.json`` (format version, model
-name, schema fingerprint, array shapes, the join rules' version and a SHA-256 of each file).
+An index is a directory holding ``vectors.npz`` (the arrays, :mod:`jar_core.index.npz`; above
+256 MiB checked by blocks as read, :mod:`jar_core.index.checked`), ``schema.sqlite`` (the tables,
+read when used, and the corpus's structure: :mod:`jar_core.index.stored_schema`), ``joins.npz``
+(the inferred join graphs, :mod:`jar_core.joins.store`), for a large corpus ``ann.faiss``
+(:mod:`jar_core.index.ann`) and ``meta.json`` (format version, model name, schema fingerprint,
+array shapes, the join rules' version and a SHA-256 of each file).
 
 * Saving (:func:`save_directory`) writes a new directory beside the target and exchanges the two
   atomically, so a reader never sees a mix of two indexes or no index at all; it refuses a target
