@@ -374,7 +374,7 @@ def _index(tmp: Path) -> Path:
 @case
 def index_file_symlinked_to_dev_zero(tmp: Path) -> str | None:
     idx = _index(tmp)
-    victim = idx / "meta.json" if not (idx / "schema.json").exists() else idx / "schema.json"
+    victim = idx / "meta.json" if not (idx / "schema.sqlite").exists() else idx / "schema.sqlite"
     victim.unlink()
     victim.symlink_to("/dev/zero")
     r = Run(cli("retrieve", "q", "--index", str(idx), "-q"), tmp, timeout=60)

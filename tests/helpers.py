@@ -1,6 +1,7 @@
 """Small deterministic stand-ins used by several tests."""
 from __future__ import annotations
 
+import json
 import re
 import zlib
 
@@ -149,3 +150,23 @@ def assert_same_json(a, b, *, rel: float = 1e-4, abs_: float = 1e-4, path: str =
         assert_same_text(a, b)
     else:
         assert a == b, (path, a, b)
+
+
+def saved_schema(index_dir) -> dict:
+    """The schema saved in the index at ``index_dir`` as :meth:`Schema.to_dict` gives it (read from
+    its ``schema.sqlite``, table rows in order)."""
+    import sqlite3
+    from pathlib import Path
+
+    con = sqlite3.connect(f"file:{Path(index_dir) / 'schema.sqlite'}?mode=ro", uri=True)
+    try:
+        rows = con.execute("SELECT data FROM tables ORDER BY pos").fetchall()
+        dialect = json.loads(con.execute("SELECT value FROM info WHERE key = 'dialect'").fetchone()[0])
+    finally:
+        con.close()
+    return {"dialect": dialect, "tables": [json.loads(bytes(d)) for (d,) in rows]}
+
+
+def saved_schema_text(index_dir) -> str:
+    """:func:`saved_schema` as JSON text (to look for a value in it)."""
+    return json.dumps(saved_schema(index_dir), ensure_ascii=False)

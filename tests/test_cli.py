@@ -11,6 +11,7 @@ import pytest
 
 from jar_core.cli.main import build_parser, main
 from jar_core.demo import DEMO_QUESTION
+from helpers import saved_schema, saved_schema_text
 
 
 def run(args, env_cache):
@@ -457,8 +458,8 @@ def test_terminal_escape_sequences_in_names_are_printed_escaped(tmp_path, capsys
 def test_index_no_samples_keeps_sample_values_out(tmp_path, capsys):
     assert main(["index", "--out", str(tmp_path / "with"), "-q"]) == 0
     assert main(["index", "--out", str(tmp_path / "without"), "-q", "--no-samples"]) == 0
-    assert '"sample"' in (tmp_path / "with" / "schema.json").read_text()
-    assert '"sample"' not in (tmp_path / "without" / "schema.json").read_text()
+    assert '"sample"' in saved_schema_text(tmp_path / "with")
+    assert '"sample"' not in saved_schema_text(tmp_path / "without")
     assert main(["retrieve", DEMO_QUESTION, "--index", str(tmp_path / "without"), "-k", "3", "--json"]) == 0
 
 
@@ -467,7 +468,7 @@ def test_index_no_samples_keeps_the_labels_of_enumerations(tmp_path, capsys):
     ddl.write_text("CREATE TYPE mood AS ENUM ('sad', 'ok');\nCREATE TABLE person (id int PRIMARY KEY, m mood);\n")
     assert main(["index", "--out", str(tmp_path / "idx"), "--ddl", str(ddl), "--dialect", "postgres", "-q",
                  "--no-samples"]) == 0
-    saved = json.loads((tmp_path / "idx" / "schema.json").read_text())
+    saved = saved_schema(tmp_path / "idx")
     assert [c.get("sample") for c in saved["tables"][0]["columns"]] == [None, ["sad", "ok"]]
 
 

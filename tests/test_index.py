@@ -9,7 +9,7 @@ from jar_core.index.schema_index import SchemaIndex
 from jar_core.loaders import load_ddl
 from jar_core.embed.embedders import CachedEmbedder
 
-from helpers import BagOfWordsEmbedder
+from helpers import BagOfWordsEmbedder, saved_schema, saved_schema_text
 
 DDL = """
 CREATE TABLE customers (id INT PRIMARY KEY, name TEXT, city TEXT);
@@ -43,7 +43,7 @@ def test_round_trip(tmp_path, schema):
     np.testing.assert_array_equal(loaded.name_vectors, index.name_vectors)
     assert loaded.schema.fingerprint() == schema.fingerprint()
     meta = json.loads((tmp_path / "idx" / "meta.json").read_text())
-    assert meta["format_version"] == 1 and meta["model"] == "test-bow" and meta["tables"] == 2
+    assert meta["format_version"] == 2 and meta["model"] == "test-bow" and meta["tables"] == 2
     # loading without a schema restores it from the index
     assert [t.id for t in SchemaIndex.load(tmp_path / "idx").schema] == ["main.customers", "main.orders"]
 
@@ -143,7 +143,7 @@ def _opened_files(action):
     def hook(event, args):
         if active[0] and event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
             name = os.path.basename(os.fsdecode(args[0]))
-            if name in ("meta.json", "schema.json", "vectors.npz"):
+            if name in ("meta.json", "schema.sqlite", "vectors.npz"):
                 seen.append(name)
 
     sys.addaudithook(hook)
@@ -157,7 +157,7 @@ def _opened_files(action):
 def test_load_reads_each_file_once(tmp_path, index):
     p = index.save(tmp_path / "idx")
     opened = _opened_files(lambda: SchemaIndex.load(p))
-    assert sorted(opened) == ["meta.json", "schema.json", "vectors.npz"]
+    assert sorted(opened) == ["meta.json", "schema.sqlite", "vectors.npz"]
 
 
 def test_a_crash_at_any_step_of_a_save_leaves_a_loadable_index(tmp_path, schema, index, monkeypatch):
@@ -261,7 +261,7 @@ def _resign(p, **replace):
 
     meta = json.loads((p / "meta.json").read_text())
     for name, data in replace.items():
-        fname = {"vectors": "vectors.npz", "schema": "schema.json"}[name]
+        fname = {"vectors": "vectors.npz", "schema": "schema.sqlite"}[name]
         (p / fname).write_bytes(data)
         meta["sha256"][fname] = hashlib.sha256(data).hexdigest()
     (p / "meta.json").write_text(json.dumps(meta))
@@ -278,7 +278,7 @@ def _npz(**arrays):
 
 @pytest.mark.parametrize("damage,message", [
     (lambda m, p, i: m.update(sha256="abc"), "SHA-256"),
-    (lambda m, p, i: m.update(sha256={"vectors.npz": 1, "schema.json": 2}), "SHA-256"),
+    (lambda m, p, i: m.update(sha256={"vectors.npz": 1, "schema.sqlite": 2}), "SHA-256"),
     (lambda m, p, i: m.pop("sha256"), "SHA-256"),
     (lambda m, p, i: m.pop("model"), "names no model"),
     (lambda m, p, i: m.update(dim="384"), "dimension"),
@@ -357,12 +357,12 @@ def test_store_samples_false_keeps_sample_values_out_of_the_index(tmp_path):
     idx = SchemaIndex.build(s, BagOfWordsEmbedder())
     idx.save(tmp_path / "with")
     idx.save(tmp_path / "without", store_samples=False)
-    assert "ann@example.com" in (tmp_path / "with" / "schema.json").read_text()
-    assert "ann@example.com" not in (tmp_path / "without" / "schema.json").read_text()
+    assert "ann@example.com" in saved_schema_text(tmp_path / "with")
+    assert "ann@example.com" not in saved_schema_text(tmp_path / "without")
     assert SchemaIndex.load(tmp_path / "without", schema=s).schema.tables[0].columns[0].sample == ("ann@example.com",)
     r = TableRetriever(s, embedder=BagOfWordsEmbedder())
     r.load_or_build_index(tmp_path / "with", store_samples=False)  # a cached index with samples is rewritten
-    assert "ann@example.com" not in (tmp_path / "with" / "schema.json").read_text()
+    assert "ann@example.com" not in saved_schema_text(tmp_path / "with")
 
 
 def test_store_samples_false_keeps_the_labels_of_enumerations_from_ddl_or_catalog(tmp_path):
@@ -375,7 +375,7 @@ def test_store_samples_false_keeps_the_labels_of_enumerations_from_ddl_or_catalo
     s = Schema([*ddl.tables, reflected])
     idx = SchemaIndex.build(s, BagOfWordsEmbedder())
     idx.save(tmp_path / "without", store_samples=False)
-    saved = json.loads((tmp_path / "without" / "schema.json").read_text())
+    saved = saved_schema(tmp_path / "without")
     samples = {c["name"]: c.get("sample") for t in saved["tables"] for c in t["columns"]}
     assert samples == {"id": None, "m": ["sad", "ok"], "email": None, "rating": ["G", "PG"]}
     loaded = SchemaIndex.load(tmp_path / "without")
@@ -385,7 +385,7 @@ def test_store_samples_false_keeps_the_labels_of_enumerations_from_ddl_or_catalo
     assert updated.report.changed == () and updated.report.embedded == 0
     r = TableRetriever(s, embedder=BagOfWordsEmbedder())
     r.load_or_build_index(tmp_path / "cache", store_samples=False)
-    text = (tmp_path / "cache" / "schema.json").read_text()
+    text = saved_schema_text(tmp_path / "cache")
     assert '"sad"' in text and '"PG"' in text and "ann@example.com" not in text
 
 
@@ -404,9 +404,9 @@ def test_one_fingerprint_per_load_and_retriever(tmp_path, index, monkeypatch):
 
     monkeypatch.setattr(schema_module, "hashlib", CountingHashlib())
     r = TableRetriever.from_index(p, embedder=BagOfWordsEmbedder())
-    assert len(calls) == 1
+    assert len(calls) == 0  # the fingerprint saved with the index: none computed at load
     r.retrieve("customers orders", k=2)
-    assert len(calls) == 1  # the decomposer's vocabulary cache reuses it too
+    assert len(calls) == 0  # the decomposer's vocabulary cache reuses it too
 
 
 def test_a_mapped_index_is_checked_in_released_blocks(tmp_path, monkeypatch):

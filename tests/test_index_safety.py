@@ -137,7 +137,7 @@ def test_an_update_reinfers_the_database_of_a_dotted_table(note):
 
 # -- 11, 12. damaged and hostile index folders --------------------------------------------------
 
-@pytest.mark.parametrize("name", ["meta.json", "schema.json", "vectors.npz", "joins.npz"])
+@pytest.mark.parametrize("name", ["meta.json", "schema.sqlite", "vectors.npz", "joins.npz"])
 def test_an_index_file_replaced_by_a_directory(saved, name):
     (saved / name).unlink()
     (saved / name).mkdir()
@@ -146,7 +146,7 @@ def test_an_index_file_replaced_by_a_directory(saved, name):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
-@pytest.mark.parametrize("name", ["meta.json", "schema.json", "vectors.npz"])
+@pytest.mark.parametrize("name", ["meta.json", "schema.sqlite", "vectors.npz"])
 def test_an_index_file_linked_to_a_device(saved, name):
     (saved / name).unlink()
     (saved / name).symlink_to("/dev/zero")
@@ -156,8 +156,8 @@ def test_an_index_file_linked_to_a_device(saved, name):
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
 def test_an_index_file_that_is_a_fifo_does_not_hang(saved):
-    (saved / "schema.json").unlink()
-    os.mkfifo(saved / "schema.json")
+    (saved / "schema.sqlite").unlink()
+    os.mkfifo(saved / "schema.sqlite")
     errors: list[BaseException] = []
 
     def load() -> None:
@@ -170,11 +170,11 @@ def test_an_index_file_that_is_a_fifo_does_not_hang(saved):
     thread.start()
     thread.join(120)  # immediate when fixed; generous for a slow machine
     if thread.is_alive():  # release the blocked open, then fail
-        os.close(os.open(saved / "schema.json", os.O_WRONLY | os.O_NONBLOCK))
+        os.close(os.open(saved / "schema.sqlite", os.O_WRONLY | os.O_NONBLOCK))
         thread.join(10)
         pytest.fail("loading an index whose schema.json is a FIFO hangs")
     assert len(errors) == 1 and isinstance(errors[0], IndexLoadError), errors
-    assert "schema.json is not a regular file" in str(errors[0])
+    assert "schema.sqlite is not a regular file" in str(errors[0])
 
 
 def test_an_oversized_meta_json_is_not_read(saved):

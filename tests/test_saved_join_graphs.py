@@ -344,6 +344,6 @@ def test_a_large_vectors_file_is_checked_beside_the_schema(tmp_path, index, monk
     (p / "vectors.npz").write_bytes(bytes(data))
     with pytest.raises(IndexLoadError, match="vectors.npz does not match its checksum"):
         SchemaIndex.load(p)
-    (p / "schema.json").write_text("{}")  # both files corrupt: the vectors are reported, as before
+    (p / "schema.sqlite").write_text("{}")  # both files corrupt: the vectors are reported, as before
     with pytest.raises(IndexLoadError, match="vectors.npz does not match its checksum"):
         SchemaIndex.load(p)

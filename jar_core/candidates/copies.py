@@ -29,16 +29,12 @@ __all__ = ["table_signatures", "first_copies", "best_copies", "CopyCollapse"]
 
 def table_signatures(schema: "Schema") -> tuple[np.ndarray, np.ndarray]:
     """``(signature, database)`` codes of every table: equal signatures are copies of one table
-    (same name, same column names, case-folded) and equal database codes one database."""
-    sig_codes: dict[tuple[str, ...], int] = {}
-    db_codes: dict[str, int] = {}
-    sig = np.empty(len(schema.tables), dtype=np.int64)
-    db = np.empty(len(schema.tables), dtype=np.int64)
-    for i, t in enumerate(schema.tables):
-        key = (t.name.casefold(), *(c.name.casefold() for c in t.columns))
-        sig[i] = sig_codes.setdefault(key, len(sig_codes))
-        db[i] = db_codes.setdefault(t.database, len(db_codes))
-    return sig, db
+    (same name, same column names, case-folded) and equal database codes one database (the
+    corpus's structure, :func:`jar_core.index.structure.structure`: saved with an index)."""
+    from jar_core.index.structure import structure
+
+    s = structure(schema)
+    return s.signature, s.database
 
 
 def first_copies(positions: np.ndarray, signature: np.ndarray, database: np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from jar_core.errors import InvalidArgumentError
+from jar_core.index.structure import structure
 from jar_core.options import check_table_names
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,22 +28,20 @@ class DatabaseScope:
     def __init__(self, schema: "Schema") -> None:
         self.schema = schema
         self._db_positions: tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None = None
-        self._scope_databases: dict[str, set[str]] | None = None
+        self._scope_databases: dict[int, set[str]] | None = None
 
     def positions(self, database: str) -> np.ndarray:
         """Positions of ``database``'s tables (as :meth:`Schema.subset`: exact name, else
         case-insensitive); an unknown name raises :class:`~jar_core.errors.UnknownDatabaseError`."""
         if self._db_positions is None:
-            groups: dict[str, list[int]] = {}
-            for i, t in enumerate(self.schema.tables):
-                groups.setdefault(t.database, []).append(i)
-            folded: dict[str, list[int]] = {}
+            s = structure(self.schema)  # the tables' database codes: no table read
+            order = np.argsort(s.database, kind="stable")
+            bounds = np.searchsorted(s.database[order], np.arange(len(s.databases) + 1))
+            groups = {db: order[bounds[i] : bounds[i + 1]] for i, db in enumerate(s.databases)}
+            folded: dict[str, list[np.ndarray]] = {}
             for db, rows in groups.items():
-                folded.setdefault(db.lower(), []).extend(rows)
-            self._db_positions = (
-                {db: np.array(rows, dtype=np.int64) for db, rows in groups.items()},
-                {db: np.array(sorted(rows), dtype=np.int64) for db, rows in folded.items()},
-            )
+                folded.setdefault(db.lower(), []).append(rows)
+            self._db_positions = (groups, {db: np.sort(np.concatenate(rows)) for db, rows in folded.items()})
         exact, folded = self._db_positions
         pos = exact.get(database)
         if pos is None:
@@ -54,12 +53,13 @@ class DatabaseScope:
     def near_databases(self, positions: np.ndarray) -> set[str]:
         """The databases of the tables at ``positions`` and of their join scopes (the other
         schemas of a catalog)."""
+        s = structure(self.schema)
         if self._scope_databases is None:
-            scopes: dict[str, set[str]] = {}
-            for t in self.schema.tables:
-                scopes.setdefault(t.join_scope, set()).add(t.database)
-            self._scope_databases = scopes
-        return {db for p in positions.tolist() for db in self._scope_databases[self.schema.tables[int(p)].join_scope]}
+            scopes: dict[int, set[str]] = {}
+            for scope, db in set(zip(s.scope.tolist(), s.database.tolist())):
+                scopes.setdefault(scope, set()).add(s.databases[db])
+            self._scope_databases = scopes  # type: ignore[assignment]
+        return {db for p in positions.tolist() for db in self._scope_databases[int(s.scope[int(p)])]}  # type: ignore[index]
 
     def allowed(
         self, database: str | None, include: Sequence[str], exclude: Sequence[str],

@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
+import numpy as np
+
 from jar_core.glued import split_glued
 from jar_core.joins.profile import singular as _singular
 from jar_core.schema import Schema, split_camel
@@ -109,14 +111,22 @@ class HeuristicDecomposer:
             return self._vocab_cache[1], self._vocab_cache[2], self._vocab_cache[3]
         from jar_core._gc import gc_paused
 
+        from jar_core.index.structure import structure
+
+        s = structure(schema)  # each distinct name once: no table read
         tables: dict[str, str] = {}
         columns: dict[str, set[str]] = {}
         with gc_paused():
-            for t in schema.tables:
-                tw = _phrase(t.nl_name or t.name)
+            table_phrase = [_phrase(x) for x in s.labels]
+            column_phrase = [_phrase(x) for x in s.column_labels]
+            for code in dict.fromkeys(s.label.tolist()):  # in the tables' order
+                tw = table_phrase[code]
                 tables.setdefault(tw, tw)
-                cols = columns.setdefault(tw, set())
-                cols.update([_phrase(c.nl_name or c.name) for c in t.columns])
+                columns.setdefault(tw, set())
+            col_table = np.repeat(s.label, np.diff(s.col_offsets))
+            n = max(len(column_phrase), 1)
+            for pair in np.unique(col_table * n + s.column_label).tolist():
+                columns[table_phrase[pair // n]].add(column_phrase[pair % n])
             all_columns = set().union(*columns.values()) if columns else set()
         self._vocab_cache = (key, tables, columns, all_columns)
         return tables, columns, all_columns

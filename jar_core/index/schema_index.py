@@ -37,6 +37,7 @@ from jar_core.index.store import (
     JOINS_FILE, check_index_target, load_directory, lock_exclusively, partial_dir, read_index_files, read_saved_joins,
     save_directory, without_samples, write_index_files,
 )
+from jar_core.index.structure import structure
 from jar_core.index.texts import column_text, name_texts, rows_by_text, table_text
 from jar_core.joins.compat import ColumnFeatures
 from jar_core.schema import Schema, Table
@@ -129,9 +130,8 @@ class SchemaIndex:
         _ann_saved: SavedAnn
 
     def __post_init__(self, checked: bool = False) -> None:
-        sizes = np.array([len(t.columns) for t in self.schema.tables], dtype=np.int64)
-        self.col_offsets = np.concatenate([[0], np.cumsum(sizes)])
-        self.col_table = np.repeat(np.arange(len(self.schema.tables)), sizes)
+        self.col_offsets = structure(self.schema).col_offsets  # saved with a loaded index: no table read
+        self.col_table = np.repeat(np.arange(len(self.col_offsets) - 1), np.diff(self.col_offsets))
         n_t, n_c = len(self.schema.tables), int(self.col_offsets[-1])
         for name, arr, rows in (
             ("table_vectors", self.table_vectors, n_t),
@@ -425,6 +425,8 @@ class SchemaIndex:
         graphs: dict[str, Any] = {}
         for cross, graph in sorted(self._join_graphs.items()):
             arrays.update(graph_arrays(graph, cross))
+            # the link tables of the graph: a loaded lake reads no table to find them
+            arrays[f"{graph_name(cross)}_links"] = self.link_tables(cross_database=cross).astype(np.uint8)
             inputs = self._graph_inputs.get(cross) or self._schema_inputs_digest()
             graphs[graph_name(cross)] = {"cross_database": cross, "edges": len(graph), "inputs": inputs}
         return arrays, {"rules": rules_version(), "graphs": graphs}
@@ -462,10 +464,13 @@ class SchemaIndex:
         except IndexLoadError as e:
             raise IndexLoadError(f"index at {p} is corrupt: {e}") from e
         index.stored_samples = meta.get("samples") is not False
-        for cross, (graph, inputs) in read_saved_joins(p, meta, files.get(JOINS_FILE), index.col_table).items():
+        saved_joins = read_saved_joins(p, meta, files.get(JOINS_FILE), index.col_table, len(index.col_offsets) - 1)
+        for cross, (graph, inputs, links) in saved_joins.items():
             if schema is None:  # the schema was read from the index: the graphs are used as they are
                 index._join_graphs[cross] = graph
                 index._graph_inputs[cross] = inputs
+                if links is not None:
+                    index._link_tables[cross] = (graph, links)
             else:  # once the schema's statistics are known to be the saved ones (join_graph)
                 index._saved_graphs[cross] = (graph, inputs)
         saved = saved_ann.read_saved(p, index.table_vectors, meta, files.get(saved_ann.ANN_FILE))

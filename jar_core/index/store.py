@@ -1,10 +1,12 @@
 """The on-disk format of an index: its directory, checksums, atomic publish, safe loads (METHOD.md,
 "Offline indexing": the index is computed once, saved, and loaded ready to answer).
 
-An index is a directory holding ``vectors.npz`` (the arrays, :mod:`jar_core.index.npz`),
-``schema.json``, ``joins.npz`` (the inferred join graphs, :mod:`jar_core.joins.store`), for a
-large corpus ``ann.faiss`` (:mod:`jar_core.index.ann`) and ``meta.json`` (format version, model
-name, schema fingerprint, array shapes, the join rules' version and a SHA-256 of each file).
+An index is a directory holding ``vectors.npz`` (the arrays, :mod:`jar_core.index.npz`; above
+256 MiB checked by blocks as read, :mod:`jar_core.index.checked`), ``schema.sqlite`` (the tables,
+read when used, and the corpus's structure: :mod:`jar_core.index.stored_schema`), ``joins.npz``
+(the inferred join graphs, :mod:`jar_core.joins.store`), for a large corpus ``ann.faiss``
+(:mod:`jar_core.index.ann`) and ``meta.json`` (format version, model name, schema fingerprint,
+array shapes, the join rules' version and a SHA-256 of each file).
 
 * Saving (:func:`save_directory`) writes a new directory beside the target and exchanges the two
   atomically, so a reader never sees a mix of two indexes or no index at all; it refuses a target
@@ -38,10 +40,16 @@ from typing import Any, Callable, TypeVar
 import numpy as np
 
 from jar_core._gc import gc_paused
-from jar_core.errors import IndexLoadError, IndexSaveError, JarError, StaleIndexError
+from jar_core.errors import IndexLoadError, IndexSaveError, StaleIndexError
+from jar_core.index import checked
 from jar_core.index.ann import ANN_FILE, entry_with_vectors
-from jar_core.index.npz import all_finite, npz_arrays, write_file, write_npz
+from jar_core.index.npz import all_finite, file_sha256, npz_arrays, write_file, write_npz
 from jar_core.index.publish import TMP, publish, sweep
+from jar_core.index.stored_schema import (
+    SCHEMA_CONNECTION, SCHEMA_FILE, close_saved_schema, connect_at, open_saved_schema, read_blocks, without_samples,
+    write_schema_store,
+)
+from jar_core.index.structure import structure
 from jar_core.index.texts import TEXTS_VERSION
 from jar_core.schema import Schema
 
@@ -53,16 +61,17 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Bumped whenever the on-disk layout or the serialization of texts changes.
-FORMAT_VERSION = 1
+#: Bumped whenever the on-disk layout or the serialization of texts changes (2: the schema in
+#: ``schema.sqlite``, read table by table, was ``schema.json`` read whole).
+FORMAT_VERSION = 2
 
-_DATA_FILES = ("vectors.npz", "schema.json")
+_DATA_FILES = ("vectors.npz", SCHEMA_FILE)
 #: The join graphs: optional (an index saved before them has none; they are inferred on first use).
 JOINS_FILE = "joins.npz"
 _ARRAYS = ("table_vectors", "column_vectors")
 _NAME_ARRAY = "name_vectors"
 #: Every file an index directory may hold (a save replaces a directory holding these only).
-_INDEX_FILES = frozenset({"meta.json", *_DATA_FILES, JOINS_FILE, ANN_FILE})
+_INDEX_FILES = frozenset({"meta.json", *_DATA_FILES, JOINS_FILE, ANN_FILE, "schema.json"})  # and format 1's
 #: A load retries this many times when a save replaces the directory while it is read.
 _LOAD_ATTEMPTS = 20
 
@@ -118,14 +127,6 @@ def load_directory(p: Path, read: Callable[[Path, dict[str, Any]], _T]) -> _T:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def without_samples(columns: list[dict[str, Any]]) -> None:
-    """Drop the sample values (rows of the source) of saved columns; an enumeration's labels,
-    which come from the schema and not from rows, stay."""
-    for c in columns:
-        if not c.get("enum"):
-            c.pop("sample", None)
-
-
 def _identity(p: Path) -> tuple[int, int] | None:
     try:
         st = os.stat(p)
@@ -156,20 +157,27 @@ def _read_index_files(p: Path) -> tuple[dict[str, bytes | None], tuple[int, int]
         raise IndexLoadError(f"no index at {p}: it is a file, not an index directory") from None
     except OSError as e:
         raise IndexLoadError(f"cannot read the index at {p}: {e.strerror or e}") from e
+    files: dict[str, Any] = {}
     try:
-        files = {name: _read(p, name, dfd, mapped=name in ("vectors.npz", ANN_FILE))
-                 for name in ("meta.json", *_DATA_FILES, JOINS_FILE, ANN_FILE)}
+        for name in ("meta.json", *_DATA_FILES, JOINS_FILE, ANN_FILE):
+            # the schema's SQLite connection is opened through the handle its bytes are read from
+            files[name] = _read(p, name, dfd, mapped=name in ("vectors.npz", ANN_FILE, SCHEMA_FILE),
+                                connect=files if name in (SCHEMA_FILE, "vectors.npz") else None)
+        if files["meta.json"] is None:
+            raise IndexLoadError(f"no index at {p} (meta.json missing)")
+    except BaseException:
+        _close_handles(files)
+        raise
     finally:
         if dfd is not None:
             os.close(dfd)
-    if files["meta.json"] is None:
-        raise IndexLoadError(f"no index at {p} (meta.json missing)")
     return files, (st.st_dev, st.st_ino)
 
 
-def _read(p: Path, name: str, dfd: int | None, mapped: bool = False) -> Any:
+def _read(p: Path, name: str, dfd: int | None, mapped: bool = False, connect: dict[str, Any] | None = None) -> Any:
     """The bytes of file ``name`` (``None`` when missing); ``mapped``: a read-only memory map of
-    it where the system can map it (the vectors: only the pages used are read, none copied).
+    it where the system can map it (the vectors: only the pages used are read, none copied);
+    ``connect``: an SQLite connection to the file is put there too (:data:`~jar_core.index.stored_schema.SCHEMA_CONNECTION`).
 
     A map stays valid when a save replaces the directory: saves write new files and never
     change one in place.
@@ -194,9 +202,19 @@ def _read(p: Path, name: str, dfd: int | None, mapped: bool = False) -> Any:
         if isinstance(e, IndexLoadError):
             raise
         raise IndexLoadError(f"cannot read {name} of the index at {p}: {e.strerror or e}") from e
+    if connect is not None and name == "vectors.npz":
+        connect[_VECTORS_FD] = os.dup(fd)  # rows of a large index are read with it (jar_core.index.checked)
+    elif connect is not None:
+        try:
+            connect[SCHEMA_CONNECTION] = connect_at(p, name, fd)
+        except IndexLoadError:
+            os.close(fd)
+            raise
     if mapped and _MAP_FILES:
         try:
-            return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)  # keeps its own handle of the file
+            data = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)  # keeps its own handle of the file
+            os.close(fd)
+            return data
         except (OSError, ValueError):  # an empty file, a file system that cannot map: read it
             pass
     with os.fdopen(fd, "rb") as f:
@@ -204,6 +222,17 @@ def _read(p: Path, name: str, dfd: int | None, mapped: bool = False) -> Any:
             return f.read(st.st_size)  # a file saves never change in place: no more than it holds
         except OSError as e:
             raise IndexLoadError(f"cannot read {name} of the index at {p}: {e.strerror or e}") from e
+
+
+#: The key of a load's files holding a handle of ``vectors.npz`` (closed unless a large index keeps it).
+_VECTORS_FD = "vectors.npz:fd"
+
+def _close_handles(files: dict[str, Any]) -> None:
+    """Close what a load opened beside the files' bytes, unless the index read keeps it."""
+    close_saved_schema(files)
+    fd = files.pop(_VECTORS_FD, None)
+    if fd is not None:
+        os.close(fd)
 
 
 #: The largest ``meta.json`` read (a few kilobytes when saved here).
@@ -281,12 +310,17 @@ def _all_finite_mapped(arrays: dict[str, np.ndarray], data: Any) -> str | None:
     return None
 
 
-def _parse_meta(p: Path, data: bytes | None) -> dict[str, Any]:
+def _parse_meta(p: Path, data: bytes | None, *, replacing: bool = False) -> dict[str, Any]:
+    """``meta.json`` checked; ``replacing``: an index of an older format is accepted too (a save
+    may replace it: it is an index, as :func:`check_index_target` asks)."""
     try:
         meta = json.loads((data or b"").decode("utf-8"))
     except (ValueError, RecursionError) as e:  # JSONDecodeError, UnicodeDecodeError
         raise IndexLoadError(f"index at {p} is corrupt: meta.json unreadable ({e})") from e
-    if not isinstance(meta, dict) or meta.get("format_version") != FORMAT_VERSION:
+    version = meta.get("format_version") if isinstance(meta, dict) else None
+    if replacing and type(version) is int and 1 <= version < FORMAT_VERSION:
+        return meta
+    if not isinstance(meta, dict) or version != FORMAT_VERSION:
         raise IndexLoadError(
             f"index at {p} has format version {meta.get('format_version') if isinstance(meta, dict) else '?'}, "
             f"this version reads {FORMAT_VERSION}; rebuild it with 'jar-retrieval index'"
@@ -302,13 +336,6 @@ def _parse_meta(p: Path, data: bytes | None) -> dict[str, Any]:
     if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
         raise IndexLoadError(f"index at {p} is corrupt: meta.json has no valid dimension (dim={dim!r})")
     return meta
-
-
-def _parse_schema(p: Path, data: bytes) -> Schema:
-    try:
-        return Schema.from_dict(json.loads(data.decode("utf-8")))
-    except (ValueError, RecursionError, JarError) as e:  # JSONDecodeError, UnicodeDecodeError, SchemaError
-        raise IndexLoadError(f"index at {p} is corrupt: schema.json is not a valid schema ({e})") from e
 
 
 def _parse_vectors(p: Path, data: Any, shapes: dict[str, tuple[int, ...]]) -> dict[str, np.ndarray]:
@@ -341,6 +368,15 @@ def read_index_files(
     Raises :class:`IndexLoadError` if a file is missing, truncated, corrupt or malformed, and
     :class:`StaleIndexError` if ``schema`` or ``model_name`` differs from the index's.
     """
+    try:
+        return _read_checked(p, files, schema=schema, model_name=model_name)
+    finally:
+        _close_handles(files)  # unless the schema read keeps it
+
+
+def _read_checked(
+    p: Path, files: dict[str, Any], *, schema: Schema | None, model_name: str | None,
+) -> tuple[dict[str, Any], Schema, dict[str, np.ndarray], bool]:
     meta = _parse_meta(p, files["meta.json"])
     if model_name is not None and meta["model"] != model_name:
         raise StaleIndexError(f"index at {p} was built with model {meta['model']!r}, not {model_name!r}; rebuild it")
@@ -351,32 +387,33 @@ def read_index_files(
         raise IndexLoadError(f"index at {p} is corrupt or truncated: vectors.npz is missing")
     # The vectors' checksum is computed beside the schema's parsing (hashing lets the other
     # thread run); every check still comes before the index is returned, and in file order.
-    vectors_digest = _sha256_beside(files["vectors.npz"])
+    # a large index's vectors are checked by blocks when read (jar_core.index.checked), not here
+    lazy = _MAP_FILES and meta.get("blocks") is not None and isinstance(files["vectors.npz"], mmap.mmap) \
+        and len(files["vectors.npz"]) > checked.CHECK_WHOLE_BYTES
+    vectors_digest = (lambda: meta["sha256"]["vectors.npz"]) if lazy else _sha256_beside(files["vectors.npz"])
 
     def check_vectors() -> None:
         if vectors_digest() != meta["sha256"]["vectors.npz"]:
             raise IndexLoadError(f"index at {p} is corrupt or truncated: vectors.npz does not match its checksum")
 
     try:
-        data = files["schema.json"]
+        data = files[SCHEMA_FILE]
         if data is None:
-            raise IndexLoadError(f"index at {p} is corrupt or truncated: schema.json is missing")
-        if hashlib.sha256(data).hexdigest() != meta["sha256"]["schema.json"]:
-            raise IndexLoadError(f"index at {p} is corrupt or truncated: schema.json does not match its checksum")
+            raise IndexLoadError(f"index at {p} is corrupt or truncated: {SCHEMA_FILE} is missing")
+        if _sha256_chunked(data) != meta["sha256"][SCHEMA_FILE]:
+            raise IndexLoadError(f"index at {p} is corrupt or truncated: {SCHEMA_FILE} does not match its checksum")
         if schema is not None and schema.fingerprint() != meta["schema_fingerprint"]:
             raise StaleIndexError(f"index at {p} was built for another schema; rebuild it")
+        blocks = checked.saved_blocks(p, files["vectors.npz"], meta, lambda name: read_blocks(files[SCHEMA_CONNECTION], name)) \
+            if lazy else None
         if schema is None:
-            schema = _parse_schema(p, data)
-            if schema.fingerprint() != meta["schema_fingerprint"]:
-                if not meta.get("descriptions") and any(t.comment or any(c.comment for c in t.columns)
-                                                        for t in schema.tables):
-                    raise StaleIndexError(f"index at {p} was built before comments were embedded; rebuild it")
-                raise IndexLoadError(f"index at {p} is corrupt: schema.json does not match its fingerprint")
+            schema = open_saved_schema(p, files, meta)
     except (IndexLoadError, StaleIndexError):
         check_vectors()  # a corrupt vectors.npz is reported first, as it always was
         raise
     check_vectors()
-    n_t, n_c, dim = len(schema.tables), sum(len(t.columns) for t in schema.tables), meta["dim"]
+    offsets = structure(schema).col_offsets
+    n_t, n_c, dim = len(offsets) - 1, int(offsets[-1]), meta["dim"]
     arrays = _parse_vectors(p, files["vectors.npz"],  # type: ignore[arg-type]
                             {"table_vectors": (n_t, dim), "column_vectors": (n_c, dim), _NAME_ARRAY: (n_c, dim)})
     if arrays["table_vectors"].shape[1:] != (meta["dim"],):
@@ -384,7 +421,9 @@ def read_index_files(
             f"index at {p} is corrupt: vectors of dimension {arrays['table_vectors'].shape[1:]}, meta.json says {meta['dim']}"
         )
     mapped = isinstance(files["vectors.npz"], mmap.mmap)
-    if mapped:  # checked here block by block, the pages released: no whole file left resident
+    if blocks is not None:
+        arrays = checked.wrap_arrays(p, arrays, blocks, files["vectors.npz"], files.get(_VECTORS_FD))
+    elif mapped:  # checked here block by block, the pages released: no whole file left resident
         bad = _all_finite_mapped(arrays, files["vectors.npz"])
         if bad is not None:
             raise IndexLoadError(f"index at {p} is corrupt: index array {bad} holds non-finite values (NaN or infinity)")
@@ -403,15 +442,13 @@ def write_index_files(
     first stage and its meta entry (:mod:`jar_core.index.ann`).
     """
     digests = {"vectors.npz": write_npz(folder / "vectors.npz", arrays)}
-    saved = schema.to_dict()
-    if not store_samples:
-        for t in saved["tables"]:
-            without_samples(t["columns"])
-    data = json.dumps(saved, ensure_ascii=False).encode("utf-8")
-    del saved
-    write_file(folder / "schema.json", data)
-    digests["schema.json"] = hashlib.sha256(data).hexdigest()
-    del data
+    blocks: dict[str, bytes] = {}
+    if (folder / "vectors.npz").stat().st_size > checked.CHECK_WHOLE_BYTES:  # checked by blocks when loaded
+        for name, arr in arrays.items():
+            rows = checked.block_rows(arr)
+            blocks[f"blocks.{name}"] = rows.to_bytes(8, "little") + checked.block_digests(arr, rows)
+    write_schema_store(folder / SCHEMA_FILE, schema, store_samples=store_samples, extra=blocks)
+    digests[SCHEMA_FILE] = file_sha256(folder / SCHEMA_FILE)
     digests[JOINS_FILE] = write_npz(folder / JOINS_FILE, joins[0])
     if ann is not None:  # the approximate index of the first stage (jar_core.index.ann)
         write_file(folder / ANN_FILE, ann[0])
@@ -430,25 +467,30 @@ def write_index_files(
         "joins": joins[1],
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "sha256": digests,
+        **({"blocks": [k.split(".", 1)[1] for k in blocks]} if blocks else {}),
     }
     if ann is not None:
         meta["ann"] = entry_with_vectors(ann[1], meta["sha256"])
     write_file(folder / "meta.json", json.dumps(meta, indent=2).encode("utf-8"))
 
 
-def read_saved_joins(p: Path, meta: dict[str, Any], data: Any, col_table: np.ndarray) -> dict[bool, tuple[Any, str]]:
+def read_saved_joins(
+    p: Path, meta: dict[str, Any], data: Any, col_table: np.ndarray, n_tables: int,
+) -> dict[bool, tuple[Any, str, np.ndarray | None]]:
     """The join graphs saved with the index at ``p``, by ``cross_database`` flag, each with the
-    digest of the inputs it was inferred from (``col_table``: each column's table position).
+    digest of the inputs it was inferred from (``col_table``: each column's table position) and
+    its link tables (:func:`jar_core.joins.graph.link_tables`, a mask over the ``n_tables``
+    tables; ``None`` where the index does not hold them).
 
     An index saved before join graphs were saved, or with graphs of other rules, has none: they
     are inferred on first use. A graph whose file does not match its checksum or is malformed
     makes the index corrupt, as any other file does.
     """
-    from jar_core.joins.store import graph_from_arrays, rules_version
+    from jar_core.joins.store import graph_from_arrays, graph_name, rules_version
 
     entry = meta.get("joins")
     digest = meta["sha256"].get(JOINS_FILE)
-    out: dict[bool, tuple[Any, str]] = {}
+    out: dict[bool, tuple[Any, str, np.ndarray | None]] = {}
     if not isinstance(entry, dict) or not isinstance(digest, str):
         return out
     if entry.get("rules") != rules_version():
@@ -471,7 +513,11 @@ def read_saved_joins(p: Path, meta: dict[str, Any], data: Any, col_table: np.nda
             graph = graph_from_arrays(arrays, cross, col_table)
             if g.get("edges") != len(graph):
                 raise ValueError(f"meta.json says {g.get('edges')!r} joins, the file holds {len(graph)}")
-            out[cross] = (graph, inputs)
+            links = arrays.get(f"{graph_name(cross)}_links")
+            if links is not None and (links.dtype != np.uint8 or links.shape != (n_tables,)):
+                raise ValueError(f"array {graph_name(cross)}_links has dtype {links.dtype} and shape {links.shape}, "
+                                 f"expected uint8 and ({n_tables},)")
+            out[cross] = (graph, inputs, None if links is None else links.astype(bool))
     except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile, struct.error) as e:
         raise IndexLoadError(f"index at {p} is corrupt: {JOINS_FILE} unreadable ({e})") from e
     return out
@@ -503,7 +549,7 @@ def check_index_target(target: Path) -> None:
             "refusing to replace it: save the index in a directory of its own"
         )
     try:
-        _parse_meta(target, _read(target, "meta.json", None))
+        _parse_meta(target, _read(target, "meta.json", None), replacing=True)
     except IndexLoadError as e:
         raise IndexSaveError(f"{target} is not an index this version can replace ({e}); refusing to overwrite it: "
                              "remove it yourself or save elsewhere") from None

@@ -49,10 +49,11 @@ def central_tables(index: "SchemaIndex", cross_database: bool = False) -> np.nda
 def _central(index: "SchemaIndex", graph: "JoinGraph") -> np.ndarray:
     from jar_core.joins.edges import EVIDENCE
 
-    tables = index.schema.tables
-    n = len(tables)
-    _, db, size = np.unique(np.array([t.database for t in tables], dtype=object).astype(str),
-                            return_inverse=True, return_counts=True)
+    from jar_core.index.structure import structure
+
+    db = np.asarray(structure(index.schema).database, dtype=np.int64)  # codes per table: no table read
+    n = len(db)
+    size = np.bincount(db)
     keep = ((graph.confidence >= SURE) & (graph.evidence != EVIDENCE.index("sibling"))
             & (graph.table_a != graph.table_b))
     pairs = np.unique(np.stack([graph.table_a[keep], graph.table_b[keep]]).astype(np.int64), axis=1)

@@ -175,13 +175,19 @@ def _family(index: "SchemaIndex", candidates: np.ndarray) -> np.ndarray:
     if keys is None:
         from jar_core.joins.profile import words  # in the singular: ``films`` is ``film``
 
-        names = [words(t.name) for t in index.schema.tables]
-        entities = {(t.database, w[0]) for t, w in zip(index.schema.tables, names) if len(w) == 1}
-        out = []
-        for t, w in zip(index.schema.tables, names):
-            module = len(w) > 1 and len(w[0]) >= 2 and (t.database, w[0]) not in entities
-            out.append(f"{t.database}\x00{w[0]}" if module else f"\x01{t.database}.{t.name}")
-        keys = _FAMILY_KEYS[index] = np.array(out, dtype=object)
+        from jar_core.index.structure import structure
+
+        s = structure(index.schema)  # each distinct name split once; no table read
+        heads: dict[str, int] = {}
+        split = [words(n) for n in s.names]
+        n_words = np.array([len(w) for w in split], dtype=np.int64)[s.name]
+        head = np.array([heads.setdefault(w[0], len(heads)) if w else -1 for w in split], dtype=np.int64)[s.name]
+        head_len = np.array([len(w[0]) if w else 0 for w in split], dtype=np.int64)[s.name]
+        pair = s.database * max(len(heads), 1) + head  # (database, leading word)
+        entities = np.unique(pair[n_words == 1])
+        module = (n_words > 1) & (head_len >= 2) & ~np.isin(pair, entities)
+        # equal keys: one database's module; every other table a key of its own (negative)
+        keys = _FAMILY_KEYS[index] = np.where(module, pair, -1 - np.arange(len(pair)))
     k = keys[candidates]
     fam = k[:, None] == k[None, :]
     np.fill_diagonal(fam, False)

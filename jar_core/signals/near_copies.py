@@ -43,22 +43,23 @@ def _incidence(index: "SchemaIndex") -> tuple[sparse.csr_matrix, np.ndarray]:
     tables look alike (``ProductCategory``, ``ProductSubcategory``) without their being copies."""
     cached = _KEPT.get(index)
     if cached is None:
-        tables = index.schema.tables
-        dbs: dict[str, int] = {}
-        db = np.array([dbs.setdefault(t.database, len(dbs)) for t in tables], dtype=np.int64)
-        vocab: dict[tuple[int, str], int] = {}
-        rows, cols = [], []
-        for ti, t in enumerate(tables):
-            for name in {c.name.casefold() for c in t.columns}:
-                rows.append(ti)
-                cols.append(vocab.setdefault((int(db[ti]), name), len(vocab)))
-        rows_a, cols_a = np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64)
+        from jar_core.index.structure import structure
+
+        s = structure(index.schema)  # codes of the case-folded column names: no table read
+        n_tables, n_names = len(s), max(len(s.column_names), 1)
+        col_table = np.repeat(np.arange(n_tables, dtype=np.int64), np.diff(s.col_offsets))
+        pairs = np.unique(col_table * n_names + s.column)  # each table's distinct names
+        rows_a = pairs // n_names
+        db = s.database
+        # a name per database: tables of two databases share none
+        vocab, cols_a = np.unique(db[rows_a] * n_names + pairs % n_names, return_inverse=True)
+        cols_a = cols_a.ravel()
         held = np.bincount(cols_a, minlength=len(vocab))  # tables holding each name
-        name_db = np.fromiter((d for d, _ in vocab), dtype=np.int64, count=len(vocab))
-        common = (held >= COMMON_MIN) & (held >= COMMON_SHARE * np.bincount(db, minlength=len(dbs))[name_db])
+        name_db = vocab // n_names
+        common = (held >= COMMON_MIN) & (held >= COMMON_SHARE * np.bincount(db, minlength=len(s.databases))[name_db])
         keep = ~common[cols_a]
         m = sparse.csr_matrix((np.ones(int(keep.sum()), dtype=np.float32), (rows_a[keep], cols_a[keep])),
-                              shape=(len(tables), max(len(vocab), 1)))
+                              shape=(n_tables, max(len(vocab), 1)))
         cached = _KEPT[index] = (m, np.asarray(m.sum(axis=1)).ravel())
     return cached
 
