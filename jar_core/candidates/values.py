@@ -148,10 +148,12 @@ def _is_year_column(name: str) -> bool:
     return _YEAR_NAME.search(words) is not None and _PERIOD_MEASURE.search(words) is None
 
 
-def _column_words(name: str) -> list[str]:
+@lru_cache(maxsize=1 << 16)
+def _column_words(name: str) -> tuple[str, ...]:
     """The words of a column's name as written, lower case (``OrderQty`` -> ``order``, ``qty``), a
-    run-together word split (:func:`jar_core.glued.split_glued`: ``UNITPRICE`` -> ``unit``, ``price``)."""
-    return [p for w in split_camel(name, "_").lower().split("_") for p in split_glued(w)]
+    run-together word split (:func:`jar_core.glued.split_glued`: ``UNITPRICE`` -> ``unit``, ``price``);
+    kept per name: a lake's copies repeat a few thousand names."""
+    return tuple(p for w in split_camel(name, "_").lower().split("_") for p in split_glued(w))
 
 
 def _last_word(name: str) -> str:
