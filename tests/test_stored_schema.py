@@ -218,3 +218,17 @@ def test_a_damaged_block_of_a_large_index_raises_when_read(tmp_path, lake, monke
     with pytest.raises(IndexLoadError, match=message) as e:
         index.column_vectors[[0, len(column) - 1]]
     assert "\n" not in str(e.value) and "column_vectors" in str(e.value)
+
+
+def test_a_schema_file_of_another_index_is_refused(tmp_path):
+    # SQLite may open a schema file by its path again; when a save replaced the directory in the
+    # meantime the file is another index's: its fingerprint says so (a race seen once in ~3,000
+    # loads of scripts/stress_index.py)
+    from jar_core.index.stored_schema import connect_schema_store, open_schema_store, write_schema_store
+
+    a = Schema([Table("a", "t", [Column("id")])])
+    b = Schema([Table("b", "t", [Column("id")])])
+    write_schema_store(tmp_path / "b.sqlite", b)
+    assert len(open_schema_store(connect_schema_store(str(tmp_path / "b.sqlite")), b.fingerprint(), 1).tables) == 1
+    with pytest.raises(ValueError, match="another index"):
+        open_schema_store(connect_schema_store(str(tmp_path / "b.sqlite")), a.fingerprint(), 1)

@@ -114,7 +114,13 @@ def load_directory(p: Path, read: Callable[[Path, dict[str, Any]], _T]) -> _T:
     (``None`` when missing); read again when a save replaced the directory meanwhile and
     ``read`` found it corrupt (up to :data:`_LOAD_ATTEMPTS` times)."""
     for attempt in range(_LOAD_ATTEMPTS):
-        files, ident = _read_index_files(p)
+        before = _identity(p)
+        try:
+            files, ident = _read_index_files(p)
+        except IndexLoadError:  # a file opened as a save replaced the directory (the schema's database)
+            if attempt + 1 < _LOAD_ATTEMPTS and _identity(p) != before:
+                continue
+            raise
         try:
             with gc_paused():  # millions of small objects: no collections while they are made
                 return read(p, files)

@@ -86,6 +86,8 @@ def write_schema_store(path: Path, schema: Schema, *, store_samples: bool = True
             con.execute(ddl)
         blobs = {f"structure.{k}": v for k, v in structure(schema).to_blobs().items()}
         blobs["dialect"] = json.dumps(schema.dialect).encode("utf-8")
+        # the fingerprint the index's meta.json names: a load that opens this file checks it is the one
+        blobs["fingerprint"] = schema.fingerprint().encode("utf-8")
         blobs.update(extra or {})
         con.executemany("INSERT INTO info VALUES (?, ?)", blobs.items())
         con.execute("COMMIT")
@@ -158,6 +160,10 @@ def open_schema_store(con: sqlite3.Connection, fingerprint: str, n_tables: int) 
     ``KeyError`` or ``sqlite3.Error`` when the file is not such a store (``con`` is then closed)."""
     try:
         info = dict(con.execute("SELECT key, value FROM info").fetchall())
+        # SQLite may open the file by its path again (it reads a handle's link): when a save
+        # replaced the directory meanwhile, that is another index's schema
+        if "fingerprint" in info and bytes(info["fingerprint"]).decode("utf-8", "replace") != fingerprint:
+            raise ValueError("it is the schema of another index (a save replaced it while it was read)")
         blobs = {k.split(".", 1)[1]: bytes(v) for k, v in info.items() if k.startswith("structure.")}
         saved = TableStructure.from_blobs(blobs)
         dialect = json.loads(bytes(info["dialect"]).decode("utf-8"))
