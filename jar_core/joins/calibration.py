@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["calibrated", "calibrated_matrix", "trusted", "trust_threshold", "TRUST_THRESHOLD", "calibration_table"]
+__all__ = ["calibrated", "calibrated_matrix", "trusted", "trusted_confidence", "trust_threshold", "TRUST_THRESHOLD", "calibration_table"]
 
 _DATA = Path(__file__).resolve().parents[1] / "data" / "join_calibration.json"
 
@@ -84,5 +84,10 @@ def calibrated_matrix(w: np.ndarray, evidence: np.ndarray | None) -> np.ndarray:
 
 def trusted(score: float, evidence: str) -> bool:
     """Whether a join is shown as a join key: declared, or calibrated to at least
-    :data:`TRUST_THRESHOLD` (the paper's pair scores are shown as they are)."""
-    return evidence in ("declared", "score") or calibrated(score, evidence) >= trust_threshold()
+    :func:`trust_threshold` (the paper's pair scores are shown as they are)."""
+    return trusted_confidence(calibrated(score, evidence), evidence)
+
+
+def trusted_confidence(confidence: float, evidence: str) -> bool:
+    """:func:`trusted` of a join whose calibrated ``confidence`` is known already."""
+    return evidence in ("declared", "score") or confidence >= trust_threshold()

@@ -22,7 +22,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from jar_core.joins.calibration import calibrated, calibrated_matrix, trust_threshold, trusted
+from jar_core.joins.calibration import calibrated, calibrated_matrix, trusted, trusted_confidence
 from jar_core.joins.path import components, spanning_tree
 from jar_core.joins.words import KEY_WORDS, words, written_words
 
@@ -76,8 +76,7 @@ def graph_keys(edges: Sequence[tuple[int, str, int, str, float, int]]) -> list[K
     scores = np.array([e[4] for e in edges], dtype=np.float64)
     codes = np.array([e[5] for e in edges], dtype=np.int64)
     conf = calibrated_matrix(scores, codes).tolist()
-    threshold = trust_threshold()
-    return [Key(a, left, b, right, float(score), EVIDENCE[code], c, code == 0 or c >= threshold)
+    return [Key(a, left, b, right, float(score), EVIDENCE[code], c, trusted_confidence(c, EVIDENCE[code]))
             for (a, left, b, right, score, code), c in zip(edges, conf)]
 
 
