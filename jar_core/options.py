@@ -14,8 +14,10 @@ takes its flag, ``options()`` / ``with_options`` carry it and ``persist`` saves 
 from __future__ import annotations
 
 import inspect
+import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
@@ -210,11 +212,14 @@ def _check_joins(name: str, value: Any) -> str:
     return str(value)
 
 
-def check_descriptions(name: str, value: Any) -> dict[str, str] | None:
-    """``value`` as ``{table or "table.column": text}`` (``None`` when empty), or
-    :class:`InvalidArgumentError` naming ``name``."""
+def check_descriptions(name: str, value: Any) -> dict[str, str] | Path | None:
+    """``value`` as ``{table or "table.column": text}`` (``None`` when empty) or as the path of a file
+    of them (a dbt manifest or property file, a dbt project, a JSON mapping: read by
+    :func:`jar_core.loaders.dbt.read_descriptions`), or :class:`InvalidArgumentError` naming ``name``."""
     if value is None:
         return None
+    if isinstance(value, (str, os.PathLike)):
+        return Path(value)
     if not isinstance(value, Mapping):
         raise InvalidArgumentError(f'{name} must be a mapping {{table: text, "table.column": text}}, '
                                    f"got {type(value).__name__}")
@@ -321,9 +326,11 @@ RETRIEVER_OPTIONS: tuple[Option, ...] = (
     Option("lexical_relevance", "float", DEFAULT_LEXICAL_RELEVANCE,
            f"weight of BM25 in the search's coarse relevance (0..1, default {DEFAULT_LEXICAL_RELEVANCE})",
            check=lambda name, v: check_weight(name, v, 1.0), flag="--lexical-relevance", metavar="W"),
-    Option("descriptions", "Mapping[str, str] | None", None,
-           'descriptions of tables and columns, {table: text, "table.column": text}: they replace the '
-           "sources' comments and, like them, are embedded and searched with the table", check=check_descriptions),
+    Option("descriptions", "Mapping[str, str] | str | os.PathLike[str] | None", None,
+           'descriptions of tables and columns, {table: text, "table.column": text}, or a file of them (a dbt '
+           "manifest.json or .yml, a dbt project folder, a JSON mapping): they replace the sources' comments "
+           "and, like them, are embedded and searched with the table", check=check_descriptions,
+           flag="--descriptions", metavar="FILE"),
 )
 
 #: The per-call arguments of a retrieval (``retrieve``, the adapters' ``invoke`` / ``retrieve``,

@@ -122,7 +122,9 @@ class TableRetriever:
         descriptions: ``{table: text, "table.column": text}`` (``"db.table"`` too): descriptions
             that replace the sources' comments (:meth:`Schema.with_descriptions`); both are embedded
             and searched with their table (:mod:`jar_core.index.texts`). With an ``index`` of the
-            schema without them, the described tables are embedded again at first use.
+            schema without them, the described tables are embedded again at first use. Or the path of
+            a file of them: a dbt ``manifest.json`` or ``.yml`` property file, a dbt project folder, a
+            JSON mapping (:func:`jar_core.loaders.dbt.read_descriptions`).
 
     Example:
         >>> r = TableRetriever.from_ddl("CREATE TABLE a(id INT PRIMARY KEY); ...")  # doctest: +SKIP
@@ -150,12 +152,16 @@ class TableRetriever:
         collapse_copies: bool = True,
         hubness: float = DEFAULT_HUBNESS,
         lexical_relevance: float = DEFAULT_LEXICAL_RELEVANCE,
-        descriptions: Mapping[str, str] | None = None,
+        descriptions: Mapping[str, str] | str | os.PathLike[str] | None = None,
     ) -> None:
         if not isinstance(schema, Schema):
             raise InvalidArgumentError(_not_a_schema(schema))
         given = check_retriever_options(locals())  # every option of jar_core.options.RETRIEVER_OPTIONS
         schema.validate()
+        if isinstance(given["descriptions"], Path):  # a file of them: held as the mapping read
+            from jar_core.loaders.dbt import read_descriptions
+
+            given["descriptions"] = read_descriptions(given["descriptions"], schema)
         #: The schema as given; :attr:`schema` carries ``descriptions`` as its comments.
         self._given_schema = schema
         self.schema = schema.with_descriptions(given["descriptions"])

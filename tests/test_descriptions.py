@@ -106,7 +106,8 @@ def test_a_retriever_over_an_index_without_descriptions_updates_it(cryptic, embe
 
 
 @pytest.mark.parametrize("descriptions, message", [
-    ("Inventory", "must be a mapping"),
+    ("Inventory", "descriptions file 'Inventory' does not exist"),
+    (3, "must be a mapping"),
     ({"t_inv": 3}, "expected a table or column name -> text"),
     ({"t_nope": "x"}, "no table 't_nope'"),
     ({"t_inv.nope": "x"}, "no column 'nope'"),

@@ -185,6 +185,11 @@ def add_source_arguments(p: argparse.ArgumentParser, *, saved_index: bool = True
     src.add_argument("--partitions", action="store_true",
                      help="with --db or --ddl: also read PostgreSQL partitions and the INHERITS children that add "
                      "no column (by default left out when their parent is read: querying it reads their rows)")
+    o = option("descriptions")
+    src.add_argument(o.flag, metavar=o.metavar,
+                     help="descriptions of the tables and columns, embedded and searched with them (they replace the "
+                     "source's comments): a dbt target/manifest.json, a dbt .yml property file, a dbt project folder, "
+                     'or a JSON object {"table": "text", "table.column": "text"}')
     add_embedding_options(src)
 
 
@@ -251,6 +256,8 @@ def retriever_from_args(args: argparse.Namespace, **options: Any) -> Any:
     _check_source(args)
     if "embedder" not in options:
         options["embedder"] = embedder_from_args(args)
+    if getattr(args, "descriptions", None):
+        options["descriptions"] = Path(args.descriptions)
     if args.index:
         return TableRetriever.from_index(args.index, **options)
     if args.benchmark:
