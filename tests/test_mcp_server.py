@@ -91,6 +91,10 @@ def test_a_client_session_over_stdio(tmp_path, capsys, embedder, monkeypatch):
     assert_same_json(_structured(found), json.loads(capsys.readouterr().out))
     assert _structured(found)["join_path"].startswith('FROM "authors"')
     assert len(_structured(second)["tables"]) == 5  # the server's default k
+    padded = _structured(second)  # the extra tables of k=5 are optional, never in the join path
+    assert padded["optional"] and not set(padded["optional"]) & set(padded["needed"])
+    for tid in padded["optional"]:
+        assert f'"{tid.split(".")[-1]}"' not in padded["join_path"].split("\n-- optional tables")[0]
 
     assert not _is_error(described)
     text = described.content[0].text
