@@ -10,75 +10,19 @@ search can choose a bridge:
 * a neighbour is scored by its best ``confidence * r_seed``-weighted join to a seed plus its own
   coarse relevance, and the ``expand`` best neighbours not already candidates enter the set.
 
-Everything is array work over the graph's edges; the table adjacency is built once per graph.
+Everything is array work over the seeds' edges (:meth:`~jar_core.joins.edges.JoinGraph.incident`),
+not over the whole graph.
 """
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
-from scipy import sparse
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.joins import JoinGraph
 
-__all__ = ["table_adjacency", "expand_candidates", "joinable_tables"]
-
-#: This stage's state: each join graph's last table adjacency, for as long as the graph lives.
-_KEPT: "weakref.WeakKeyDictionary[JoinGraph, tuple[tuple[int, float], sparse.csr_matrix]]" = weakref.WeakKeyDictionary()
-
-
-def table_adjacency(graph: "JoinGraph", n_tables: int, min_score: float = 0.0) -> sparse.csr_matrix:
-    """Symmetric ``n_tables x n_tables`` matrix of the best join confidence between two tables."""
-    cached = _KEPT.get(graph)
-    if cached is not None and cached[0] == (n_tables, min_score):
-        return cached[1]
-    keep = (graph.confidence >= min_score) & (graph.table_a != graph.table_b)  # no self-references
-    a, b, c = graph.table_a[keep], graph.table_b[keep], graph.confidence[keep].astype(np.float32)
-    coo = sparse.coo_matrix((np.concatenate([c, c]), (np.concatenate([a, b]), np.concatenate([b, a]))),
-                            shape=(n_tables, n_tables))
-    order = np.lexsort((-coo.data, coo.col, coo.row))
-    r, col, d = coo.row[order], coo.col[order], coo.data[order]
-    first = np.ones(len(r), dtype=bool)
-    first[1:] = (r[1:] != r[:-1]) | (col[1:] != col[:-1])
-    m = sparse.csr_matrix((d[first], (r[first], col[first])), shape=(n_tables, n_tables))
-    _KEPT[graph] = ((n_tables, min_score), m)
-    return m
-
-
-def expand_candidates(
-    adjacency: sparse.csr_matrix,
-    candidates: np.ndarray,
-    relevance: Callable[[np.ndarray], np.ndarray],
-    allowed: np.ndarray,
-    *,
-    seeds: int = 5,
-    expand: int = 10,
-) -> np.ndarray:
-    """Tables to add to ``candidates``: the ``expand`` best neighbours of the ``seeds`` first ones.
-
-    ``candidates`` are ordered best first; a neighbour ``t`` of seeds ``s`` scores
-    ``max_s w_st * r_s + r_t``; only ``allowed`` tables outside the candidates are added.
-    ``relevance(positions)`` gives the coarse relevance ``r`` of the tables at ``positions``.
-    """
-    if expand <= 0 or len(candidates) == 0:
-        return np.zeros(0, dtype=np.int64)
-    s = np.asarray(candidates[:seeds], dtype=np.int64)
-    sub = adjacency[s]  # seeds x tables
-    if sub.nnz == 0:
-        return np.zeros(0, dtype=np.int64)
-    weighted = sub.multiply(np.maximum(relevance(s), 0.0)[:, None]).tocsc()
-    best = np.asarray(weighted.max(axis=0).todense()).ravel()
-    reach = best > 0
-    reach[candidates] = False
-    reach &= allowed
-    pos = np.flatnonzero(reach)
-    if len(pos) == 0:
-        return np.zeros(0, dtype=np.int64)
-    score = best[pos] + relevance(pos)
-    order = np.lexsort((pos, -score))
-    return pos[order][:expand]
+__all__ = ["joinable_tables"]
 
 
 def joinable_tables(
@@ -92,7 +36,39 @@ def joinable_tables(
     seeds: int = 5,
     expand: int = 10,
 ) -> np.ndarray:
-    """:func:`expand_candidates` over the adjacency of ``graph`` (joins of ``min_score`` or more):
-    the tables joinable to the ``seeds`` first of ``ranked`` (best first) to add to the candidates."""
-    adjacency = table_adjacency(graph, n_tables, min_score)
-    return expand_candidates(adjacency, ranked, relevance, allowed, seeds=seeds, expand=expand)
+    """The ``expand`` best tables joinable to the ``seeds`` first of ``ranked`` (best first) over
+    the joins of ``min_score`` or more, to add to the candidates: a neighbour ``t`` of seeds ``s``
+    scores ``max_s w_st * r_s + r_t`` (``relevance(positions)``: the coarse relevance ``r``); only
+    ``allowed`` tables outside ``ranked`` are added."""
+    if expand <= 0 or len(ranked) == 0:
+        return np.zeros(0, dtype=np.int64)
+    s = np.asarray(ranked[:seeds], dtype=np.int64)
+    e = graph.incident(s, n_tables)
+    e = e[(graph.confidence[e] >= min_score) & (graph.table_a[e] != graph.table_b[e])]
+    if len(e) == 0:
+        return np.zeros(0, dtype=np.int64)
+    ta, tb = graph.table_a[e].astype(np.int64), graph.table_b[e].astype(np.int64)
+    order = np.argsort(s)
+    r_seed = np.maximum(relevance(s), 0.0)[order]
+    sorted_s = s[order]
+
+    def seed_relevance(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        at = np.minimum(np.searchsorted(sorted_s, t), len(s) - 1)
+        hit = sorted_s[at] == t
+        return hit, np.where(hit, r_seed[at], 0.0)
+
+    hit_a, r_a = seed_relevance(ta)
+    hit_b, r_b = seed_relevance(tb)
+    conf = graph.confidence[e]
+    neighbour = np.concatenate([tb[hit_a], ta[hit_b]])  # the other end of a seed's join
+    weight = np.concatenate([conf[hit_a] * r_a[hit_a], conf[hit_b] * r_b[hit_b]])
+    by = np.argsort(neighbour, kind="stable")
+    neighbour, weight = neighbour[by], weight[by]
+    starts = np.flatnonzero(np.r_[True, neighbour[1:] != neighbour[:-1]])
+    pos, best = neighbour[starts], np.maximum.reduceat(weight, starts)
+    keep = (best > 0) & ~np.isin(pos, ranked) & allowed[pos]
+    pos, best = pos[keep], best[keep]
+    if len(pos) == 0:
+        return np.zeros(0, dtype=np.int64)
+    score = best + relevance(pos)
+    return pos[np.lexsort((pos, -score))][:expand]

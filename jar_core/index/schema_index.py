@@ -424,7 +424,7 @@ class SchemaIndex:
         arrays: dict[str, np.ndarray] = {}
         graphs: dict[str, Any] = {}
         for cross, graph in sorted(self._join_graphs.items()):
-            arrays.update(graph_arrays(graph, cross))
+            arrays.update(graph_arrays(graph, cross, len(self.schema.tables)))
             # the link tables of the graph: a loaded lake reads no table to find them
             arrays[f"{graph_name(cross)}_links"] = self.link_tables(cross_database=cross).astype(np.uint8)
             inputs = self._graph_inputs.get(cross) or self._schema_inputs_digest()

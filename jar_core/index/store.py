@@ -516,7 +516,7 @@ def read_saved_joins(
             cross, inputs = g["cross_database"], g["inputs"]
             if not isinstance(cross, bool) or not isinstance(inputs, str):
                 raise ValueError(f"meta.json describes a graph as {g!r}")
-            graph = graph_from_arrays(arrays, cross, col_table)
+            graph = graph_from_arrays(arrays, cross, col_table, n_tables)
             if g.get("edges") != len(graph):
                 raise ValueError(f"meta.json says {g.get('edges')!r} joins, the file holds {len(graph)}")
             links = arrays.get(f"{graph_name(cross)}_links")

@@ -14,7 +14,7 @@ import numpy as np
 from jar_core.joins.naming import RULES
 from jar_core.joins.profile import ColumnProfile
 
-__all__ = ["JoinGraph", "EVIDENCE", "best_per_pair", "first_of", "class_code"]
+__all__ = ["JoinGraph", "EVIDENCE", "best_per_pair", "first_of", "class_code", "table_index"]
 
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence`.
@@ -33,12 +33,48 @@ class JoinGraph:
     table_a: np.ndarray
     table_b: np.ndarray
 
+    #: Per table, the numbers of the edges with an end in it: ``(offsets, edges)``, table ``t``'s
+    #: edges ``edges[offsets[t]:offsets[t + 1]]`` in the graph's order (:meth:`by_table`).
+    table_index: tuple[np.ndarray, np.ndarray] | None = None
+
     @property
     def declared(self) -> np.ndarray:
         return self.evidence == 0
 
     def __len__(self) -> int:
         return int(self.a.shape[0])
+
+    def by_table(self, n_tables: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(offsets, edges)``: :attr:`table_index`, built once from the edges where the graph was
+        not saved with it (a join of a table to itself listed once)."""
+        if self.table_index is None or len(self.table_index[0]) != n_tables + 1:
+            self.table_index = table_index(self.table_a, self.table_b, n_tables)
+        return self.table_index
+
+    def incident(self, tables: np.ndarray, n_tables: int) -> np.ndarray:
+        """The numbers of the edges with an end in one of ``tables``, each once, in the graph's
+        order (best first): read from :meth:`by_table`, a question's candidates' edges only."""
+        offsets, edges = self.by_table(n_tables)
+        t = np.asarray(tables, dtype=np.int64)
+        starts, lens = offsets[t], offsets[t + 1] - offsets[t]
+        total = int(lens.sum())
+        if total == 0:
+            return np.zeros(0, dtype=np.int64)
+        shift = np.repeat(starts - (np.cumsum(lens) - lens), lens)
+        return np.unique(edges[shift + np.arange(total)]).astype(np.int64, copy=False)
+
+
+def table_index(table_a: np.ndarray, table_b: np.ndarray, n_tables: int) -> tuple[np.ndarray, np.ndarray]:
+    """:attr:`JoinGraph.table_index` of edges between tables ``table_a[e]`` and ``table_b[e]``."""
+    n = len(table_a)
+    ids = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
+    other = table_b != table_a  # a self-join is listed under its table once
+    ends = np.concatenate([table_a, table_b[other]]).astype(np.int64, copy=False)
+    ids = np.concatenate([ids, ids[other]])
+    order = np.argsort(ends, kind="stable")
+    offsets = np.zeros(n_tables + 1, dtype=np.int64)
+    np.cumsum(np.bincount(ends, minlength=n_tables), out=offsets[1:])
+    return offsets, ids[order]
 
 
 def best_per_pair(f: np.ndarray, k: np.ndarray, conf: np.ndarray, ev: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -188,10 +188,11 @@ def candidate_join_matrices(
         return w, cols, evidence == 0, evidence, refs
     pos = np.full(n_tables, -1, dtype=np.int64)
     pos[tables] = np.arange(n)
-    ia, ib = pos[graph.table_a], pos[graph.table_b]
+    e = graph.incident(tables, n_tables)  # the candidates' edges only, best first
+    ia, ib = pos[graph.table_a[e]], pos[graph.table_b[e]]
     m = (ia >= 0) & (ib >= 0) & (ia != ib)  # a table's join to itself joins no two tables
-    ia, ib = ia[m], ib[m]
-    a, b, conf, ev = graph.a[m], graph.b[m], graph.confidence[m], graph.evidence[m]
+    ia, ib, e = ia[m], ib[m], e[m]
+    a, b, conf, ev = graph.a[e], graph.b[e], graph.confidence[e], graph.evidence[e]
     key = np.minimum(ia, ib) * n + np.maximum(ia, ib)
     _, first = np.unique(key, return_index=True)  # edges are sorted best first
     ia, ib, a, b, conf, ev = ia[first], ib[first], a[first], b[first], conf[first], ev[first]

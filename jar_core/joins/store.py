@@ -60,20 +60,27 @@ def graph_name(cross_database: bool) -> str:
     return "across" if cross_database else "within"
 
 
-def graph_arrays(graph: JoinGraph, cross_database: bool) -> dict[str, np.ndarray]:
-    """The arrays that save ``graph`` (``table_a`` / ``table_b`` follow from the columns)."""
+def graph_arrays(graph: JoinGraph, cross_database: bool, n_tables: int) -> dict[str, np.ndarray]:
+    """The arrays that save ``graph`` of an index of ``n_tables`` tables (``table_a`` / ``table_b``
+    follow from the columns), with its edges by table (:meth:`JoinGraph.by_table`)."""
     name = graph_name(cross_database)
+    offsets, edges = graph.by_table(n_tables)
     return {
         f"{name}_a": np.ascontiguousarray(graph.a, dtype=np.int64),
         f"{name}_b": np.ascontiguousarray(graph.b, dtype=np.int64),
         f"{name}_confidence": np.ascontiguousarray(graph.confidence, dtype=np.float32),
         f"{name}_evidence": np.ascontiguousarray(graph.evidence, dtype=np.int64),
+        f"{name}_table_offsets": np.ascontiguousarray(offsets, dtype=np.int64),
+        f"{name}_table_edges": np.ascontiguousarray(edges),
     }
 
 
-def graph_from_arrays(arrays: Mapping[str, np.ndarray], cross_database: bool, col_table: np.ndarray) -> JoinGraph:
+def graph_from_arrays(
+    arrays: Mapping[str, np.ndarray], cross_database: bool, col_table: np.ndarray, n_tables: int,
+) -> JoinGraph:
     """The graph saved by :func:`graph_arrays`; ``ValueError`` if the arrays are not a valid graph
-    of an index whose columns belong to the tables ``col_table``."""
+    of an index of ``n_tables`` tables whose columns belong to the tables ``col_table``. A graph
+    saved without its edges by table gets them at first use."""
     name = graph_name(cross_database)
     try:
         a, b, conf, ev = (arrays[f"{name}_{x}"] for x in _FIELDS)
@@ -93,4 +100,27 @@ def graph_from_arrays(arrays: Mapping[str, np.ndarray], cross_database: bool, co
             raise ValueError(f"graph {name} names evidence outside 0..{len(EVIDENCE) - 1}")
         if not np.isfinite(conf).all():
             raise ValueError(f"graph {name} holds non-finite confidences")
-    return JoinGraph(a=a, b=b, confidence=conf, evidence=ev, table_a=col_table[a], table_b=col_table[b])
+    table_a, table_b = col_table[a], col_table[b]
+    return JoinGraph(a=a, b=b, confidence=conf, evidence=ev, table_a=table_a, table_b=table_b,
+                     table_index=_table_index(arrays, name, n, n_tables, table_a, table_b))
+
+
+def _table_index(
+    arrays: Mapping[str, np.ndarray], name: str, n: int, n_tables: int, table_a: np.ndarray, table_b: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The saved edges by table of graph ``name`` (``n`` edges), checked, or ``None`` if not saved."""
+    offsets, edges = arrays.get(f"{name}_table_offsets"), arrays.get(f"{name}_table_edges")
+    if offsets is None and edges is None:
+        return None
+    if offsets is None or edges is None:
+        raise ValueError(f"graph {name} holds half of its edges by table")
+    if offsets.dtype != np.int64 or offsets.shape != (n_tables + 1,) or edges.ndim != 1 \
+            or edges.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise ValueError(f"arrays {name}_table_offsets / {name}_table_edges have dtypes {offsets.dtype} / {edges.dtype} "
+                         f"and shapes {offsets.shape} / {edges.shape}, expected int64 ({n_tables + 1},) and int32 or int64")
+    expected = n + int(np.count_nonzero(table_a != table_b))
+    if int(offsets[0]) != 0 or int(offsets[-1]) != len(edges) or len(edges) != expected \
+            or (n_tables and bool((np.diff(offsets) < 0).any())) \
+            or (len(edges) and (int(edges.min()) < 0 or int(edges.max()) >= n)):
+        raise ValueError(f"graph {name}'s edges by table do not index its {n} edges")
+    return offsets, edges

@@ -69,8 +69,6 @@ class KeyJoins:
         self._self_refs: dict[int, list[tuple[int, int, float, str]]] | None = None  # table -> its joins to itself
         # (table, table) -> the column pairs of an inferred reference to a key of several columns
         self._composite_refs: dict[tuple[int, int], list[tuple[str, str]]] | None = None
-        # the join graph's edges sorted by their pair of tables: (graph, pair keys, edge numbers)
-        self._by_pair: tuple[Any, np.ndarray, np.ndarray] | None = None
 
     def _graph_edges(self, select: Callable[[Any], np.ndarray]) -> list[GraphEdge]:
         """The edges of the index's join graph that ``select(graph)`` (a boolean mask) keeps."""
@@ -90,32 +88,24 @@ class KeyJoins:
         """Every edge of the join graph between two of the tables at ``positions`` (schema
         positions), declared or at least ``min_join_score``: by pair ``(x, y)``, ``x < y`` indices
         into ``positions``, as ``(column of x, column of y, confidence, evidence)`` (``evidence``
-        an index into :data:`~jar_core.joins.graph.EVIDENCE`), best first. A binary search per
-        pair over the graph sorted once by pair of tables."""
+        an index into :data:`~jar_core.joins.graph.EVIDENCE`), best first. Read from the edges of
+        these tables alone (:meth:`~jar_core.joins.edges.JoinGraph.incident`)."""
         index = self._index()
         g = index.join_graph(cross_database=self.cross_database)
-        n_tables = len(self.schema.tables)
-        if self._by_pair is None or self._by_pair[0] is not g:
-            lo = np.minimum(g.table_a, g.table_b).astype(np.int64)
-            pair = lo * n_tables + np.maximum(g.table_a, g.table_b)
-            edges = np.argsort(pair, kind="stable")  # within a pair, the graph's order: best first
-            self._by_pair = (g, pair[edges], edges)
-        _, sorted_pairs, edges = self._by_pair
         pos = np.asarray(positions, dtype=np.int64)
-        xs, ys = np.triu_indices(len(pos), 1)
-        want = np.minimum(pos[xs], pos[ys]) * n_tables + np.maximum(pos[xs], pos[ys])
-        first, last = np.searchsorted(sorted_pairs, want, "left"), np.searchsorted(sorted_pairs, want, "right")
+        at = {int(t): i for i, t in enumerate(pos.tolist())}
         offsets = index.col_offsets
         out: dict[tuple[int, int], list[tuple[int, int, float, int]]] = {}
-        for p in np.flatnonzero(last > first).tolist():
-            x, y = int(xs[p]), int(ys[p])
-            for e in edges[first[p]:last[p]].tolist():
-                conf, ev = float(g.confidence[e]), int(g.evidence[e])
-                if ev != 0 and conf < self.min_join_score:  # 0: declared
-                    continue
-                ta, tb = int(g.table_a[e]), int(g.table_b[e])
-                ca, cb = int(g.a[e] - offsets[ta]), int(g.b[e] - offsets[tb])
-                out.setdefault((x, y), []).append((ca, cb, conf, ev) if ta == pos[x] else (cb, ca, conf, ev))
+        for e in g.incident(pos, len(self.schema.tables)).tolist():  # the graph's order: best first
+            ta, tb = int(g.table_a[e]), int(g.table_b[e])
+            if ta == tb or ta not in at or tb not in at:
+                continue
+            conf, ev = float(g.confidence[e]), int(g.evidence[e])
+            if ev != 0 and conf < self.min_join_score:  # 0: declared
+                continue
+            ca, cb = int(g.a[e] - offsets[ta]), int(g.b[e] - offsets[tb])
+            x, y = at[ta], at[tb]
+            out.setdefault((min(x, y), max(x, y)), []).append((ca, cb, conf, ev) if x < y else (cb, ca, conf, ev))
         return out
 
     def composite_columns(self, a: int, left: str, b: int, right: str) -> tuple[tuple[str, str], ...]:
