@@ -937,3 +937,16 @@ def test_central_tables_are_read_off_the_join_graph():
     assert names == ["admissions"]  # 3 of the 4 other tables reference it; no other table is referenced
     small = TableRetriever(load_ddl(ddl.split("CREATE TABLE prescriptions")[0]), embedder=BagOfWordsEmbedder())
     assert not central_tables(small.index).any()  # two tables: no central table (fewer than 4)
+    # a third of the other tables is enough: courses, referenced by 2 of the 6 others (a half would need 3)
+    school = """
+    CREATE TABLE courses (course_id INTEGER PRIMARY KEY, title TEXT);
+    CREATE TABLE offerings (offering_id INTEGER PRIMARY KEY, course_id INTEGER REFERENCES courses(course_id));
+    CREATE TABLE prerequisites (row_id INTEGER PRIMARY KEY, course_id INTEGER REFERENCES courses(course_id));
+    CREATE TABLE rooms (room_id INTEGER PRIMARY KEY, building TEXT);
+    CREATE TABLE bookings (row_id INTEGER PRIMARY KEY, room_id INTEGER REFERENCES rooms(room_id), day TEXT);
+    CREATE TABLE students (student_id INTEGER PRIMARY KEY, name TEXT);
+    CREATE TABLE terms (term_id INTEGER PRIMARY KEY, name TEXT);
+    """
+    r = TableRetriever(load_ddl(school), embedder=BagOfWordsEmbedder())
+    names = [t.name for t, c in zip(r.schema.tables, central_tables(r.index)) if c]
+    assert names == ["courses"]  # rooms: referenced by 1 of 6, not a third

@@ -1,4 +1,4 @@
-"""Central tables: the ones most of their database's other tables reference.
+"""Central tables: the ones many of their database's other tables reference.
 
 In a schema built around one entity's records (a hospital stay that every diagnosis, drug,
 transfer and lab event references; a business that every review, tip and check-in references),
@@ -27,8 +27,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["central_tables", "CENTRAL_SHARE", "CENTRAL_MIN_TABLES", "SURE"]
 
-#: Share of a database's other tables that must reference a table for it to be central.
-CENTRAL_SHARE = 0.5
+#: Share of a database's other tables that must reference a table for it to be central (a third:
+#: chosen on the development suite, where it lowers no benchmark's complete recall against a half
+#: and lifts Advising's course and Yelp's business; a quarter costs MIMIC-III; docs/results.md).
+CENTRAL_SHARE = 1 / 3
 #: A database of fewer tables has no central table (every table joins most of a handful).
 CENTRAL_MIN_TABLES = 4
 #: Confidence of a reference that counts.

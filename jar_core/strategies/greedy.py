@@ -226,8 +226,8 @@ class JoinAwareStrategy(GreedyStrategy):
     not found. With ``lookahead`` (default: as ``bridges``), a step with two or more places left may
     take a bridge for the table behind it, when the two are worth more per step than the best single
     table (:func:`bridge_pair`); the bridge shows in :attr:`Selection.bridges`. With ``central_sum``,
-    a *central* table (one most of its database's tables reference: a hospital stay that every event
-    references, :mod:`jar_core.signals.central`) gains the paper's sum of its joins to the selection:
+    a *central* table (one a third or more of its database's tables reference: a hospital stay that
+    every event references, :mod:`jar_core.signals.central`) gains the paper's sum of its joins to the selection:
     it is the way in to most questions of its database. Weights
     ``(l_cov, l_join, l_coarse)`` default to :data:`JOIN_AWARE_WEIGHTS`; they and ``l_family`` are
     checked as :class:`GreedyStrategy`'s (``l_family`` alone may be 0).
