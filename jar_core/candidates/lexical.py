@@ -130,12 +130,21 @@ def _spells(word: str, tables: frozenset[str]) -> bool:
 
 
 def _table_names(index: "SchemaIndex") -> dict[str, frozenset[str]]:
-    """Per database, its tables' names written flat in lower case, and in the singular."""
-    out: dict[str, set[str]] = {}
-    for t in index.schema.tables:
-        flat = "".join(humanize(t.name).split())
-        out.setdefault(t.database, set()).update((flat, singular(flat)))
-    return {db: frozenset(v) for db, v in out.items()}
+    """Per database, its tables' names written flat in lower case, and in the singular: read off
+    the corpus's structure (:func:`jar_core.index.structure.structure`), no table read (a lake's
+    first question would otherwise parse every table)."""
+    from jar_core.index.structure import structure
+
+    s = structure(index.schema)
+    flat: dict[int, tuple[str, str]] = {}  # per distinct table name
+    out: dict[int, set[str]] = {}
+    for db, name in np.unique(np.stack([s.database, s.name]), axis=1).T.tolist():
+        words = flat.get(name)
+        if words is None:
+            f = "".join(humanize(s.names[name]).split())
+            words = flat[name] = (f, singular(f))
+        out.setdefault(db, set()).update(words)
+    return {s.databases[db]: frozenset(v) for db, v in out.items()}
 
 
 def table_tokens(index: "SchemaIndex", tables: np.ndarray) -> list[list[str]]:
