@@ -8,7 +8,8 @@ copies; after the search, :func:`jar_core.strategies.near_copies.prefer_joined` 
 copies the one that joins the rest of the choice more surely.
 
 * :func:`near_copy_matrix`: which candidates are near copies of each other, from one sparse
-  product of the candidates' column-name incidence (never a loop over pairs of columns).
+  product of the candidates' column-name incidence per database (never a loop over pairs of
+  columns), each database's incidence built the first time a question's candidates come from it.
 """
 from __future__ import annotations
 
@@ -31,48 +32,73 @@ COMMON_SHARE = 0.1
 COMMON_MIN = 3
 
 
-#: This stage's state: each index's column-name incidence, for as long as the index lives.
-_KEPT: "weakref.WeakKeyDictionary[SchemaIndex, tuple[sparse.csr_matrix, np.ndarray]]" = weakref.WeakKeyDictionary()
+#: This stage's state, for as long as the index lives: its tables grouped by database, and each
+#: database's column-name incidence once a question's candidates come from it.
+_KEPT: "weakref.WeakKeyDictionary[SchemaIndex, _ByDatabase]" = weakref.WeakKeyDictionary()
 
 
-def _incidence(index: "SchemaIndex") -> tuple[sparse.csr_matrix, np.ndarray]:
-    """Tables x distinct column names (case-folded, per database: tables of two databases share
-    none) and each table's name count; built once per index. A name that :data:`COMMON_SHARE` of
-    its database's tables or more hold (and at least :data:`COMMON_MIN` of them) is left out:
-    bookkeeping columns (``ModifiedDate``, ``rowguid``, ``Name`` in AdventureWorks) make small
-    tables look alike (``ProductCategory``, ``ProductSubcategory``) without their being copies."""
-    cached = _KEPT.get(index)
-    if cached is None:
+class _ByDatabase:
+    """An index's tables by database (from the corpus's structure: no table read) and, per database
+    asked for, its incidence (:meth:`incidence`)."""
+
+    def __init__(self, index: "SchemaIndex") -> None:
         from jar_core.index.structure import structure
 
-        s = structure(index.schema)  # codes of the case-folded column names: no table read
-        n_tables, n_names = len(s), max(len(s.column_names), 1)
-        col_table = np.repeat(np.arange(n_tables, dtype=np.int64), np.diff(s.col_offsets))
-        pairs = np.unique(col_table * n_names + s.column)  # each table's distinct names
-        rows_a = pairs // n_names
-        db = s.database
-        # a name per database: tables of two databases share none
-        vocab, cols_a = np.unique(db[rows_a] * n_names + pairs % n_names, return_inverse=True)
-        cols_a = cols_a.ravel()
-        held = np.bincount(cols_a, minlength=len(vocab))  # tables holding each name
-        name_db = vocab // n_names
-        common = (held >= COMMON_MIN) & (held >= COMMON_SHARE * np.bincount(db, minlength=len(s.databases))[name_db])
-        keep = ~common[cols_a]
-        m = sparse.csr_matrix((np.ones(int(keep.sum()), dtype=np.float32), (rows_a[keep], cols_a[keep])),
-                              shape=(n_tables, max(len(vocab), 1)))
-        cached = _KEPT[index] = (m, np.asarray(m.sum(axis=1)).ravel())
-    return cached
+        self.s = s = structure(index.schema)  # codes of the case-folded column names
+        self.order = np.argsort(s.database, kind="stable")  # tables of database d: order[starts[d]:starts[d + 1]]
+        self.starts = np.zeros(len(s.databases) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(s.database, minlength=len(s.databases)), out=self.starts[1:])
+        self._kept: dict[int, tuple[np.ndarray, sparse.csr_matrix, np.ndarray]] = {}
+
+    def incidence(self, db: int) -> tuple[np.ndarray, sparse.csr_matrix, np.ndarray]:
+        """``(tables, m, sizes)`` of database ``db``: its tables (positions), tables x the distinct
+        column names (case-folded) they hold, and each table's name count. A name that
+        :data:`COMMON_SHARE` of the database's tables or more hold (and at least :data:`COMMON_MIN`
+        of them) is left out: bookkeeping columns (``ModifiedDate``, ``rowguid``, ``Name`` in
+        AdventureWorks) make small tables look alike (``ProductCategory``, ``ProductSubcategory``)
+        without their being copies."""
+        hit = self._kept.get(db)
+        if hit is None:
+            s = self.s
+            tables = self.order[self.starts[db]:self.starts[db + 1]]
+            lens = s.col_offsets[tables + 1] - s.col_offsets[tables]
+            rows = np.repeat(np.arange(len(tables), dtype=np.int64), lens)
+            first = np.repeat(s.col_offsets[tables] - (np.cumsum(lens) - lens), lens)
+            names = s.column[first + np.arange(int(lens.sum()))]
+            n_names = max(len(s.column_names), 1)
+            pairs = np.unique(rows * n_names + names)  # each table's distinct names
+            rows, vocab_of = pairs // n_names, pairs % n_names
+            vocab, cols = np.unique(vocab_of, return_inverse=True)
+            cols = cols.ravel()
+            held = np.bincount(cols, minlength=len(vocab))  # tables holding each name
+            common = (held >= COMMON_MIN) & (held >= COMMON_SHARE * len(tables))
+            keep = ~common[cols]
+            m = sparse.csr_matrix((np.ones(int(keep.sum()), dtype=np.float32), (rows[keep], cols[keep])),
+                                  shape=(len(tables), max(len(vocab), 1)))
+            hit = self._kept[db] = (tables, m, np.asarray(m.sum(axis=1)).ravel())
+        return hit
 
 
 def near_copy_matrix(index: "SchemaIndex", candidates: np.ndarray) -> np.ndarray:
     """bool ``(n, n)``: candidates of one database whose column names overlap by a Jaccard index of
     :data:`NEAR_COPY` or more (zero diagonal), names common to many of the database's tables left
-    out. Spider's databases have no such pair; BEAVER-DW's warehouse has 15."""
-    m, sizes = _incidence(index)
+    out; read from the candidates' databases only. Spider's databases have no such pair;
+    BEAVER-DW's warehouse has 15."""
+    by_db = _KEPT.get(index)
+    if by_db is None:
+        by_db = _KEPT[index] = _ByDatabase(index)
     c = np.asarray(candidates, dtype=np.int64)
-    sub = m[c]
-    inter = np.asarray((sub @ sub.T).todense(), dtype=np.float64)
-    union = sizes[c][:, None] + sizes[c][None, :] - inter
-    out = (inter >= NEAR_COPY * np.maximum(union, 1.0)) & (union > 0)
+    out = np.zeros((len(c), len(c)), dtype=bool)
+    dbs = by_db.s.database[c]
+    for db in np.unique(dbs).tolist():
+        at = np.flatnonzero(dbs == db)
+        if len(at) < 2:
+            continue
+        tables, m, sizes = by_db.incidence(db)
+        rows = np.searchsorted(tables, c[at])  # tables of a database are in position order
+        sub = m[rows]
+        inter = np.asarray((sub @ sub.T).todense(), dtype=np.float64)
+        union = sizes[rows][:, None] + sizes[rows][None, :] - inter
+        out[np.ix_(at, at)] = (inter >= NEAR_COPY * np.maximum(union, 1.0)) & (union > 0)
     np.fill_diagonal(out, False)
     return out
