@@ -106,6 +106,18 @@ def test_a_row_number_within_its_table_joins_no_key_on_values():
         assert not any(name in e for e in edges(schema)), (name, edges(schema))
 
 
+def test_a_measured_number_is_no_key():
+    # VALUENUM read apart is "value num": a value as a number, not the number of a value entity
+    ddl = """
+    CREATE TABLE LABEVENTS (ROW_ID INT, HADM_ID INT, ITEMID INT, VALUENUM NUMBER, VALUEUOM TEXT);
+    CREATE TABLE CHARTEVENTS (ROW_ID INT, HADM_ID INT, ITEMID INT, VALUENUM NUMBER, VALUEUOM TEXT);
+    CREATE TABLE ADMISSIONS (ROW_ID INT, HADM_ID INT, ADMITTIME TEXT);
+    """
+    got = edges(load_ddl(ddl))
+    assert not any("VALUENUM" in e for e in got), got
+    assert any("HADM_ID" in e for e in got), got  # the keys are still joined
+
+
 def test_the_decomposer_reads_run_together_names():
     schema = load_ddl("CREATE TABLE ORDERDETAILS (ORDERID INT, UNITPRICE REAL); CREATE TABLE PRODUCTS (PRODUCTID INT);")
     subs = HeuristicDecomposer().decompose("unit price of the order details", schema).subqueries

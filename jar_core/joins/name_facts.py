@@ -108,12 +108,22 @@ COUNT_WORDS = frozenset({"num", "number", "nbr", "count", "cnt", "total", "sum",
                          "amount", "amt", "avg", "average"})
 
 
+#: A measure's word before a number word (``VALUENUM``, ``amount_num``): a number measured, not a
+#: numbered entity (``value`` read as a table's name with the key word ``num``).
+MEASURE_WORDS = frozenset({"value", "val", "amount", "amt", "price", "cost", "score", "rate", "reading", "measure",
+                           "measurement"})
+MEASURE_NUMBER_WORDS = frozenset({"num", "number", "numeric", "nbr"})
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def counts(name: str) -> bool:
-    """Whether column ``name`` is a count or a sum by its name: a first word of :data:`COUNT_WORDS`
-    (as written: ``units``, not ``unit_price``), more words after it and no key word
-    (``count_id`` is a key)."""
+    """Whether column ``name`` is a count, a sum or a measured number by its name: a first word of
+    :data:`COUNT_WORDS` (as written: ``units``, not ``unit_price``), more words after it and no key
+    word (``count_id`` is a key); or two words, one of :data:`MEASURE_WORDS` and a number word
+    (``VALUENUM``: a value as a number)."""
     raw = written_words(name, glued=True)
+    if len(raw) == 2 and raw[0] in MEASURE_WORDS and raw[1] in MEASURE_NUMBER_WORDS:
+        return True
     return len(raw) > 1 and raw[0] in COUNT_WORDS and split_key_word(words(name, glued=True), glued=False)[1] is None
 
 
