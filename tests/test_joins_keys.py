@@ -97,6 +97,25 @@ def test_a_row_number_joins_nothing_and_unique_columns_are_the_keys():
     assert not any(e.count("ROWID") == 2 for e in got) and got["a.b_id = b.ROWID"][1] == "entity", got
 
 
+def test_a_surrogate_key_leaves_the_column_named_after_the_table_its_key_too():
+    from jar_core.loaders import load_ddl
+
+    # Yelp: business is keyed by a surrogate (bid); business_id is the business's own id, which
+    # the other tables hold: references to it, not siblings of theirs
+    ddl = """
+    CREATE TABLE business (bid INT PRIMARY KEY, business_id TEXT, name TEXT, city TEXT);
+    CREATE TABLE review (rid INT PRIMARY KEY, business_id TEXT, user_id TEXT, rating REAL);
+    CREATE TABLE tip (tip_id INT PRIMARY KEY, business_id TEXT, text TEXT);
+    """
+    got = edges(load_ddl(ddl))
+    for other in ("review", "tip"):
+        conf, evidence = got.get(f"business.business_id = {other}.business_id", (0, ""))
+        assert conf >= 0.9 and evidence != "sibling", (other, got)
+    # a table keyed by a bare id is not keyed by a column named after it (scan_reports.scan_report_id)
+    bare = edges(load_ddl(ddl.replace("bid INT PRIMARY KEY", "id INT PRIMARY KEY")))
+    assert bare.get("business.business_id = review.business_id", (0, "sibling"))[1] == "sibling", bare
+
+
 def test_unique_columns_in_ddl_and_their_schema_round_trip():
     from jar_core.loaders import load_ddl
 

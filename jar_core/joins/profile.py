@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -279,6 +280,10 @@ def _read_columns(schema: Schema, names: _TableNames) -> _Columns:
         # a primary key that numbers the table's rows (``row_id``) leaves the column named after
         # the table (``icustays.icustay_id``) its key too
         pk_row = len(pk) == 1 and is_row_number(pk[0])
+        # a one-column primary key whose name does not name the table (``business.bid``: a
+        # surrogate) leaves the column named exactly after the table with a key word
+        # (``business.business_id``) its key too: the entity's own id, which others reference
+        pk_other = len(pk) == 1 and not pk_row and _names_own(pk[0], t, prefix, module, names, by_name) == 0
         ents = names.entities[t.join_scope]
         for c in t.columns:
             out.table.append(ti)
@@ -311,7 +316,8 @@ def _read_columns(schema: Schema, names: _TableNames) -> _Columns:
             is_pk = pk == (c.name,)
             not_unique = c.unique_ratio is not None and c.unique_ratio < 0.95 and not c.unique
             out.own.append(is_pk or ((not pk or pk_row or c.unique) and named_own > 0 and not not_unique
-                                     and (kw is not None or c.unique_ratio == 1.0)))
+                                     and (kw is not None or c.unique_ratio == 1.0))
+                           or (pk_other and named_own == 2 and kw is not None and not not_unique))
             out.named_level.append(named_own if out.own[-1] and not is_pk else 0)
             out.names_table.append(named_own)
             out.unique.append(1.0 if c.unique else np.nan if c.unique_ratio is None else float(c.unique_ratio))
@@ -320,6 +326,17 @@ def _read_columns(schema: Schema, names: _TableNames) -> _Columns:
             out.table_has_pk.append(bool(pk))
             out.in_pk.append(c.name in pk)
     return out
+
+
+def _names_own(column: str, t: Table, prefix: str | None, module: bool, names: _TableNames,
+               by_name: dict[tuple[str, str, str | None, bool, int], Any]) -> int:
+    """How exactly ``column`` names its table ``t`` (``name_facts``' level: 0, 1 or 2)."""
+    tnames, _, twords = names.of(t)
+    ents = names.entities[t.join_scope]
+    key = (column, t.name, prefix, module, id(ents))
+    if key not in by_name:
+        by_name[key] = name_facts(column, prefix, tnames, twords, module, ents)
+    return by_name[key][4]
 
 
 def _own_keys(
