@@ -13,10 +13,8 @@ The library is FAISS (``pip install 'jar-retrieval[ann]'``), imported where used
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
-import mmap
 import struct
 import time
 from dataclasses import dataclass
@@ -26,6 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from jar_core.errors import IndexLoadError, InvalidArgumentError
+from jar_core.index.npz import release_pages, sha256_released
 
 __all__ = [
     "AnnIndex", "SavedAnn", "ANN_THRESHOLD", "ANN_FILE", "available", "require_faiss", "default_nlist",
@@ -149,7 +148,7 @@ class AnnIndex:
         except RuntimeError as e:  # a damaged file read in place
             raise IndexLoadError(f"{self._where or 'the index'} is corrupt: {ANN_FILE} unusable ({e})") from e
         finally:  # the lists probed are read where they lie: their pages (a folio each, or more) released
-            _release_map(self._buffer[1] if isinstance(self._buffer, tuple) else None)
+            release_pages(self._buffer[1] if isinstance(self._buffer, tuple) else None)
         ids = ids[0]
         ids = ids[ids >= 0]
         if ids.size and int(ids.max()) >= len(self.source):  # a table the index does not have
@@ -236,7 +235,7 @@ def read_saved(p: Path, vectors: np.ndarray, meta: dict[str, Any], data: Any) ->
     digest = meta["sha256"].get(ANN_FILE)
     if data is None:
         raise IndexLoadError(f"index at {p} is corrupt or truncated: {ANN_FILE} is missing")
-    if not isinstance(digest, str) or _sha256_released(data) != digest:
+    if not isinstance(digest, str) or sha256_released(data) != digest:
         raise IndexLoadError(f"index at {p} is corrupt or truncated: {ANN_FILE} does not match its checksum")
     problems: list[str] = []
     if entry.get("library") != "faiss" or entry.get("kind") != _KIND:
@@ -255,32 +254,6 @@ def read_saved(p: Path, vectors: np.ndarray, meta: dict[str, Any], data: Any) ->
                     p, "; ".join(problems))
         return None
     return SavedAnn(data, p, vectors, entry)
-
-
-def _release_map(data: Any) -> None:
-    """Release the pages of the memory map ``data`` from this process (nothing for bytes)."""
-    if isinstance(data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED") and len(data):
-        try:
-            data.madvise(mmap.MADV_DONTNEED)
-        except (OSError, ValueError):  # pragma: no cover - an advice the system refuses
-            pass
-
-
-def _sha256_released(data: Any, chunk: int = 64 << 20) -> str:
-    """SHA-256 (hex) of ``data``; a memory map is read in chunks whose pages are released after
-    (FAISS later reads the lists it probes where they lie: the rest need not stay resident)."""
-    if not isinstance(data, mmap.mmap) or not hasattr(mmap, "MADV_DONTNEED"):
-        return hashlib.sha256(data).hexdigest()
-    h = hashlib.sha256()
-    view = memoryview(data)
-    for a in range(0, len(view), chunk):
-        h.update(view[a : a + chunk])
-        try:
-            data.madvise(mmap.MADV_DONTNEED, a, min(chunk, len(view) - a))
-        except (OSError, ValueError):  # pragma: no cover - an advice the system refuses
-            pass
-    view.release()
-    return h.hexdigest()
 
 
 #: The first bytes of a FAISS IVF-Flat index file; then its dimension (int32) and count (int64).

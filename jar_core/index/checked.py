@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from jar_core.errors import IndexLoadError
+from jar_core.index.npz import release_pages
 
 __all__ = ["BLOCK_BYTES", "CHECK_WHOLE_BYTES", "CheckedRows", "block_digests", "block_rows", "saved_blocks", "wrap_arrays"]
 
@@ -48,11 +49,7 @@ def block_digests(arr: np.ndarray, rows: int) -> bytes:
     for c in range(0, len(plain), step):
         out += [hashlib.sha256(memoryview(plain[a : a + rows]).cast("B")).digest()
                 for a in range(c, min(c + step, len(plain)), rows)]
-        if isinstance(mapped, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
-            try:
-                mapped.madvise(mmap.MADV_DONTNEED)
-            except (OSError, ValueError):  # pragma: no cover - an advice the system refuses
-                pass
+        release_pages(mapped)
     return b"".join(out)
 
 
@@ -132,13 +129,8 @@ class _Blocks:
 
     def release(self) -> None:
         """Release the pages of this array's map from the process (read again from the file if used)."""
-        if isinstance(self.data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED") and len(self.plain):
-            start = self.offset - self.offset % mmap.PAGESIZE
-            end = min(self.offset + len(self.plain) * self.row_bytes, len(self.data))
-            try:
-                self.data.madvise(mmap.MADV_DONTNEED, start, end - start)
-            except (OSError, ValueError):  # pragma: no cover - an advice the system refuses
-                pass
+        if len(self.plain):
+            release_pages(self.data, self.offset, self.offset + len(self.plain) * self.row_bytes)
 
     def check_all(self) -> None:
         self.check(np.arange(len(self.done)))

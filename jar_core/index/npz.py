@@ -23,7 +23,8 @@ import numpy as np
 
 from jar_core.errors import IndexSaveError
 
-__all__ = ["write_npz", "npz_arrays", "write_file", "file_sha256", "all_finite"]
+__all__ = ["write_npz", "npz_arrays", "write_file", "file_sha256", "all_finite", "release_pages", "sha256_released",
+           "CHUNK_BYTES"]
 
 #: Array data in the ``.npz`` files this module writes starts at a multiple of this many bytes,
 #: so the arrays can be used where they lie in the file (mapped) without a copy.
@@ -33,6 +34,35 @@ _ZIP_PAD_FIELD = 0xD935  # the extra field of zip aligners: padding, ignored by 
 
 #: Bytes per read when files are copied or hashed.
 _COPY_BYTES = 16 << 20
+#: Mapped files are read in chunks of this many bytes, each chunk's pages released after use.
+CHUNK_BYTES = 64 << 20
+
+
+def release_pages(data: Any, start: int = 0, end: int | None = None) -> None:
+    """Drop the pages of bytes ``start:end`` (default: all) of the memory map ``data`` from this
+    process (they are read again from the file if used later), so that reading a large index does
+    not leave all of it resident; nothing where ``data`` is not a map or the system cannot."""
+    if not isinstance(data, mmap.mmap) or not hasattr(mmap, "MADV_DONTNEED"):
+        return
+    start -= start % mmap.PAGESIZE
+    end = len(data) if end is None else min(end, len(data))
+    if end > start:
+        try:
+            data.madvise(mmap.MADV_DONTNEED, start, end - start)
+        except (OSError, ValueError):  # pragma: no cover - an advice the system refuses
+            pass
+
+
+def sha256_released(data: Any, chunk: int = CHUNK_BYTES) -> str:
+    """SHA-256 (hex) of ``data`` (bytes or a memory map) read in chunks of ``chunk`` bytes, a map's
+    pages released after each (:func:`release_pages`)."""
+    h = hashlib.sha256()
+    view = memoryview(data)
+    for a in range(0, len(view), chunk):
+        h.update(view[a : a + chunk])
+        release_pages(data, a, a + chunk)
+    view.release()
+    return h.hexdigest()
 
 
 def all_finite(arr: np.ndarray, rows: int = 1 << 16, after: Any = None) -> bool:

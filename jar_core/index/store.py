@@ -43,7 +43,9 @@ from jar_core._gc import gc_paused
 from jar_core.errors import IndexLoadError, IndexSaveError, StaleIndexError
 from jar_core.index import checked
 from jar_core.index.ann import ANN_FILE, entry_with_vectors
-from jar_core.index.npz import all_finite, file_sha256, npz_arrays, write_file, write_npz
+from jar_core.index.npz import (
+    CHUNK_BYTES, all_finite, file_sha256, npz_arrays, release_pages, sha256_released, write_file, write_npz,
+)
 from jar_core.index.publish import TMP, publish, sweep
 from jar_core.index.stored_schema import (
     SCHEMA_CONNECTION, SCHEMA_FILE, close_saved_schema, connect_at, open_saved_schema, read_blocks, without_samples,
@@ -248,34 +250,8 @@ _MAX_BYTES = {"meta.json": 1 << 20}
 _HASH_BESIDE_BYTES = 32 << 20
 
 
-#: Mapped files are read in chunks of this many bytes, each chunk's pages released after use.
-_CHUNK_BYTES = 64 << 20
-
-
-def _release(data: Any, start: int, end: int) -> None:
-    """Drop the pages of bytes ``start:end`` of the memory map ``data`` from this process (they are
-    read again from the file if used later), so that checking a large index does not leave all of
-    it resident; nothing where ``data`` is not a map or the system cannot."""
-    if not isinstance(data, mmap.mmap) or not hasattr(mmap, "MADV_DONTNEED"):
-        return
-    start -= start % mmap.PAGESIZE
-    end = min(end, len(data))
-    if end > start:
-        try:
-            data.madvise(mmap.MADV_DONTNEED, start, end - start)
-        except (OSError, ValueError):  # pragma: no cover - an advice the system refuses
-            pass
-
-
-def _sha256_chunked(data: Any) -> str:
-    """SHA-256 (hex) of ``data`` read in chunks, each released after hashing (:func:`_release`)."""
-    h = hashlib.sha256()
-    view = memoryview(data)
-    for a in range(0, len(view), _CHUNK_BYTES):
-        h.update(view[a : a + _CHUNK_BYTES])
-        _release(data, a, a + _CHUNK_BYTES)
-    view.release()
-    return h.hexdigest()
+#: Mapped files are hashed and checked in chunks of this many bytes (:data:`jar_core.index.npz.CHUNK_BYTES`).
+_CHUNK_BYTES = CHUNK_BYTES
 
 
 def _sha256_beside(data: Any) -> Any:
@@ -285,13 +261,13 @@ def _sha256_beside(data: Any) -> Any:
         digest = hashlib.sha256(data).hexdigest()
         return lambda: digest
     out: list[str] = []
-    thread = threading.Thread(target=lambda: out.append(_sha256_chunked(data)),
+    thread = threading.Thread(target=lambda: out.append(sha256_released(data, _CHUNK_BYTES)),
                               name="jar-index-checksum", daemon=True)
     thread.start()
 
     def result() -> str:
         thread.join()
-        return out[0] if out else _sha256_chunked(data)
+        return out[0] if out else sha256_released(data, _CHUNK_BYTES)
 
     return result
 
@@ -309,7 +285,7 @@ def _all_finite_mapped(arrays: dict[str, np.ndarray], data: Any) -> str | None:
         start = arr.__array_interface__["data"][0] - base
 
         def release(a: int, b: int) -> None:
-            _release(data, start + a * row_bytes, start + b * row_bytes)
+            release_pages(data, start + a * row_bytes, start + b * row_bytes)
 
         if not all_finite(arr, max(1, _CHUNK_BYTES // max(row_bytes, 1)), release):
             return name
@@ -406,7 +382,7 @@ def _read_checked(
         data = files[SCHEMA_FILE]
         if data is None:
             raise IndexLoadError(f"index at {p} is corrupt or truncated: {SCHEMA_FILE} is missing")
-        if _sha256_chunked(data) != meta["sha256"][SCHEMA_FILE]:
+        if sha256_released(data, _CHUNK_BYTES) != meta["sha256"][SCHEMA_FILE]:
             raise IndexLoadError(f"index at {p} is corrupt or truncated: {SCHEMA_FILE} does not match its checksum")
         if schema is not None and schema.fingerprint() != meta["schema_fingerprint"]:
             raise StaleIndexError(f"index at {p} was built for another schema; rebuild it")
