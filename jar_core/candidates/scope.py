@@ -35,8 +35,7 @@ class DatabaseScope:
         case-insensitive); an unknown name raises :class:`~jar_core.errors.UnknownDatabaseError`."""
         if self._db_positions is None:
             s = structure(self.schema)  # the tables' database codes: no table read
-            order = np.argsort(s.database, kind="stable")
-            bounds = np.searchsorted(s.database[order], np.arange(len(s.databases) + 1))
+            order, bounds = s.by_database
             groups = {db: order[bounds[i] : bounds[i + 1]] for i, db in enumerate(s.databases)}
             folded: dict[str, list[np.ndarray]] = {}
             for db, rows in groups.items():

@@ -18,6 +18,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import weakref
 from dataclasses import dataclass
@@ -60,6 +61,15 @@ class TableStructure:
 
     def __len__(self) -> int:
         return len(self.database)
+
+    @functools.cached_property
+    def by_database(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(order, starts)``: the tables of database code ``d`` are ``order[starts[d]:starts[d + 1]]``,
+        in position order (worked out once)."""
+        order = np.argsort(self.database, kind="stable")
+        starts = np.zeros(len(self.databases) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.database, minlength=len(self.databases)), out=starts[1:])
+        return order, starts
 
     def to_blobs(self) -> dict[str, bytes]:
         """Each field as bytes: arrays in NumPy's ``.npy`` layout, string lists as JSON."""

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import sparse
 
+from jar_core.joins.compat import column_positions
+
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index.schema_index import SchemaIndex
 
@@ -44,10 +46,7 @@ class _ByDatabase:
     def __init__(self, index: "SchemaIndex") -> None:
         from jar_core.index.structure import structure
 
-        self.s = s = structure(index.schema)  # codes of the case-folded column names
-        self.order = np.argsort(s.database, kind="stable")  # tables of database d: order[starts[d]:starts[d + 1]]
-        self.starts = np.zeros(len(s.databases) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(s.database, minlength=len(s.databases)), out=self.starts[1:])
+        self.s = structure(index.schema)  # codes of the case-folded column names
         self._kept: dict[int, tuple[np.ndarray, sparse.csr_matrix, np.ndarray]] = {}
 
     def incidence(self, db: int) -> tuple[np.ndarray, sparse.csr_matrix, np.ndarray]:
@@ -60,11 +59,10 @@ class _ByDatabase:
         hit = self._kept.get(db)
         if hit is None:
             s = self.s
-            tables = self.order[self.starts[db]:self.starts[db + 1]]
-            lens = s.col_offsets[tables + 1] - s.col_offsets[tables]
-            rows = np.repeat(np.arange(len(tables), dtype=np.int64), lens)
-            first = np.repeat(s.col_offsets[tables] - (np.cumsum(lens) - lens), lens)
-            names = s.column[first + np.arange(int(lens.sum()))]
+            order, starts = s.by_database
+            tables = order[starts[db]:starts[db + 1]]
+            rows = np.repeat(np.arange(len(tables), dtype=np.int64), s.col_offsets[tables + 1] - s.col_offsets[tables])
+            names = s.column[column_positions(s.col_offsets, tables)]
             n_names = max(len(s.column_names), 1)
             pairs = np.unique(rows * n_names + names)  # each table's distinct names
             rows, vocab_of = pairs // n_names, pairs % n_names
