@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -249,6 +248,9 @@ class _Columns:
     in_pk: list[bool] = field(default_factory=list)
 
 
+#: What a column's name tells (:func:`name_facts`): (key word, flag, stems per variant, full names,
+#: named as its table's key, module word).
+_NameFacts = tuple[str | None, bool, list[list[str]], list[str], int, str]
 #: What a declared type tells: (join class, holds no key, real, integer, UUID).
 _TypeFacts = tuple[str, bool, bool, bool, bool]
 
@@ -269,7 +271,7 @@ def _read_columns(schema: Schema, names: _TableNames) -> _Columns:
     out = _Columns()
     dbs: dict[str, int] = {}
     # what a name tells depends on the names alone: worked out once per (column, table, prefix)
-    by_name: dict[tuple[str, str, str | None, bool, int], tuple[str | None, bool, list[list[str]], list[str], int, str]] = {}
+    by_name: dict[tuple[str, str, str | None, bool, int], _NameFacts] = {}
     by_type: dict[str | None, _TypeFacts] = {}
     for ti, t in enumerate(schema.tables):
         prefix = table_prefix(t)
@@ -283,8 +285,9 @@ def _read_columns(schema: Schema, names: _TableNames) -> _Columns:
         # a one-column primary key whose name does not name the table (``business.bid``: a
         # surrogate) leaves the column named exactly after the table with a key word
         # (``business.business_id``) its key too: the entity's own id, which others reference
-        pk_other = len(pk) == 1 and not pk_row and _names_own(pk[0], t, prefix, module, names, by_name) == 0
         ents = names.entities[t.join_scope]
+        pk_other = len(pk) == 1 and not pk_row and \
+            _name_facts(by_name, pk[0], t.name, prefix, tnames, twords, module, ents)[4] == 0
         for c in t.columns:
             out.table.append(ti)
             out.database.append(db)
@@ -298,11 +301,8 @@ def _read_columns(schema: Schema, names: _TableNames) -> _Columns:
             out.decimal.append(real and (seen != "numeric" or frac))
             out.integer.append(whole)
             out.uuid.append(generated)
-            facts = by_name.get((c.name, t.name, prefix, module, id(ents)))
-            if facts is None:
-                facts = by_name[(c.name, t.name, prefix, module, id(ents))] = name_facts(
-                    c.name, prefix, tnames, twords, module, ents)
-            kw, flag, v_stems, v_full, named_own, dropped = facts
+            kw, flag, v_stems, v_full, named_own, dropped = _name_facts(
+                by_name, c.name, t.name, prefix, tnames, twords, module, ents)
             out.module_word.append(dropped)
             out.key_word.append(kw)
             # an ordinal or a category with one or two values (credit_order: 1, 2) is no reference
@@ -328,15 +328,17 @@ def _read_columns(schema: Schema, names: _TableNames) -> _Columns:
     return out
 
 
-def _names_own(column: str, t: Table, prefix: str | None, module: bool, names: _TableNames,
-               by_name: dict[tuple[str, str, str | None, bool, int], Any]) -> int:
-    """How exactly ``column`` names its table ``t`` (``name_facts``' level: 0, 1 or 2)."""
-    tnames, _, twords = names.of(t)
-    ents = names.entities[t.join_scope]
-    key = (column, t.name, prefix, module, id(ents))
-    if key not in by_name:
-        by_name[key] = name_facts(column, prefix, tnames, twords, module, ents)
-    return by_name[key][4]
+def _name_facts(
+    kept: dict[tuple[str, str, str | None, bool, int], _NameFacts], column: str, table: str, prefix: str | None,
+    tnames: list[str], twords: list[str], module: bool, entities: frozenset[str],
+) -> _NameFacts:
+    """:func:`name_facts` of ``column`` in ``table``, worked out once per (column, table, prefix,
+    module, entities) and ``kept``."""
+    key = (column, table, prefix, module, id(entities))
+    facts = kept.get(key)
+    if facts is None:
+        facts = kept[key] = name_facts(column, prefix, tnames, twords, module, entities)
+    return facts
 
 
 def _own_keys(
