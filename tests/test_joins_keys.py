@@ -231,3 +231,44 @@ def test_a_table_keyed_by_a_bare_id_and_a_polymorphic_id_are_not_keyed_by_their_
     # a table named by its key column keeps it beside a bare key word of another kind
     got = edges(Schema([T("sets", "id", "code", "name"), T("cards", "id", "set_code")]))
     assert got.get("cards.set_code = sets.code", (0, ""))[0] >= 0.75, got
+
+
+def test_a_key_named_by_its_tables_initials():
+    from jar_core.loaders import load_ddl
+
+    # academic / IMDB style, no keys declared: author.aid is the author's key (a + id), and the
+    # columns named aid elsewhere refer to it
+    ddl = """
+    CREATE TABLE author (aid INT, name TEXT, homepage TEXT);
+    CREATE TABLE publication (pid INT, title TEXT, year INT);
+    CREATE TABLE writes (aid INT, pid INT);
+    CREATE TABLE orders (order_id INT, paid INT, void INT);
+    """
+    got = edges(load_ddl(ddl))
+    for pair in ("author.aid = writes.aid", "publication.pid = writes.pid"):
+        conf, evidence = got.get(pair, (0, ""))
+        assert conf >= 0.9 and evidence == "same name", (pair, got)
+    # words that end in "id" but are no table's initials stay what they are
+    assert not any("paid" in k or "void" in k for k in got), got
+    # a table of the same initials keyed by a bare id is keyed by it: its aid refers to the author
+    award = edges(load_ddl(ddl + "CREATE TABLE award (id INT PRIMARY KEY, aid INT, name TEXT);"))
+    assert award.get("author.aid = writes.aid", (0, ""))[0] >= 0.9, award
+    assert award.get("author.aid = award.aid", (0, ""))[0] >= 0.9, award
+    # two tables whose initials make one key name: a column of that name elsewhere names neither
+    two = edges(load_ddl(ddl + "CREATE TABLE article (aid INT, body TEXT);"))
+    assert "author.aid = writes.aid" not in two and "article.aid = writes.aid" not in two, two
+
+
+def test_a_key_named_by_initials_is_a_surrogate_beside_the_entitys_own_id():
+    from jar_core.loaders import load_ddl
+
+    # Yelp: user is keyed by uid (u + id); user.user_id is the user's own id, which reviews hold
+    ddl = """
+    CREATE TABLE "user" (uid INT PRIMARY KEY, user_id TEXT, name TEXT);
+    CREATE TABLE review (rid INT PRIMARY KEY, business_id TEXT, user_id TEXT, rating REAL);
+    CREATE TABLE tip (tip_id INT PRIMARY KEY, user_id TEXT, text TEXT);
+    """
+    got = edges(load_ddl(ddl))
+    for other in ("review", "tip"):
+        conf, evidence = got.get(f"{other}.user_id = user.user_id", (0, ""))
+        assert conf >= 0.9 and evidence != "sibling", (other, got)

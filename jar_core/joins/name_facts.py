@@ -19,7 +19,7 @@ from jar_core.schema import Schema, Table
 
 __all__ = ["table_prefix", "split_key_word", "is_row_number", "TABLE_QUALIFIERS", "GLUED_QUALIFIERS", "UUID_TYPE",
            "counts", "table_words", "table_names", "names_the_table", "GENERIC_HEADS", "name_facts", "module_words",
-           "long_modules", "MODULE_TABLES", "ARCHIVE_WORDS", "is_archive"]
+           "long_modules", "MODULE_TABLES", "ARCHIVE_WORDS", "is_archive", "initial_key", "flat_name"]
 
 _GLUED = ("key", "id", "sk")  # glued to the stem in prefixed warehouse names: ``custkey``
 
@@ -268,13 +268,46 @@ def _leading_glued_key(token: str, entities: frozenset[str], own: Sequence[str],
     return None
 
 
+#: Letters of the longest initials a key name is read by (``aid`` of ``author``, ``tsid`` of
+#: ``tv_series``): one per word of a table's name, up to three words.
+MAX_INITIALS = 3
+
+
+def flat_name(name: str) -> str:
+    """``name`` in lower case without separators: ``A_ID`` and ``aid`` alike."""
+    return re.sub(r"[^0-9a-z]", "", name.lower())
+
+
+def initial_key(twords: Sequence[str]) -> str:
+    """The key name a table's initials make (``aid`` for ``author``, ``tsid`` for ``tv_series``):
+    each word's first letter and ``id``; ``""`` for a name of no word or of more than
+    :data:`MAX_INITIALS` words."""
+    if not 1 <= len(twords) <= MAX_INITIALS or not all(w[:1].isalpha() for w in twords):
+        return ""
+    return "".join(w[0] for w in twords) + LEADING_KEY_WORD
+
+
+def _initials(stem: list[str], kw: str | None, own: str, known: frozenset[str]) -> tuple[list[str], str | None]:
+    """A key named by a table's initials and ``id`` (``aid``, written as one word), read as those
+    letters and the key word, in its own table (``own``: :func:`initial_key` of the table) or where
+    it is the key of one table of the database (``known``: ``writes.aid`` refers to ``author.aid``);
+    else ``(stem, kw)`` as they are (``paid``, ``void``: no table's initials)."""
+    if kw is None and len(stem) == 1:
+        token = stem[0]
+        if 3 <= len(token) <= MAX_INITIALS + 2 and token.endswith(LEADING_KEY_WORD) and (token == own or token in known):
+            return [token[:-2]], LEADING_KEY_WORD
+    return stem, kw
+
+
 def name_facts(
     name: str, prefix: str | None, tnames: list[str], twords: list[str], module: bool = True,
-    entities: frozenset[str] = frozenset(),
+    entities: frozenset[str] = frozenset(), initial_keys: frozenset[str] = frozenset(),
 ) -> tuple[str | None, bool, list[list[str]], list[str], int, str]:
     """``(key word, flag, stems per variant, full names, named as its table's key, module word)``
     of column ``name`` in a table with names ``tnames`` / words ``twords`` and column prefix
-    ``prefix``; ``module``: the table's first word is a module prefix (:data:`MODULE_TABLES`).
+    ``prefix``; ``module``: the table's first word is a module prefix (:data:`MODULE_TABLES`);
+    ``entities``: the flat names of the database's tables; ``initial_keys``: the keys its tables'
+    initials name (:func:`initial_key`), each of one table.
 
     The last is 2 when the name is one of the table's names with a key word (or a bare key word:
     ``id``), 1 when it names the table otherwise: only the start of a name
@@ -290,8 +323,10 @@ def name_facts(
         variants.append((toks[1:], False))  # the table's module prefix: FAC_BUILDING.FAC_BUILDING_KEY
         dropped = toks[0]
     v_stems, v_full, kw, row = [], [], None, False
+    own_initials = initial_key(twords)
     for vt, stripped in variants:
         stem, k, is_row = _row_number(*split_key_word(vt, glued=stripped, leading=vt is toks))  # ``row_id``: a bare ``id``
+        stem, k = _initials(stem, k, own_initials, initial_keys)  # ``author.aid``, ``writes.aid``
         row = row or is_row
         if k is None and len(stem) > 2 and stem[len(stem) // 2] == LEADING_KEY_WORD and \
                 stem[: len(stem) // 2] == stem[len(stem) // 2 + 1:]:  # ``customer_idcustomer`` read apart
@@ -316,6 +351,8 @@ def name_facts(
         named_own = 1
     elif bare or (kw is not None and any("".join(s) in tnames for s in v_stems if s)):
         named_own = 2
+    elif kw == LEADING_KEY_WORD and own_initials and any("".join(s) + kw == own_initials for s in v_stems if s):
+        named_own = 2  # its table's initials: ``author.aid``, ``tv_series.ts_id``
     else:
         named_own = 1 if any(names_the_table("".join(s), tnames, twords) or _ends_of(s, twords) for s in v_stems if s) else 0
     return kw, flag, v_stems, list(dict.fromkeys(v_full)), named_own, dropped

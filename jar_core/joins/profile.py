@@ -19,7 +19,7 @@ from scipy import sparse
 
 from jar_core.joins.keys import adopted_keys, copy_bases, declared_columns, part_references, typed_part, typed_stems
 from jar_core.joins.name_facts import (
-    UUID_TYPE, counts, is_row_number, long_modules, module_words, name_facts, table_names, table_prefix, table_words,
+    UUID_TYPE, counts, flat_name, initial_key, is_row_number, long_modules, module_words, name_facts, table_names, table_prefix, table_words,
 )
 from jar_core.joins.words import (  # noqa: F401 - read from here by the other layers
     KEY_WORDS, fractional, incidence, sample_class, singular, value_key, words,
@@ -194,6 +194,17 @@ class _TableNames:
         shared: dict[frozenset[str], frozenset[str]] = {}
         self.entities = {scope: shared.setdefault(names, names)
                          for scope, names in ((scope, frozenset(v)) for scope, v in scope_names.items())}
+        # per database, the keys named by one table's initials (``author.aid``, :func:`initial_key`):
+        # what a column of that name elsewhere refers to (``writes.aid``); a name two tables own is none
+        owners: dict[str, dict[str, int]] = {}
+        for t in schema.tables:
+            key = initial_key(words(t.name))
+            flat = [flat_name(c.name) for c in t.columns] if key else []
+            if key in flat and "id" not in flat:  # a table keyed by a bare ``id`` is keyed by it
+                got = owners.setdefault(t.join_scope, {})
+                got[key] = got.get(key, 0) + 1
+        self.initial_keys = {scope: shared.setdefault(keys, keys) for scope, keys in (
+            (scope, frozenset(k for k, n in owners.get(scope, {}).items() if n == 1)) for scope in self.entities)}
 
     def of(self, t: Table) -> tuple[list[str], list[list[str]], list[str]]:
         """The table's entity names, word lists and words: :func:`table_words`, the name without
@@ -271,7 +282,7 @@ def _read_columns(schema: Schema, names: _TableNames) -> _Columns:
     out = _Columns()
     dbs: dict[str, int] = {}
     # what a name tells depends on the names alone: worked out once per (column, table, prefix)
-    by_name: dict[tuple[str, str, str | None, bool, int], _NameFacts] = {}
+    by_name: dict[tuple[str, str, str | None, bool, int, int], _NameFacts] = {}
     by_type: dict[str | None, _TypeFacts] = {}
     for ti, t in enumerate(schema.tables):
         prefix = table_prefix(t)
@@ -285,9 +296,11 @@ def _read_columns(schema: Schema, names: _TableNames) -> _Columns:
         # a one-column primary key whose name does not name the table (``business.bid``: a
         # surrogate) leaves the column named exactly after the table with a key word
         # (``business.business_id``) its key too: the entity's own id, which others reference
-        ents = names.entities[t.join_scope]
-        pk_other = len(pk) == 1 and not pk_row and \
-            _name_facts(by_name, pk[0], t.name, prefix, tnames, twords, module, ents)[4] == 0
+        ents, inits = names.entities[t.join_scope], names.initial_keys[t.join_scope]
+        # (a key named by the table's initials, ``business.bid``, is such a surrogate too)
+        pk_other = len(pk) == 1 and not pk_row and (
+            _name_facts(by_name, pk[0], t.name, prefix, tnames, twords, module, ents, inits)[4] == 0
+            or flat_name(pk[0]) == initial_key(twords))
         for c in t.columns:
             out.table.append(ti)
             out.database.append(db)
@@ -302,7 +315,7 @@ def _read_columns(schema: Schema, names: _TableNames) -> _Columns:
             out.integer.append(whole)
             out.uuid.append(generated)
             kw, flag, v_stems, v_full, named_own, dropped = _name_facts(
-                by_name, c.name, t.name, prefix, tnames, twords, module, ents)
+                by_name, c.name, t.name, prefix, tnames, twords, module, ents, inits)
             out.module_word.append(dropped)
             out.key_word.append(kw)
             # an ordinal or a category with one or two values (credit_order: 1, 2) is no reference
@@ -329,15 +342,15 @@ def _read_columns(schema: Schema, names: _TableNames) -> _Columns:
 
 
 def _name_facts(
-    kept: dict[tuple[str, str, str | None, bool, int], _NameFacts], column: str, table: str, prefix: str | None,
-    tnames: list[str], twords: list[str], module: bool, entities: frozenset[str],
+    kept: dict[tuple[str, str, str | None, bool, int, int], _NameFacts], column: str, table: str, prefix: str | None,
+    tnames: list[str], twords: list[str], module: bool, entities: frozenset[str], initial_keys: frozenset[str],
 ) -> _NameFacts:
     """:func:`name_facts` of ``column`` in ``table``, worked out once per (column, table, prefix,
-    module, entities) and ``kept``."""
-    key = (column, table, prefix, module, id(entities))
+    module, entities, initial keys) and ``kept``."""
+    key = (column, table, prefix, module, id(entities), id(initial_keys))
     facts = kept.get(key)
     if facts is None:
-        facts = kept[key] = name_facts(column, prefix, tnames, twords, module, entities)
+        facts = kept[key] = name_facts(column, prefix, tnames, twords, module, entities, initial_keys)
     return facts
 
 
