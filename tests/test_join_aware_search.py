@@ -950,3 +950,25 @@ def test_central_tables_are_read_off_the_join_graph():
     r = TableRetriever(load_ddl(school), embedder=BagOfWordsEmbedder())
     names = [t.name for t, c in zip(r.schema.tables, central_tables(r.index)) if c]
     assert names == ["courses"]  # rooms: referenced by 1 of 6, not a third
+
+
+def test_a_link_table_is_no_more_relevant_than_the_tables_it_links():
+    from jar_core.signals.link_relevance import link_relevance
+
+    # 0 author, 1 publication, 2 domain, 3 domain_author (links 0 and 2), 4 writes (links 0 and 1,
+    # but is named after neither: no link table). domain_author's name echoes "author": it is more
+    # similar to the question than author itself, yet a question about authors' papers needs writes
+    w = np.zeros((5, 5))
+    for a, b in ((3, 0), (3, 2), (4, 0), (4, 1)):
+        w[a, b] = w[b, a] = 0.97
+    s = sig([0.33, 0.34, 0.19, 0.45, 0.22], w)
+    s.links = np.array([False, False, False, True, False])
+    s.references = np.zeros((5, 5), dtype=bool)
+    for a, b in ((3, 0), (3, 2), (4, 0), (4, 1)):
+        s.references[a, b] = True
+    np.testing.assert_allclose(link_relevance(s), [0.33, 0.34, 0.19, 0.19, 0.22])  # capped at domain's
+    assert set(JoinAwareStrategy(0, 1, 4).select(s, 3).order) == {0, 1, 4}
+    assert 3 in JoinAwareStrategy(0, 1, 4, link_relevance=False).select(s, 3).order
+    # a link table with one end among the candidates keeps its relevance (the other end's is unknown)
+    s.references[3, 2] = False
+    assert link_relevance(s)[3] == pytest.approx(0.45)

@@ -10,6 +10,7 @@ Each step is a handful of vector operations over the n candidates.
 """
 from __future__ import annotations
 
+import dataclasses
 from numbers import Real
 from typing import Any, Sequence
 
@@ -228,7 +229,10 @@ class JoinAwareStrategy(GreedyStrategy):
     table (:func:`bridge_pair`); the bridge shows in :attr:`Selection.bridges`. With ``central_sum``,
     a *central* table (one a third or more of its database's tables reference: a hospital stay that
     every event references, :mod:`jar_core.signals.central`) gains the paper's sum of its joins to the selection:
-    it is the way in to most questions of its database. Weights
+    it is the way in to most questions of its database. With ``link_relevance``, a link table
+    (``domain_author``: keys of the tables it links) is no more relevant than the least relevant
+    candidate it refers to (:mod:`jar_core.signals.link_relevance`): its name echoes theirs, and a
+    question needs it only to join them. Weights
     ``(l_cov, l_join, l_coarse)`` default to :data:`JOIN_AWARE_WEIGHTS`; they and ``l_family`` are
     checked as :class:`GreedyStrategy`'s (``l_family`` alone may be 0).
     """
@@ -239,10 +243,12 @@ class JoinAwareStrategy(GreedyStrategy):
     def __init__(
         self, l_cov: float = JOIN_AWARE_WEIGHTS[0], l_join: float = JOIN_AWARE_WEIGHTS[1],
         l_coarse: float = JOIN_AWARE_WEIGHTS[2], *, l_family: float = FAMILY_WEIGHT, bridges: bool = True,
-        lookahead: bool | None = None, near_copies: bool = True, central_sum: bool = True, trace_width: int = 5,
+        lookahead: bool | None = None, near_copies: bool = True, central_sum: bool = True,
+        link_relevance: bool = True, trace_width: int = 5,
     ) -> None:
         super().__init__(l_cov, l_join, l_coarse, trace_width=trace_width)
         self.central_sum = bool(central_sum)
+        self.link_relevance = bool(link_relevance)
         (self.l_family,) = check_weights((("l_family", l_family),), all_zero=True)
         self.bridges = bool(bridges)
         self.lookahead = self.bridges if lookahead is None else bool(lookahead)
@@ -259,6 +265,12 @@ class JoinAwareStrategy(GreedyStrategy):
         """The greedy's choice; with ``near_copies``, a chosen table's near copy that joins the others
         more surely in its place (:func:`jar_core.strategies.near_copies.prefer_joined`); with ``bridges``,
         connected within ``k`` (:func:`jar_core.strategies.bridge.connect`)."""
+        if self.link_relevance:
+            from jar_core.signals.link_relevance import link_relevance
+
+            r = link_relevance(signals)
+            if r is not signals.r:
+                signals = dataclasses.replace(signals, r=r)
         sel = super().select(signals, k, pinned=pinned)
         if self.near_copies and signals.near_copies is not None:
             from jar_core.strategies.near_copies import prefer_joined

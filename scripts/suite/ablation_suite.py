@@ -12,7 +12,7 @@ paper's greedy, of the default, and of the default without one part at a time:
   ``match_values``, ``lexical`` at 0 / off;
 * ``connection gain``: the paper's join sum and weights (2, 1, 4) in place of the ``max`` gain
   and (3, 1, 4);
-* ``bridges``, ``lookahead``, ``family gain``, ``near copies``, ``central sum``: the steps of
+* ``bridges``, ``lookahead``, ``family gain``, ``near copies``, ``central sum``, ``link relevance``: the steps of
   :class:`~jar_core.strategies.JoinAwareStrategy` switched off;
 * ``hub correction``, ``BM25 in relevance``: ``hubness`` and ``lexical_relevance`` at 0.
 
@@ -69,6 +69,7 @@ CONFIGS: dict[str, Config] = {
     "- family gain": ({}, None, lambda: JoinAwareStrategy(l_family=0.0)),
     "- near copies": ({}, None, lambda: JoinAwareStrategy(near_copies=False)),
     "- central sum": ({}, None, lambda: JoinAwareStrategy(central_sum=False)),
+    "- link relevance": ({}, None, lambda: JoinAwareStrategy(link_relevance=False)),
     "- hub correction": (dict(hubness=0.0), None, JoinAwareStrategy),
     "- BM25 in relevance": (dict(lexical_relevance=0.0), None, JoinAwareStrategy),
 }

@@ -6,8 +6,8 @@ time while none lowers complete recall below the paper's greedy by more than a p
 
 The parts beyond the paper (``PARTS``): the join graph of :mod:`jar_core.joins` in place of the
 paper's pair score, expansion, value matching, BM25 fusion, the connection gain, bridges, the
-bridge lookahead, the family gain, the hub correction, BM25 in the relevance, near copies and the
-central tables' join sum.
+bridge lookahead, the family gain, the hub correction, BM25 in the relevance, near copies, the
+central tables' join sum and the link tables' relevance.
 Starting from the paper's greedy, each round tries every part not yet on, on every benchmark of
 the suite at every K; a part may join only if the configuration it makes stays within
 ``--tolerance`` (1 point) of the paper greedy's complete recall on every benchmark and K; of
@@ -38,7 +38,8 @@ from jar_core.strategies import JoinAwareStrategy  # noqa: E402
 from jar_core.strategies.greedy import DEFAULT_WEIGHTS, JOIN_AWARE_WEIGHTS  # noqa: E402
 
 PARTS = ("honest joins", "expansion", "value matching", "BM25 fusion", "connection gain", "bridges",
-         "lookahead", "family gain", "hub correction", "BM25 in relevance", "near copies", "central sum")
+         "lookahead", "family gain", "hub correction", "BM25 in relevance", "near copies", "central sum",
+         "link relevance")
 
 
 def retriever_options(parts: frozenset[str]) -> dict[str, Any]:
@@ -61,7 +62,7 @@ def strategy(parts: frozenset[str]) -> Any:
     s = JoinAwareStrategy(*(JOIN_AWARE_WEIGHTS if conn else DEFAULT_WEIGHTS),
                           l_family=0.4 if "family gain" in parts else 0.0, bridges="bridges" in parts,
                           lookahead="lookahead" in parts, near_copies="near copies" in parts,
-                          central_sum="central sum" in parts)
+                          central_sum="central sum" in parts, link_relevance="link relevance" in parts)
     s.join_mode = "max" if conn else "sum"
     return s
 
