@@ -1,6 +1,8 @@
 """Which columns key their tables (jar_core.joins.keys, name_facts, words): own keys, part references, adopted keys, name words."""
 from __future__ import annotations
 
+import pytest
+
 from jar_core.joins import build_join_graph
 from jar_core.joins.words import abbreviates, words
 from jar_core.schema import Column, Schema
@@ -272,3 +274,26 @@ def test_a_key_named_by_initials_is_a_surrogate_beside_the_entitys_own_id():
     for other in ("review", "tip"):
         conf, evidence = got.get(f"{other}.user_id = user.user_id", (0, ""))
         assert conf >= 0.9 and evidence != "sibling", (other, got)
+
+
+def test_two_references_of_one_key_named_apart_are_siblings():
+    from jar_core.joins.through import MAX_REFERENCES
+    from jar_core.loaders import load_ddl
+
+    # ATIS: a flight's departure airport and an airport a city's service uses are one airport
+    ddl = """
+    CREATE TABLE airport (airport_code TEXT PRIMARY KEY, airport_name TEXT);
+    CREATE TABLE city (city_code TEXT PRIMARY KEY, city_name TEXT);
+    CREATE TABLE flight (flight_id INT PRIMARY KEY, from_airport TEXT, to_airport TEXT, departure_time INT);
+    CREATE TABLE airport_service (city_code TEXT, airport_code TEXT, miles_distant INT);
+    """
+    got = edges(load_ddl(ddl))
+    assert got.get("airport.airport_code = flight.from_airport", (0, ""))[1] == "role", got
+    conf, evidence = got.get("airport_service.airport_code = flight.from_airport", (0, ""))
+    assert evidence == "sibling apart" and conf == pytest.approx(0.55), got
+    # a key that more than MAX_REFERENCES columns reference (a warehouse's term key) gives none
+    many = "".join(f"CREATE TABLE fact_{chr(97 + i)} (row_id INT PRIMARY KEY, origin_airport TEXT, amount REAL);\n"
+                   for i in range(MAX_REFERENCES))
+    hub = edges(load_ddl(ddl + many))
+    assert hub.get("airport.airport_code = fact_a.origin_airport", (0, ""))[0] > 0, hub
+    assert "airport_service.airport_code = flight.from_airport" not in hub, hub

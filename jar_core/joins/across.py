@@ -19,7 +19,7 @@ from scipy import sparse
 
 from jar_core.joins import blocking
 from jar_core.joins.checks import checked
-from jar_core.joins.edges import EVIDENCE, best_per_pair, class_code
+from jar_core.joins.edges import EVIDENCE, best_per_pair, class_code, is_sibling
 from jar_core.joins.inclusion import MIN_INCLUSION, MIN_VALUES, inclusion, inclusion_ratio
 from jar_core.joins.naming import naming
 from jar_core.joins.preference import TIE_MARGIN, key_rank
@@ -71,11 +71,11 @@ def across(
 
     # rule 6 over the joins within and across databases: a key of another database only where
     # it is as good as the referencing column's best
-    sib = ev == EVIDENCE.index("sibling")
+    sib = is_sibling(ev)
     rank = key_rank(p, f, k, conf)
     best = np.full(p.n, -np.inf)
     np.maximum.at(best, f[~sib], rank[~sib])
-    wsib = wev == EVIDENCE.index("sibling")
+    wsib = is_sibling(wev)
     np.maximum.at(best, wf[~wsib], key_rank(p, wf, wk, wconf)[~wsib])
     keep = sib | (rank >= best[f] - TIE_MARGIN)
     f, k, conf, ev, rank = f[keep], k[keep], conf[keep], ev[keep], rank[keep]

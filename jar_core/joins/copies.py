@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jar_core.joins.edges import EVIDENCE, best_per_pair
+from jar_core.joins.edges import EVIDENCE, best_per_pair, is_sibling
 from jar_core.joins.name_facts import is_archive
 from jar_core.joins.profile import ColumnProfile
 
@@ -45,7 +45,7 @@ def copy_joins(
     copied = src >= 0
     if not copied.any():
         return f, k, conf, ev
-    sib = ev == EVIDENCE.index("sibling")
+    sib = is_sibling(ev)
     key = p.own_key | p.pk_declared
     # a copy's key column is one more reference to the copied key: its siblings outside the copied
     # table and its copies stay (rule 7 makes them joins through the key)

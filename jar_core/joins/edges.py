@@ -14,11 +14,19 @@ import numpy as np
 from jar_core.joins.naming import RULES
 from jar_core.joins.profile import ColumnProfile
 
-__all__ = ["JoinGraph", "EVIDENCE", "best_per_pair", "first_of", "class_code", "table_index"]
+__all__ = ["JoinGraph", "EVIDENCE", "SIBLINGS", "is_sibling", "best_per_pair", "first_of", "class_code", "table_index"]
 
 
-#: Evidence names, indexed by :attr:`JoinGraph.evidence`.
-EVIDENCE = ("declared", *RULES, "inclusion", "composite key", "copy")
+#: Evidence names, indexed by :attr:`JoinGraph.evidence` (``sibling apart``: two references of one
+#: key named apart, :mod:`.through`).
+EVIDENCE = ("declared", *RULES, "inclusion", "composite key", "copy", "sibling apart")
+#: The evidence of two references of one key (named alike, or apart): siblings, no reference.
+SIBLINGS = (EVIDENCE.index("sibling"), EVIDENCE.index("sibling apart"))
+
+
+def is_sibling(evidence: np.ndarray) -> np.ndarray:
+    """bool per edge: its ``evidence`` (indices into :data:`EVIDENCE`) is a sibling's (:data:`SIBLINGS`)."""
+    return np.isin(evidence, SIBLINGS)
 
 
 @dataclass(eq=False)  # compared by identity: a graph keys the caches of the stages that read it

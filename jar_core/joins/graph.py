@@ -39,6 +39,7 @@ from jar_core.joins.links import link_tables
 from jar_core.joins.naming import naming
 from jar_core.joins.people import person_roles
 from jar_core.joins.preference import TIE_MARGIN, one_key_per_column
+from jar_core.joins.through import siblings_through_keys
 from jar_core.joins.profile import ColumnProfile
 from jar_core.joins.uncertain import AMBIGUOUS, MAX_VALUE_TIES, THROUGH_KEY, polymorphic_references, uncertain
 from jar_core.joins.value_support import VALUE_SUPPORT
@@ -51,7 +52,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "candidate_join_m
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 49
+JOIN_RULES_VERSION = 51
 
 #: Within databases the rules run on blocks of whole databases of about this many columns, not
 #: on the whole schema at once: the same joins (none crosses two databases), without comparing
@@ -137,7 +138,8 @@ def _inferred(p: ColumnProfile) -> Edges:
     f, k, conf, ev = polymorphic_references(p, f[ok], k[ok], conf[ok], ev[ok])  # rule 7
     # one key per referencing column (siblings are two references, not a reference); a key in
     # a table of the referencing table's family (``FAC_ROOMS`` -> ``FAC_BUILDING``) is nearer
-    return one_key_per_column(p, f, k, conf, ev)  # rule 6
+    f, k, conf, ev = one_key_per_column(p, f, k, conf, ev)  # rule 6
+    return siblings_through_keys(p, f, k, conf, ev)  # rule 7: two references of one key, named apart
 
 
 def _database_blocks(database: np.ndarray, limit: int) -> list[np.ndarray] | None:

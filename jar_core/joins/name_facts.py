@@ -119,11 +119,14 @@ MEASURE_NUMBER_WORDS = frozenset({"num", "number", "numeric", "nbr"})
 def counts(name: str) -> bool:
     """Whether column ``name`` is a count, a sum or a measured number by its name: a first word of
     :data:`COUNT_WORDS` (as written: ``units``, not ``unit_price``), more words after it and no key
-    word (``count_id`` is a key); or two words, one of :data:`MEASURE_WORDS` and a number word
-    (``VALUENUM``: a value as a number)."""
+    word (``count_id`` is a key); two words, one of :data:`MEASURE_WORDS` and a number word
+    (``VALUENUM``: a value as a number); or one word in the plural (``stops``, ``employees``: a
+    count or a list of them; a reference names one entity)."""
     raw = written_words(name, glued=True)
     if len(raw) == 2 and raw[0] in MEASURE_WORDS and raw[1] in MEASURE_NUMBER_WORDS:
         return True
+    if len(raw) == 1 and len(raw[0]) > 3 and singular(raw[0]) != raw[0]:
+        return True  # one word in the plural (``flight.stops``, ``employees``): how many, or a list
     return len(raw) > 1 and raw[0] in COUNT_WORDS and split_key_word(words(name, glued=True), glued=False)[1] is None
 
 

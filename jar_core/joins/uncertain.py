@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from jar_core.joins.edges import EVIDENCE
+from jar_core.joins.edges import EVIDENCE, is_sibling
 from jar_core.joins.preference import whole_name
 from jar_core.joins.profile import ColumnProfile
 
@@ -51,8 +51,8 @@ def uncertain(
     dropped (confidence 0). Declared edges are left alone."""
     if len(f) == 0:
         return conf
-    sib = (ev == EVIDENCE.index("sibling")) & within
-    ref = (ev != EVIDENCE.index("sibling")) & within
+    sib = is_sibling(ev) & within
+    ref = ~is_sibling(ev) & within
     # keys a column is inferred to reference (a composite key's declared reference, partsupp's
     # for lineitem.l_suppkey, leaves its reference to supplier unambiguous)
     inferred = ref & (ev != 0)
@@ -85,7 +85,7 @@ def polymorphic_references(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The edges ``f -> k`` less a polymorphic column's (:func:`polymorphic`) references to a table
     that its entity does not name whole (siblings left alone)."""
-    poly = np.flatnonzero(polymorphic(p)[f] & (ev != EVIDENCE.index("sibling")))
+    poly = np.flatnonzero(polymorphic(p)[f] & ~is_sibling(ev))
     if len(poly):
         ok = np.ones(len(f), dtype=bool)
         ok[poly] = whole_name(p, f[poly], k[poly])

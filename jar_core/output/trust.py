@@ -22,6 +22,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from jar_core.joins.edges import EVIDENCE, SIBLINGS
 from jar_core.joins.calibration import calibrated, calibrated_matrix, trusted, trusted_confidence
 from jar_core.joins.path import components, spanning_tree
 from jar_core.joins.words import KEY_WORDS, words, written_words
@@ -157,10 +158,16 @@ def question_fit(question: frozenset[str], left_table: str, left: str, right_tab
     )
 
 
+#: Evidence names of siblings (:data:`jar_core.joins.edges.SIBLINGS`).
+_SIBLING_EVIDENCE = frozenset(EVIDENCE[i] for i in SIBLINGS)
+
+
 def ranked(keys: Sequence[Key], question: frozenset[str], names: Sequence[str]) -> list[Key]:
     """The trusted ``keys`` between one pair of tables (``names``: the selected tables' names by
-    position), the one the question fits best first (:func:`question_fit`), ties by confidence
-    (then as given: the rules' order)."""
+    position), references before siblings (two references of one key: a shortcut through its
+    table, never in place of a reference between the two), then the one the question fits best
+    (:func:`question_fit`), ties by confidence (then as given: the rules' order)."""
     fit = [question_fit(question, names[k.a], k.left, names[k.b], k.right) for k in keys]
-    order = sorted(range(len(keys)), key=lambda i: (-fit[i], -keys[i].confidence))
+    sib = [k.evidence in _SIBLING_EVIDENCE for k in keys]
+    order = sorted(range(len(keys)), key=lambda i: (sib[i], -fit[i], -keys[i].confidence))
     return [keys[i] for i in order if keys[i].trusted]

@@ -49,14 +49,14 @@ def central_tables(index: "SchemaIndex", cross_database: bool = False) -> np.nda
 
 
 def _central(index: "SchemaIndex", graph: "JoinGraph") -> np.ndarray:
-    from jar_core.joins.edges import EVIDENCE
+    from jar_core.joins.edges import is_sibling
 
     from jar_core.index.structure import structure
 
     db = np.asarray(structure(index.schema).database, dtype=np.int64)  # codes per table: no table read
     n = len(db)
     size = np.bincount(db)
-    keep = ((graph.confidence >= SURE) & (graph.evidence != EVIDENCE.index("sibling"))
+    keep = ((graph.confidence >= SURE) & ~is_sibling(graph.evidence)
             & (graph.table_a != graph.table_b))
     pairs = np.unique(np.stack([graph.table_a[keep], graph.table_b[keep]]).astype(np.int64), axis=1)
     refs = np.bincount(pairs[1], minlength=n) if pairs.size else np.zeros(n, dtype=np.int64)

@@ -25,11 +25,11 @@ def link_relevance(signals: Signals) -> np.ndarray:
     links, refs, ev = signals.links, signals.references, signals.evidence
     if links is None or refs is None or not links.any():
         return signals.r
-    from jar_core.joins.edges import EVIDENCE
+    from jar_core.joins.edges import is_sibling
 
     to = refs[links]  # (links, n): where each link table's joins go to a key
     if ev is not None:
-        to = to & (ev[links] != EVIDENCE.index("sibling"))
+        to = to & ~is_sibling(ev[links])
     ends = to.sum(axis=1)
     least = np.where(to, signals.r[None, :], np.inf).min(axis=1)
     r = signals.r.copy()

@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 from scipy.optimize import isotonic_regression
 
+from jar_core.joins.calibration import SEARCH_ONLY
+
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "jar_core" / "data" / "join_calibration.json"
 #: The threshold below which a join is not shown as a key: more likely wrong than right.
@@ -108,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     table = fit(points, args.min_joins)
     print_reliability("Calibrated by the fit on every benchmark (the saved fit)",
                       reliability([(apply(table, p), p["right"]) for p in points]))
-    shown = [p for p in points if apply(table, p) >= THRESHOLD]
+    # what a model is shown as a key: never the search's own evidence (SEARCH_ONLY)
+    shown = [p for p in points if apply(table, p) >= THRESHOLD and p["evidence"] not in SEARCH_ONLY]
     print(f"\nat threshold {THRESHOLD}: {len(shown)} of {len(points)} judged joins shown as keys, "
           f"{100 * sum(p['right'] for p in shown) / max(1, len(shown)):.1f}% right "
           f"(all: {100 * sum(p['right'] for p in points) / max(1, len(points)):.1f}%)")
