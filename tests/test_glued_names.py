@@ -118,6 +118,22 @@ def test_a_measured_number_is_no_key():
     assert any("HADM_ID" in e for e in got), got  # the keys are still joined
 
 
+def test_a_one_word_plural_is_no_key():
+    from jar_core.joins.name_facts import counts
+
+    # ATIS: flight.stops is how many stops a flight makes, no reference to a flight_stop row
+    ddl = """
+    CREATE TABLE FLIGHT (FLIGHT_ID INT, STOPS INT, AIRLINE_CODE TEXT);
+    CREATE TABLE FLIGHT_STOP (FLIGHT_ID INT, STOP_NUMBER INT, STOP_AIRPORT TEXT);
+    CREATE TABLE STOP (STOP_ID INT, NAME TEXT);
+    """
+    got = edges(load_ddl(ddl))
+    assert not any("STOPS" in e for e in got), got
+    assert any("FLIGHT_ID" in e for e in got), got
+    assert counts("stops") and counts("ENGINES") and not counts("status") and not counts("address")
+    assert not counts("stop_id") and not counts("bus")
+
+
 def test_the_decomposer_reads_run_together_names():
     schema = load_ddl("CREATE TABLE ORDERDETAILS (ORDERID INT, UNITPRICE REAL); CREATE TABLE PRODUCTS (PRODUCTID INT);")
     subs = HeuristicDecomposer().decompose("unit price of the order details", schema).subqueries
