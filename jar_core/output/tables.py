@@ -99,7 +99,8 @@ class JoinEdge:
     is only ever an unverified candidate, :attr:`RetrievalResult.unverified_joins`); ``optional``
     a join of an optional table. ``declared`` whether the source declares it; ``evidence`` the rule
     that found it (``declared``, ``same name``, ``entity``, ``role``, ``abbreviation``,
-    ``sibling``, ``self``, ``person``, ``inclusion``, ``composite key``, ``copy``; ``score`` under
+    ``sibling``, ``self``, ``person``, ``inclusion``, ``composite key``, ``copy``, ``sibling apart``
+    (never trusted: an unverified candidate only); ``score`` under
     the paper's pair score). A key of several columns (declared, or inferred by the
     ``composite key`` rule) joins on all of them: ``more_columns`` holds its other ``(left, right)``
     column pairs (``lineitem`` to ``partsupp`` on part *and* supplier), and :attr:`column_pairs`
