@@ -34,12 +34,16 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def torch_embedder():
-    return get_embedder(None, backend="torch")
+    with pytest.MonkeyPatch.context() as mp:  # the default threads, whatever the shell sets
+        mp.delenv("JAR_RETRIEVAL_THREADS", raising=False)
+        return get_embedder(None, backend="torch")
 
 
 @pytest.fixture(scope="module")
 def onnx_embedder():
-    return get_embedder(None, backend="onnx")
+    with pytest.MonkeyPatch.context() as mp:  # the default threads, whatever the shell sets
+        mp.delenv("JAR_RETRIEVAL_THREADS", raising=False)
+        return get_embedder(None, backend="onnx")
 
 
 def _subprocess(code: str, tmp_path: Path, **env_changes: str | None) -> subprocess.CompletedProcess:
@@ -199,6 +203,7 @@ def test_backend_choice_and_fallback(monkeypatch, caplog):
 
 
 def test_thread_counts_query_time_and_batches(onnx_embedder, monkeypatch):
+    monkeypatch.delenv("JAR_RETRIEVAL_THREADS", raising=False)
     ncpu = emb.cpu_count()
     assert onnx_embedder.threads is None
     assert onnx_embedder._threads_for(5) == 1 and onnx_embedder._threads_for(SMALL_BATCH) == 1
@@ -220,6 +225,7 @@ def test_thread_counts_query_time_and_batches(onnx_embedder, monkeypatch):
 def test_torch_query_time_encoding_uses_one_thread_and_restores_the_setting(torch_embedder, monkeypatch):
     import torch
 
+    monkeypatch.delenv("JAR_RETRIEVAL_THREADS", raising=False)
     seen = []
     real_encode = torch_embedder._model.encode
 
