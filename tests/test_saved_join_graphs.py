@@ -108,22 +108,36 @@ def test_a_graph_of_other_rules_is_inferred_again(tmp_path, index, demo_schema, 
 
 
 def test_the_rules_version_follows_the_rule_modules_source(monkeypatch, tmp_path):
+    from pathlib import Path
+
     store.rules_version.cache_clear()
     before = store.rules_version()
-    folder = tmp_path / "joins"
-    folder.mkdir()
-    for f in (store.__file__, graph_module.__file__):
-        (folder / f.rsplit("/", 1)[-1]).write_text(open(f).read())
-    monkeypatch.setattr(store, "__file__", str(folder / "store.py"))
-    store.rules_version.cache_clear()
-    copied = store.rules_version()
-    (folder / "graph.py").write_text(open(graph_module.__file__).read().replace("BLOCK_COLUMNS = 4096", "BLOCK_COLUMNS = 4097"))
-    store.rules_version.cache_clear()
-    changed = store.rules_version()
+    package = Path(store.__file__).resolve().parents[1]
+    copy = tmp_path / "jar_core"
+    for name in (*store.RULE_SOURCES, "joins/calibration.py"):
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        (copy / name).write_bytes((package / name).read_bytes())
+    monkeypatch.setattr(store, "__file__", str(copy / "joins" / "store.py"))
+
+    def version() -> str:
+        store.rules_version.cache_clear()
+        return store.rules_version()
+
+    copied = version()
+    graph_py = copy / "joins" / "graph.py"
+    graph_py.write_text(graph_py.read_text().replace("BLOCK_COLUMNS = 4096", "BLOCK_COLUMNS = 4097"))
+    changed = version()
+    glued = copy / "glued.py"  # the word segmentation the rules read names with
+    glued.write_text(glued.read_text() + "\n# changed\n")
+    changed_words = version()
+    calibration = copy / "joins" / "calibration.py"  # read after a graph is built: no rule
+    calibration.write_text(calibration.read_text() + "\n# changed\n")
+    recalibrated = version()
     monkeypatch.undo()
-    store.rules_version.cache_clear()
-    assert store.rules_version() == before
+    assert version() == before
+    assert copied == before
     assert copied != changed and copied.split("-")[0] == changed.split("-")[0]  # a constant changed, no bump
+    assert changed_words != changed and recalibrated == changed_words
 
 
 def test_the_checksums_cover_the_join_graph(tmp_path, index):
@@ -347,3 +361,52 @@ def test_a_large_vectors_file_is_checked_beside_the_schema(tmp_path, index, monk
     (p / "schema.sqlite").write_text("{}")  # both files corrupt: the vectors are reported, as before
     with pytest.raises(IndexLoadError, match="vectors.npz does not match its checksum"):
         SchemaIndex.load(p)
+
+
+def _jar_core_imports(path, module: str) -> set[str]:
+    """The ``jar_core`` modules a source file imports (module level or inside functions)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            if base.startswith("jar_core"):
+                out.add(base)
+                out.update(f"{base}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("jar_core"))
+    return out
+
+
+def test_the_rules_digest_covers_what_builds_a_graph_and_nothing_else():
+    from pathlib import Path
+
+    import jar_core
+
+    root = Path(jar_core.__file__).resolve().parent
+
+    def source(module: str) -> Path | None:
+        rel = Path(*module.split(".")[1:])
+        for p in (root / rel.with_suffix(".py") if rel.parts else None, root / rel / "__init__.py"):
+            if p is not None and p.is_file():
+                return p
+        return None
+
+    reached, todo = set(), ["jar_core.joins.graph"]
+    while todo:
+        m = todo.pop()
+        p = source(m)
+        if m in reached or p is None:
+            continue
+        reached.add(m)
+        todo.extend(_jar_core_imports(p, m))
+    files = {source(m).relative_to(root).as_posix() for m in reached}
+    # the graph's own imports, and the module that saves it; never a stage that only reads a graph
+    assert set(store.RULE_SOURCES) == files | {"joins/store.py"}
+    assert not {"joins/calibration.py", "joins/compat.py", "joins/path.py"} & set(store.RULE_SOURCES)

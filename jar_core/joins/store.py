@@ -19,25 +19,41 @@ from jar_core.joins import graph as _graph
 from jar_core.joins.graph import EVIDENCE, JoinGraph
 from jar_core.schema import Schema
 
-__all__ = ["rules_version", "inputs_digest", "graph_arrays", "graph_from_arrays", "graph_name"]
+__all__ = ["rules_version", "RULE_SOURCES", "inputs_digest", "graph_arrays", "graph_from_arrays", "graph_name"]
 
 _FIELDS = ("a", "b", "confidence", "evidence")
 
 
+#: The modules whose source makes a join graph, relative to the ``jar_core`` package:
+#: :mod:`jar_core.joins.graph` and every ``jar_core`` module it imports, directly or not (the rules,
+#: the word segmentation their names are read with, the schema). Not the stages that only read a
+#: graph (``compat``, ``calibration``, ``path``): a calibration fitted again or a faster
+#: candidate matrix leaves saved graphs as they are. ``tests/test_saved_join_graphs.py`` checks
+#: the list against the imports.
+RULE_SOURCES = (
+    "_gc.py", "column_types.py", "errors.py", "glued.py", "names.py", "schema.py",
+    "joins/__init__.py", "joins/across.py", "joins/blocking.py", "joins/checks.py", "joins/composite.py",
+    "joins/copies.py", "joins/declared.py", "joins/edges.py", "joins/graph.py", "joins/hierarchy.py",
+    "joins/inclusion.py", "joins/keys.py", "joins/links.py", "joins/name_facts.py", "joins/naming.py",
+    "joins/people.py", "joins/preference.py", "joins/profile.py", "joins/store.py", "joins/through.py",
+    "joins/types.py", "joins/uncertain.py", "joins/value_support.py", "joins/words.py",
+)
+
+
 @functools.lru_cache(maxsize=None)
 def rules_version() -> str:
-    """:data:`~jar_core.joins.graph.JOIN_RULES_VERSION` and a digest of the rule modules' source.
+    """:data:`~jar_core.joins.graph.JOIN_RULES_VERSION` and a digest of the rules' source.
 
-    The digest covers every module of :mod:`jar_core.joins` and of its subpackages (each rule is a
-    module of its own, its tunables beside it), by path and content: a graph saved by other rule
+    The digest covers :data:`RULE_SOURCES` (each rule is a module of its own, its tunables beside
+    it, and this module, which saves the graphs), by path and content: a graph saved by other rule
     code (a constant changed without a version bump) is stale as well; where the source cannot be
     read the version alone counts.
     """
     h = hashlib.sha256()
-    folder = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]
     try:
-        for f in sorted(folder.rglob("*.py")):
-            h.update(f.relative_to(folder).as_posix().encode("utf-8") + b"\0" + f.read_bytes() + b"\0")
+        for name in RULE_SOURCES:
+            h.update(name.encode("utf-8") + b"\0" + (package / name).read_bytes() + b"\0")
     except OSError:  # pragma: no cover - an installation without readable sources
         return str(_graph.JOIN_RULES_VERSION)
     return f"{_graph.JOIN_RULES_VERSION}-{h.hexdigest()[:16]}"
