@@ -301,15 +301,13 @@ class StoredSchema(Schema):
     def subset(self, database: str) -> Schema:
         """The tables of one database (case-insensitive), or :class:`UnknownDatabaseError`."""
         s = self.saved_structure
-        code = {db: i for i, db in enumerate(s.databases)}.get(database)
-        if code is None:
-            folded = [i for i, db in enumerate(s.databases) if db.lower() == database.lower()]
-            if not folded:
-                return super().subset(database)  # the message with the known names
-            positions = [p for i in folded for p in (s.database == i).nonzero()[0].tolist()]
-        else:
-            positions = (s.database == code).nonzero()[0].tolist()
-        return Schema([self.tables[p] for p in sorted(positions)], dialect=self.dialect, validate=False)
+        codes = [i for i, db in enumerate(s.databases) if db == database] or \
+            [i for i, db in enumerate(s.databases) if db.lower() == database.lower()]
+        if not codes:
+            return super().subset(database)  # the message with the known names
+        order, starts = s.by_database  # each database's tables, worked out once
+        positions = sorted(int(p) for i in codes for p in order[starts[i]:starts[i + 1]])
+        return Schema([self.tables[p] for p in positions], dialect=self.dialect, validate=False)
 
     def close(self) -> None:
         """Close the file (the schema cannot read tables afterwards)."""
