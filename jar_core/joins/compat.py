@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Protocol, Sequence
 import numpy as np
 from scipy import sparse
 
+from jar_core.joins.name_facts import flat_name
 from jar_core.joins.profile import incidence
 from jar_core.schema import Column, Schema, Table, join_class
 
@@ -64,8 +65,8 @@ def key_likeness(table: Table, column: Column) -> float:
     name = column.name.lower()
     if pk == (column.name,):
         return 1.0
-    tname = _singular(re.sub(r"[^a-z0-9]", "", table.name.lower()))
-    flat = re.sub(r"[^a-z0-9]", "", name)
+    tname = _singular(flat_name(table.name))
+    flat = flat_name(name)
     if name == "id" or flat in {f"{tname}{s}" for s in ("id", "key", "code", "no")}:
         return 1.0
     if column.primary_key or _KEY_SUFFIX.search(column.name):

@@ -70,8 +70,6 @@ def graph_keys(edges: Sequence[tuple[int, str, int, str, float, int]]) -> list[K
     """The :class:`Key` of each join graph edge ``(a, left, b, right, score, evidence)``
     (``evidence`` an index into :data:`~jar_core.joins.graph.EVIDENCE`), calibrated at once
     (:func:`~jar_core.joins.calibration.calibrated_matrix`): as :func:`make_key` gives them."""
-    from jar_core.joins.graph import EVIDENCE
-
     if not edges:
         return []
     scores = np.array([e[4] for e in edges], dtype=np.float64)
