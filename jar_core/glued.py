@@ -25,7 +25,7 @@ import re
 import threading
 from typing import Any
 
-__all__ = ["split_glued", "unglue", "MIN_LETTERS", "MAX_LETTERS", "MIN_COUNT", "ID_WORDS", "ID_WORD_BOOST"]
+__all__ = ["split_glued", "unglue", "is_word", "MIN_LETTERS", "MAX_LETTERS", "MIN_COUNT", "ID_WORDS", "ID_WORD_BOOST"]
 
 #: Letters of the shortest token read as run together (``custid``); a shorter one is a word, a code
 #: or an abbreviation (``labid``, ``hadm``, ``fclt``) as often as not.
@@ -114,6 +114,13 @@ def split_glued(token: str) -> tuple[str, ...]:
     if len(pieces) < 2 or "".join(pieces) != token or not _words_known(pieces, seg.unigrams):
         return (token,)
     return tuple(pieces)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def is_word(token: str) -> bool:
+    """Whether the lower-case ``token`` is a word the segmenter's counts know well (:data:`MIN_COUNT`):
+    ``valid``, ``paid``, ``casino`` are; ``stuid``, ``actid`` are not."""
+    return _segmenter().unigrams.get(token, 0.0) >= MIN_COUNT
 
 
 @functools.lru_cache(maxsize=1 << 16)

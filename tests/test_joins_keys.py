@@ -261,6 +261,26 @@ def test_a_key_named_by_its_tables_initials():
     assert "author.aid = writes.aid" not in two and "article.aid = writes.aid" not in two, two
 
 
+def test_a_key_glued_to_an_abbreviation_of_its_tables_name():
+    from jar_core.loaders import load_ddl
+
+    # Spider's activity_1, no keys declared: stuid and actid are stu + id and act + id, keys of
+    # student and activity written as one word; StuID, written in two words, is the same name
+    ddl = """
+    CREATE TABLE Activity (actid INTEGER, activity_name TEXT);
+    CREATE TABLE Participates_in (stuid INTEGER, actid INTEGER);
+    CREATE TABLE Student (StuID INTEGER, LName TEXT, Age INTEGER);
+    CREATE TABLE Payment (payment_no INTEGER, valid INTEGER, amount REAL);
+    CREATE TABLE Value (value_code TEXT, label TEXT);
+    """
+    got = edges(load_ddl(ddl))
+    for pair in ("Participates_in.stuid = Student.StuID", "Activity.actid = Participates_in.actid"):
+        conf, evidence = got.get(pair, (0, ""))
+        assert conf >= 0.9 and evidence == "same name", (pair, got)
+    # a word stays a word though its start abbreviates a table (valid is no val + id of value)
+    assert not any("valid" in k for k in got), got
+
+
 def test_a_key_named_by_initials_is_a_surrogate_beside_the_entitys_own_id():
     from jar_core.loaders import load_ddl
 

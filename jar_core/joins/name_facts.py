@@ -228,6 +228,27 @@ def _glued_key(token: str, entities: frozenset[str]) -> tuple[list[str], str] | 
         for j in range(max(1, len(rest) - MAX_ALIAS), len(rest) - 2):
             if rest[j:] in entities:
                 return [rest[:j], rest[j:]], kw
+    return _abbreviated_key(token, entities)
+
+
+#: Letters of the longest abbreviation a key name glued to its key word is read by (``stuid``).
+MAX_GLUED_ABBREVIATION = 5
+
+
+def _abbreviated_key(token: str, entities: frozenset[str]) -> tuple[list[str], str] | None:
+    """``(stem, key word)`` of a key name written as one word by an abbreviation of a table's name
+    and a key word (``stuid``: ``stu`` of ``student``, ``actid``, ``deptno``), when the token is no
+    word (``valid``, ``casino``: :func:`jar_core.glued.is_word`) and the abbreviation, of three to
+    :data:`MAX_GLUED_ABBREVIATION` letters, abbreviates a table of the database
+    (:func:`~jar_core.joins.words.abbreviates`); ``None`` otherwise."""
+    from jar_core.glued import is_word
+
+    for kw in ("id", "no", "num", "key"):
+        rest = token[: -len(kw)]
+        if not token.endswith(kw) or not 3 <= len(rest) <= MAX_GLUED_ABBREVIATION or rest in entities:
+            continue
+        if any(abbreviates(rest, e) for e in entities) and not is_word(token):
+            return [rest], kw
     return None
 
 
