@@ -281,6 +281,31 @@ def test_a_key_glued_to_an_abbreviation_of_its_tables_name():
     assert not any("valid" in k for k in got), got
 
 
+def test_a_keyless_tables_first_key_column_is_its_key_where_others_are_named_as_the_table():
+    from jar_core.loaders import load_ddl
+
+    # Spider's hospital_1 without keys: physicians and nurses are keyed by EmployeeID (no employee
+    # table); Appointment.Physician and On_Call.Nurse name those tables, PrepNurse a nurse's role
+    ddl = """
+    CREATE TABLE Physician (EmployeeID INTEGER, Name TEXT, Position TEXT);
+    CREATE TABLE Nurse (EmployeeID INTEGER, Name TEXT, Registered BOOLEAN);
+    CREATE TABLE Appointment (AppointmentID INTEGER, PrepNurse INTEGER, Physician INTEGER, Start TEXT);
+    CREATE TABLE On_Call (Nurse INTEGER, BlockFloor INTEGER, OnCallStart TEXT);
+    """
+    got = edges(load_ddl(ddl))
+    for pair in ("Appointment.Physician = Physician.EmployeeID", "Nurse.EmployeeID = On_Call.Nurse",
+                 "Appointment.PrepNurse = Nurse.EmployeeID"):
+        assert got.get(pair, (0, ""))[0] >= 0.7, (pair, got)
+    # two such keys are two tables' rows, no siblings
+    assert "Nurse.EmployeeID = Physician.EmployeeID" not in got, got
+    # a column named as its own table is no reference to it: trust.trust leaves source_u_id a role
+    trust = edges(load_ddl("""
+    CREATE TABLE useracct (u_id INTEGER, name TEXT);
+    CREATE TABLE trust (source_u_id INTEGER, target_u_id INTEGER, trust INTEGER);
+    """))
+    assert trust.get("trust.source_u_id = useracct.u_id", (0, ""))[0] >= 0.8, trust
+
+
 def test_a_key_named_by_initials_is_a_surrogate_beside_the_entitys_own_id():
     from jar_core.loaders import load_ddl
 

@@ -3,7 +3,8 @@ reference goes to a key).
 
 A column named after a part of its table's name that is another table is a reference, no key
 (:func:`part_references`: ``ProductVendor.ProductID``); a keyless table's first column carrying its
-supertype's key keys it (:func:`adopted_keys`: ``Person.BusinessEntityID``); ``<x>_id`` beside
+supertype's key, or named after no table while others name the table, keys it (:func:`adopted_keys`:
+``Person.BusinessEntityID``, ``Physician.EmployeeID``); ``<x>_id`` beside
 ``<x>_type`` is polymorphic (:func:`typed_stems`, :func:`typed_part`); a table named as another
 and a copy word after it, holding all its columns, is its copy (:func:`copy_bases`).
 """
@@ -87,8 +88,11 @@ def adopted_keys(
     (``Person.BusinessEntityID``, ``BusinessEntity.BusinessEntityID``), and a key column elsewhere
     in the database names the table by its whole name (``Customer.PersonID``). It answers to its table's
     names only (:func:`jar_core.joins.naming.naming`): ``Customer.PersonID`` references it, a
-    ``BusinessEntityID`` elsewhere still references ``BusinessEntity``. A first column known to repeat
-    values (``lineitem.l_orderkey`` in a database) is no key."""
+    ``BusinessEntityID`` elsewhere still references ``BusinessEntity``. So is a first column with a
+    key word named after no table of the database (``Physician.EmployeeID``, ``Nurse.EmployeeID``: no
+    ``employee`` table) when a column of another table is named as the table, whole and without a
+    key word (``Appointment.Physician``). A first column known to repeat values
+    (``lineitem.l_orderkey`` in a database) is no key."""
     out = np.zeros(len(own), dtype=bool)
     keyed = np.zeros(len(schema.tables), dtype=bool)
     keyed[table[own]] = True
@@ -97,20 +101,34 @@ def adopted_keys(
     supers: dict[int, set[str]] = {}
     for i in np.flatnonzero(own & (names_table == 2)).tolist():
         supers.setdefault(int(database[i]), set()).update(full[i])
-    # the entities the database's key columns name (``PersonID``: ``person``), per database
+    # the entities the database's key columns name (``PersonID``: ``person``), per database, and
+    # the tables other columns are named as, whole and without a key word (``Appointment.Physician``)
     named: dict[int, set[str]] = {}
+    plain: dict[tuple[int, str], set[int]] = {}  # (database, name) -> the tables with such a column
     for i in np.flatnonzero(~own).tolist():
         if key_word[i] is not None:
             named.setdefault(int(database[i]), set()).update("".join(s) for s in stems[i] if s)
+        elif not flags[i] and not keyless[i]:
+            for st in stems[i]:
+                if st:
+                    plain.setdefault((int(database[i]), "".join(st)), set()).add(int(table[i]))
+    entities: dict[int, set[str]] = {}
+    for i in range(len(own)):
+        if tnames[i]:
+            entities.setdefault(int(database[i]), set()).add(tnames[i][0])
     for ti, t in enumerate(schema.tables):
         if keyed[ti] or t.primary_key or not t.columns:
             continue
         i = int(col_offsets[ti])
         u = unique[i]
         db = int(database[i])
-        if (key_word[i] is None or flags[i] or keyless[i] or (u == u and u < 0.95)
-                or not supers.get(db, set()).intersection(full[i]) or not tnames[i]
-                or tnames[i][0] not in named.get(db, ())):
+        if key_word[i] is None or flags[i] or keyless[i] or (u == u and u < 0.95) or not tnames[i]:
+            continue
+        carries = bool(supers.get(db, set()).intersection(full[i])) and tnames[i][0] in named.get(db, ())
+        # a key named after no table (``Physician.EmployeeID``) of a table others are named as
+        alone = (bool(plain.get((db, tnames[i][0]), set()) - {ti}) and names_table[i] == 0
+                 and not any("".join(st) in entities.get(db, ()) for st in stems[i] if st))
+        if not (carries or alone):
             continue
         out[i] = True
     return out
