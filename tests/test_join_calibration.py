@@ -48,6 +48,25 @@ def test_confidence_means_what_it_says_on_the_fitted_joins(monkeypatch):
     np.testing.assert_allclose(calibration.calibrated_matrix(w, ev), [[0, 0.3], [0.3, 0]])
 
 
+def test_a_score_below_what_the_fit_saw_is_not_trusted(monkeypatch):
+    cal = load_script("suite/calibrate_joins")
+    pts = _points("entity", 0.77, 99, 1) + _points("sibling", 0.65, 40, 60) + _points("sibling", 0.72, 80, 20)
+    table = cal.fit(pts, min_joins=10)
+    monkeypatch.setattr(calibration, "calibration_table", lambda: json.loads(json.dumps(table)))
+    # within the rule's scores: its map; a little below: the pooled fit, no more than the rule's least
+    assert calibration.calibrated(0.77, "entity") == pytest.approx(0.99)
+    assert calibration.calibrated(0.70, "entity") == pytest.approx(np.interp(0.70, *[table["pooled"][k] for k in ("score", "right")]))
+    # below every score the fit saw (a flat extension said 0.99): not trusted
+    low = calibration.calibrated(0.54, "entity")
+    assert low < calibration.trust_threshold() and not calibration.trusted(0.54, "entity")
+    assert cal.apply(table, {"evidence": "entity", "score": 0.54}) == pytest.approx(low)
+    from jar_core.joins.edges import EVIDENCE
+
+    w = np.array([[0, 0.54], [0.54, 0]])
+    np.testing.assert_allclose(calibration.calibrated_matrix(w, np.full((2, 2), EVIDENCE.index("entity"))),
+                               [[0, low], [low, 0]])
+
+
 def test_the_shipped_fit_is_monotone_and_within_0_1():
     table = calibration.calibration_table()
     assert 0 < table["threshold"] < 1

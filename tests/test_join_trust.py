@@ -259,3 +259,25 @@ def test_key_forest_and_optional_keys(rows, needed, tree, unverified, optional) 
     got_tree, got_unverified = key_forest(pairs, mask)
     assert got_tree == tree and [(k.a, k.b) for k in got_unverified] == unverified
     assert optional_keys(pairs, mask) == optional
+
+
+def test_keys_a_hundredth_apart_rank_by_the_rules_score() -> None:
+    import numpy as np
+
+    from jar_core.output.trust import Key, key_forest, ranked
+
+    # a same-name key calibrated to 0.98 and an entity key to 0.99 between two tables: the
+    # calibration's noise; the rules' stronger score (same name 0.97) decides, whichever is higher
+    for same, entity in ((0.98, 0.99), (0.99, 0.98)):
+        keys = [Key(0, "semester", 1, "semester_id", 0.765, "entity", entity, True),
+                Key(0, "semester_id", 1, "semester_id", 0.97, "same name", same, True)]
+        assert [k.evidence for k in ranked(keys, frozenset(), ["a", "b"])] == ["same name", "entity"]
+    # a tenth apart, the calibrated confidence decides
+    keys = [Key(0, "x", 1, "id", 0.97, "same name", 0.75, True), Key(0, "y", 1, "id", 0.765, "entity", 0.98, True)]
+    assert ranked(keys, frozenset(), ["a", "b"])[0].evidence == "entity"
+    # the spanning forest weighs the same way: 0-2 by same name (0.98), not 0-1-2 through an entity key
+    pairs = {(0, 1): [Key(0, "x", 1, "id", 0.765, "entity", 0.99, True)],
+             (1, 2): [Key(1, "y", 2, "id", 0.765, "entity", 0.99, True)],
+             (0, 2): [Key(0, "z", 2, "z", 0.97, "same name", 0.98, True)]}
+    tree, _ = key_forest(pairs, np.ones(3, dtype=bool))
+    assert (0, 2) in tree

@@ -21,7 +21,7 @@ import numpy as np
 from jar_core.joins.path import components
 from jar_core.output.result import RetrievalResult
 from jar_core.output.tables import JoinEdge, RetrievedTable, TraceEntry
-from jar_core.output.trust import Key, graph_keys, key_forest, make_key, optional_keys, question_words, ranked
+from jar_core.output.trust import Key, graph_keys, key_forest, make_key, optional_keys, question_words, ranked, strength
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.decompose.heuristic import Decomposition
@@ -205,7 +205,7 @@ def _pair_keys(
     sig: "Signals", order: np.ndarray, tables: list["Table"], positions: list[int], key_joins: KeyJoins,
 ) -> dict[tuple[int, int], list[Key]]:
     """Every key between two selected tables that the search could join (``w > 0``), by pair of
-    positions ``a < b``, best calibrated confidence first: the join graph's (``joins="rules"``,
+    positions ``a < b``, strongest first (:func:`~jar_core.output.trust.strength`): the join graph's (``joins="rules"``,
     above ``min_join_score``), else the search's own join and the declared foreign keys."""
     w = sig.w[np.ix_(order, order)]
     joinable = list(zip(*(x.tolist() for x in np.nonzero(np.triu(w > 0, 1)))))
@@ -220,7 +220,7 @@ def _pair_keys(
             keys = [_signal_key(sig, order, tables, key_joins.joins, a, b)]
             seen = {(keys[0].left, keys[0].right)}
             pairs[(a, b)] = keys + [k for k in _declared_keys(tables, a, b) if (k.left, k.right) not in seen]
-    return {pair: sorted(keys, key=lambda k: -k.confidence) for pair, keys in pairs.items()}
+    return {pair: sorted(keys, key=strength) for pair, keys in pairs.items()}
 
 
 @dataclass

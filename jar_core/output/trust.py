@@ -27,7 +27,7 @@ from jar_core.joins.calibration import calibrated, calibrated_matrix, trusted, t
 from jar_core.joins.path import components, spanning_tree
 from jar_core.joins.words import KEY_WORDS, words, written_words
 
-__all__ = ["Key", "make_key", "graph_keys", "key_forest", "optional_keys", "question_words", "question_fit", "ranked"]
+__all__ = ["Key", "make_key", "graph_keys", "key_forest", "optional_keys", "question_words", "question_fit", "ranked", "strength"]
 
 #: Pairs of the selection (positions ``a < b``) and their keys, best calibrated confidence first.
 PairKeys = Mapping[tuple[int, int], Sequence["Key"]]
@@ -87,14 +87,14 @@ def _best(keys: Iterable[Key], want: bool) -> Key | None:
 def key_forest(pairs: PairKeys, needed: np.ndarray) -> tuple[list[tuple[int, int]], list[Key]]:
     """The pairs ``(a, b)`` of the spanning forest over the needed tables' trusted keys (the
     heaviest calibrated confidences; a key on every column of a composite key first, as
-    :func:`jar_core.joins.path.join_tree`), and the unverified keys: the best untrusted candidate
+    :func:`jar_core.joins.path.join_tree`; by :func:`weight`), and the unverified keys: the best untrusted candidate
     between two of the forest's components, as many as join them up (strongest first)."""
     n = len(needed)
     conf, first = np.zeros((n, n)), np.zeros((n, n), dtype=bool)
     for (a, b), keys in pairs.items():
         best = _best(keys, True)
         if best is not None and needed[a] and needed[b]:
-            conf[a, b] = conf[b, a] = max(best.confidence, 1e-9)
+            conf[a, b] = conf[b, a] = max(weight(best), 1e-9)
             first[a, b] = first[b, a] = best.evidence == "composite key"
     core = np.flatnonzero(needed)
     forest = spanning_tree(conf[np.ix_(core, core)], first[np.ix_(core, core)])
@@ -103,7 +103,7 @@ def key_forest(pairs: PairKeys, needed: np.ndarray) -> tuple[list[tuple[int, int
     apart = [k for (a, b), keys in pairs.items() if needed[a] and needed[b] and label[a] != label[b]
              for k in [_best(keys, False)] if k is not None]
     unverified = []
-    for k in sorted(apart, key=lambda k: (-k.confidence, k.a, k.b)):
+    for k in sorted(apart, key=lambda k: (*strength(k), k.a, k.b)):
         la, lb = label[k.a], label[k.b]
         if la != lb:
             unverified.append(k)
@@ -123,9 +123,9 @@ def optional_keys(pairs: PairKeys, needed: np.ndarray) -> list[tuple[int, int, b
             for a in np.flatnonzero(before).tolist():
                 key = _best(pairs.get((min(a, b), max(a, b)), ()), want)
                 if key is not None:
-                    cands.append((-key.confidence, a))
+                    cands.append((*strength(key), a))
             if cands:
-                out.append((min(cands)[1], b, want))
+                out.append((min(cands)[-1], b, want))
                 break
         before[b] = True
     return out
@@ -160,12 +160,25 @@ def question_fit(question: frozenset[str], left_table: str, left: str, right_tab
 _SIBLING_EVIDENCE = frozenset(EVIDENCE[i] for i in SIBLINGS)
 
 
+def strength(key: Key) -> tuple[float, float]:
+    """A sort key, strongest first: the calibrated confidence to a tenth, then the rules' score.
+    Confidences a hundredth apart (a same-name key at 0.98, an entity key at 0.99) are the
+    calibration's noise: ranked by them, the keys shown flipped with each refit of the
+    calibration on the keys shown."""
+    return -round(key.confidence, 1), -key.score
+
+
+def weight(key: Key) -> float:
+    """:func:`strength` as one number, larger for a stronger key (a spanning tree's weight)."""
+    return round(key.confidence, 1) + 0.01 * key.score
+
+
 def ranked(keys: Sequence[Key], question: frozenset[str], names: Sequence[str]) -> list[Key]:
     """The trusted ``keys`` between one pair of tables (``names``: the selected tables' names by
     position), references before siblings (two references of one key: a shortcut through its
     table, never in place of a reference between the two), then the one the question fits best
-    (:func:`question_fit`), ties by confidence (then as given: the rules' order)."""
+    (:func:`question_fit`), ties by :func:`strength` (then as given: the rules' order)."""
     fit = [question_fit(question, names[k.a], k.left, names[k.b], k.right) for k in keys]
     sib = [k.evidence in _SIBLING_EVIDENCE for k in keys]
-    order = sorted(range(len(keys)), key=lambda i: (sib[i], -fit[i], -keys[i].confidence))
+    order = sorted(range(len(keys)), key=lambda i: (sib[i], -fit[i], *strength(keys[i])))
     return [keys[i] for i in order if keys[i].trusted]

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import isotonic_regression
 
-from jar_core.joins.calibration import SEARCH_ONLY
+from jar_core.joins.calibration import SEARCH_ONLY, apply_fit
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "jar_core" / "data" / "join_calibration.json"
@@ -63,12 +63,7 @@ def fit(points: list[dict[str, Any]], min_joins: int) -> dict[str, Any]:
 
 
 def apply(table: dict[str, Any], p: dict[str, Any]) -> float:
-    if p["evidence"] == "declared":
-        return 1.0
-    if p["evidence"] == "score":
-        return p["score"]
-    c = table["evidence"].get(p["evidence"], table["pooled"])
-    return float(np.interp(p["score"], c["score"], c["right"]))
+    return float(apply_fit(np.asarray([p["score"]]), p["evidence"], table)[0])
 
 
 def reliability(pairs: list[tuple[float, bool]]) -> list[tuple[str, int, float, float]]:
