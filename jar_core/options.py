@@ -25,7 +25,7 @@ import numpy as np
 from jar_core.errors import InvalidArgumentError
 
 __all__ = [
-    "DEFAULT_LEXICAL", "DEFAULT_EXPAND", "DEFAULT_MIN_JOIN_SCORE", "DEFAULT_HUBNESS", "DEFAULT_LEXICAL_RELEVANCE",
+    "DEFAULT_LEXICAL", "DEFAULT_EXPAND", "DEFAULT_MIN_JOIN_SCORE", "DEFAULT_HUBNESS", "DEFAULT_KIND_VALUES", "DEFAULT_LEXICAL_RELEVANCE",
     "DEFAULT_CANDIDATES", "DEFAULT_K", "JOIN_MODES", "FIRST_STAGES", "MAX_QUESTION_CHARS",
     "Option", "RETRIEVER_OPTIONS", "CALL_OPTIONS", "option", "check_retriever_options", "split_options",
     "FIND_TABLES_DESCRIPTION", "QUESTION_HELP", "K_HELP", "INCLUDE_HELP",
@@ -44,6 +44,10 @@ DEFAULT_MIN_JOIN_SCORE = 0.5
 
 #: Default ``hubness``: weight of the correction of fine relevance for hub tables (:mod:`jar_core.signals.hubness`).
 DEFAULT_HUBNESS = 0.5
+
+#: Default ``kind_values``: the fine relevance below which a sub-query counts as a value of its
+#: database's kinds table (:mod:`jar_core.signals.kinds`; chosen on the development suite, docs/results.md).
+DEFAULT_KIND_VALUES = 0.35
 
 #: Default ``lexical_relevance``: weight of BM25 in the coarse relevance the search itself sees
 #: (measured in docs/results.md, "Beyond the paper").
@@ -323,6 +327,10 @@ RETRIEVER_OPTIONS: tuple[Option, ...] = (
            f"weight of the hub-table correction of fine relevance (0..2, default {DEFAULT_HUBNESS}; "
            "0 is the paper's fine relevance)", check=lambda name, v: check_weight(name, v, 2.0),
            flag="--hubness", metavar="W"),
+    Option("kind_values", "float", DEFAULT_KIND_VALUES,
+           f"a sub-query no table's column matches this well (0..1, default {DEFAULT_KIND_VALUES}; 0 off) counts "
+           "as a value of its database's one table named as a kind (category, type, genre)",
+           check=lambda name, v: check_weight(name, v, 1.0), flag="--kind-values", metavar="F"),
     Option("lexical_relevance", "float", DEFAULT_LEXICAL_RELEVANCE,
            f"weight of BM25 in the search's coarse relevance (0..1, default {DEFAULT_LEXICAL_RELEVANCE})",
            check=lambda name, v: check_weight(name, v, 1.0), flag="--lexical-relevance", metavar="W"),

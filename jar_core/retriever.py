@@ -25,6 +25,7 @@ from jar_core.options import (
     DEFAULT_CANDIDATES,
     DEFAULT_EXPAND,
     DEFAULT_HUBNESS,
+    DEFAULT_KIND_VALUES,
     DEFAULT_LEXICAL,
     DEFAULT_LEXICAL_RELEVANCE,
     DEFAULT_MIN_JOIN_SCORE,
@@ -119,6 +120,9 @@ class TableRetriever:
         hubness: weight of the correction of fine relevance for hub tables, wide tables whose
             generic columns match every sub-query a little (:mod:`jar_core.signals.hubness`); 0 is the
             paper's fine relevance.
+        kind_values: a sub-query whose best fine relevance is below this counts as a value of its
+            database's one table named as a kind (``category``, ``genre``, ``type``), covered by it at
+            this much (:mod:`jar_core.signals.kinds`); 0 off (the paper).
         descriptions: ``{table: text, "table.column": text}`` (``"db.table"`` too): descriptions
             that replace the sources' comments (:meth:`Schema.with_descriptions`); both are embedded
             and searched with their table (:mod:`jar_core.index.texts`). With an ``index`` of the
@@ -151,6 +155,7 @@ class TableRetriever:
         lexical: float = DEFAULT_LEXICAL,
         collapse_copies: bool = True,
         hubness: float = DEFAULT_HUBNESS,
+        kind_values: float = DEFAULT_KIND_VALUES,
         lexical_relevance: float = DEFAULT_LEXICAL_RELEVANCE,
         descriptions: Mapping[str, str] | str | os.PathLike[str] | None = None,
     ) -> None:
@@ -394,11 +399,13 @@ class TableRetriever:
         expand: int | None = None,
         match_values: bool | None = None,
         lexical: float | None = None,
+        kind_values: float | None = None,
     ) -> Signals:
         """Signals over the top-N candidates (``include`` always among them, ``exclude`` never),
         plus up to ``expand`` joinable tables and the tables of values the question names
-        (``expand`` / ``match_values`` / ``lexical`` default to the retriever's settings)."""
+        (``expand`` / ``match_values`` / ``lexical`` / ``kind_values`` default to the retriever's settings)."""
         lexical = self.lexical if lexical is None else float(lexical)
+        kind_values = self.kind_values if kind_values is None else float(kind_values)
         expand = self.expand if expand is None else int(expand)
         match_values = self.match_values if match_values is None else bool(match_values)
         idx = self.index
@@ -434,6 +441,7 @@ class TableRetriever:
         sig = compute_signals(
             idx, cands, r, list(subqueries), vecs[1:], segment_sim=segment_sim, joins=self.joins,
             cross_database_joins=self.cross_database_joins, min_join_score=self.min_join_score, hubness=self.hubness,
+            kind_values=kind_values,
         )
         if matches:
             apply_value_matches(sig, matches)

@@ -17,8 +17,10 @@ Configurations, each adding one part to the one above it:
 * ``+ BM25 in relevance``: the search's coarse relevance mixes in the question's BM25 (weight
   0.1);
 * ``+ near copies``: a chosen table's near copy (nearly the same columns) that joins the other
-  chosen tables more surely takes its place (:mod:`jar_core.strategies.near_copies`); this is the default
-  configuration (``--methods default``);
+  chosen tables more surely takes its place (:mod:`jar_core.strategies.near_copies`);
+* ``+ kind values``: a sub-query no candidate's column matches well counts as a value of its
+  database's one kinds table (:mod:`jar_core.signals.kinds`); this is the default configuration
+  (``--methods default``);
 
 and the default without expansion, without bridges, without the lookahead alone, without value matching, without the family
 gain, without the hub correction, without near copies, and with other BM25, family, hub and relevance weights, to
@@ -40,8 +42,9 @@ from jar_core.options import DEFAULT_EXPAND
 from jar_core.strategies import GreedyStrategy, JoinAwareStrategy
 
 #: The options the parts below add to: the paper's fine and coarse relevance.
-PAPER_RELEVANCE = dict(hubness=0.0, lexical_relevance=0.0)
-HUB = dict(lexical_relevance=0.0)  # the hub correction at its default weight, no BM25 in r
+PAPER_RELEVANCE = dict(hubness=0.0, lexical_relevance=0.0, kind_values=0.0)
+HUB = dict(lexical_relevance=0.0, kind_values=0.0)  # the hub correction at its default weight, no BM25 in r
+NO_KINDS = dict(kind_values=0.0)  # no value of a kinds table (jar_core.signals.kinds)
 
 CONFIGS = (
     ("paper greedy", dict(joins="paper", min_join_score=0.0, expand=0, match_values=False, lexical=0.0,
@@ -58,8 +61,9 @@ CONFIGS = (
     ("+ BM25 fusion", dict(expand=DEFAULT_EXPAND, **PAPER_RELEVANCE), lambda: JoinAwareStrategy(l_family=0, near_copies=False)),
     ("+ family gain", dict(expand=DEFAULT_EXPAND, **PAPER_RELEVANCE), lambda: JoinAwareStrategy(near_copies=False)),
     ("+ hub correction", dict(expand=DEFAULT_EXPAND, **HUB), lambda: JoinAwareStrategy(near_copies=False)),
-    ("+ BM25 in relevance", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(near_copies=False)),
-    ("+ near copies (default)", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy()),
+    ("+ BM25 in relevance", dict(expand=DEFAULT_EXPAND, **NO_KINDS), lambda: JoinAwareStrategy(near_copies=False)),
+    ("+ near copies", dict(expand=DEFAULT_EXPAND, **NO_KINDS), lambda: JoinAwareStrategy()),
+    ("+ kind values (default)", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy()),
     ("default - expansion", dict(expand=0), lambda: JoinAwareStrategy()),
     ("default - bridges", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(bridges=False)),
     ("default - lookahead", dict(expand=DEFAULT_EXPAND), lambda: JoinAwareStrategy(lookahead=False)),

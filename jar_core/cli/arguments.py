@@ -30,7 +30,7 @@ __all__ = [
 #: The options of how joins are found (``retrieve``, ``serve``, ``eval``).
 JOIN_OPTIONS = ("joins", "min_join_score", "cross_database_joins")
 #: The switchable parts of the default search (docs/method.md, "Beyond the paper"; ``retrieve``, ``serve``).
-SEARCH_OPTIONS = ("expand", "match_values", "lexical", "lexical_relevance", "hubness")
+SEARCH_OPTIONS = ("expand", "match_values", "lexical", "lexical_relevance", "hubness", "kind_values")
 
 #: The strategy a retriever uses when none is given.
 DEFAULT_STRATEGY = JoinAwareStrategy.name

@@ -33,7 +33,7 @@ DEFAULT_METHODS = "default,dense,greedy,mip,crush"
 DEFAULT_KS = "2,3,5,10"
 #: The paper's candidates for the paper's methods (no expansion, value matches or BM25); the method
 #: "default" adds them itself (:func:`jar_core.eval.harness.prepare`).
-PAPER_CANDIDATES = {"expand": 0, "match_values": False, "lexical": 0.0}
+PAPER_CANDIDATES = {"expand": 0, "match_values": False, "lexical": 0.0, "kind_values": 0.0}
 
 
 def add_eval_parser(subparsers: Any) -> argparse.ArgumentParser:

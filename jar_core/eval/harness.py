@@ -72,7 +72,7 @@ ABLATION: tuple[tuple[str, tuple[float, float, float]], ...] = (
 CRUSH_CANDIDATES = 100
 #: The search options of the method "default" (the library's defaults, :data:`jar_core.options.RETRIEVER_OPTIONS`):
 #: expansion, value matches and BM25 over the paper's candidates.
-DEFAULT_SEARCH = {name: option(name).default for name in ("expand", "match_values", "lexical")}
+DEFAULT_SEARCH = {name: option(name).default for name in ("expand", "match_values", "lexical", "kind_values")}
 #: How a MIP solve can end.
 MIP_STATUSES = ("optimal", "feasible", "relaxed", "no_solution", "infeasible")
 

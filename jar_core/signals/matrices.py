@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from jar_core.signals.hubness import corrected
+from jar_core.signals.kinds import credit_kinds, kind_tables
 from jar_core.signals.central import central_tables
 from jar_core.signals.near_copies import near_copy_matrix
 from jar_core.joins.compat import column_positions
@@ -119,12 +120,14 @@ def compute_signals(
     cross_database_joins: bool = False,
     min_join_score: float = 0.0,
     hubness: float = 0.0,
+    kind_values: float = 0.0,
 ) -> Signals:
     """Assemble :class:`Signals` for ``candidates`` (positions in ``index.schema.tables``) whose
     coarse relevance is ``r``.
 
     ``hubness`` > 0 corrects fine relevance for hub tables (:mod:`jar_core.signals.hubness`); 0 is the
-    paper's ``F``.
+    paper's ``F``. ``kind_values`` > 0 covers a sub-query no candidate's column matches that well by
+    its database's kinds table (:mod:`jar_core.signals.kinds`).
 
     Joins weaker than ``min_join_score`` are dropped (``w = 0``): a weak join is no join,
     neither for the search nor in the returned join path.
@@ -140,13 +143,16 @@ def compute_signals(
         declared = declared & ~weak
         evidence = np.where(weak, -1, evidence)
         references = None if references is None else references & ~weak
+    F = corrected(fine_relevance(index, subquery_vectors, candidates).astype(np.float32), index, candidates, hubness)
+    if kind_values > 0:
+        F = credit_kinds(F, kind_tables(index)[candidates], kind_values)
     seg = None
     if segment_sim:
         seg = (subquery_vectors @ index.table_vectors[candidates].T).astype(np.float32)
     return Signals(
         candidates=candidates,
         r=np.asarray(r, dtype=np.float32),
-        F=corrected(fine_relevance(index, subquery_vectors, candidates).astype(np.float32), index, candidates, hubness),
+        F=F,
         w=w,
         join_columns=join_columns,
         subqueries=list(subqueries),

@@ -7,7 +7,7 @@ time while none lowers complete recall below the paper's greedy by more than a p
 The parts beyond the paper (``PARTS``): the join graph of :mod:`jar_core.joins` in place of the
 paper's pair score, expansion, value matching, BM25 fusion, the connection gain, bridges, the
 bridge lookahead, the family gain, the hub correction, BM25 in the relevance, near copies, the
-central tables' join sum and the link tables' relevance.
+central tables' join sum, the link tables' relevance and the kinds tables' values.
 Starting from the paper's greedy, each round tries every part not yet on, on every benchmark of
 the suite at every K; a part may join only if the configuration it makes stays within
 ``--tolerance`` (1 point) of the paper greedy's complete recall on every benchmark and K; of
@@ -39,7 +39,7 @@ from jar_core.strategies.greedy import DEFAULT_WEIGHTS, JOIN_AWARE_WEIGHTS  # no
 
 PARTS = ("honest joins", "expansion", "value matching", "BM25 fusion", "connection gain", "bridges",
          "lookahead", "family gain", "hub correction", "BM25 in relevance", "near copies", "central sum",
-         "link relevance")
+         "link relevance", "kind values")
 
 
 def retriever_options(parts: frozenset[str]) -> dict[str, Any]:
@@ -54,7 +54,8 @@ def retriever_options(parts: frozenset[str]) -> dict[str, Any]:
 def search_options(parts: frozenset[str]) -> dict[str, Any]:
     return dict(expand=DEFAULT_EXPAND if "expansion" in parts else 0,
                 match_values="value matching" in parts,
-                lexical=option("lexical").default if "BM25 fusion" in parts else 0.0)
+                lexical=option("lexical").default if "BM25 fusion" in parts else 0.0,
+                kind_values=option("kind_values").default if "kind values" in parts else 0.0)
 
 
 def strategy(parts: frozenset[str]) -> Any:

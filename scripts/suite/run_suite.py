@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from jar_core.cli.eval import PAPER_CANDIDATES
 from jar_core.eval.harness import prepare, run_method
 from jar_core.index.store import cache_path
 from jar_core.loaders import load_benchmark
@@ -42,9 +43,10 @@ DEFAULT_ROOTS = (REPO.parent / "shared" / "benchmarks", Path("/work/suite"))
 METHODS = ("dense", "greedy", "default")
 #: The paper's greedy: its pair-score joins over its candidates (scripts/ablation_beyond.py, "paper greedy").
 PAPER = dict(joins="paper", min_join_score=0.0, expand=0, match_values=False, lexical=0.0, hubness=0.0,
-             lexical_relevance=0.0)
-#: As ``jar-retrieval eval`` builds its retriever; the ``default`` method adds expansion, values and BM25 itself.
-EVAL = dict(expand=0, match_values=False, lexical=0.0)
+             lexical_relevance=0.0, kind_values=0.0)
+#: As ``jar-retrieval eval`` builds its retriever; the ``default`` method adds expansion, values, BM25
+#: and the kinds tables' values itself (:data:`jar_core.eval.harness.DEFAULT_SEARCH`).
+EVAL = dict(PAPER_CANDIDATES)
 
 
 def _log(msg: str) -> None:

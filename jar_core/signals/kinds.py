@@ -1,0 +1,59 @@
+"""A question's words that name no table or column may be values of a database's kinds table.
+
+"Find all Bars in Los Angeles", "the number of Dentists", "Moroccan restaurant": a business's
+category is a value, and without sample rows nothing in the schema's names says which table holds
+it. A database with one table named as a kind of things (Yelp's ``category``, a ``genre`` table, a
+``Ref_Document_Types``) holds such values there. So a sub-query that matches no candidate's column
+well (its best fine relevance below ``floor``) counts as covered by that table at ``floor``
+(:func:`credit_kinds`; ``TableRetriever(kind_values=...)``, default
+:data:`jar_core.options.DEFAULT_KIND_VALUES`). A database with two tables or more so named (a
+forum's post types, vote types and close reasons; ATIS's classes of service and compartment
+classes) gets none: nothing tells which of them holds the value.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jar_core.index.schema_index import SchemaIndex
+
+__all__ = ["KIND_WORDS", "kind_tables", "credit_kinds"]
+
+#: Words that name a table as a kind of things (singular, as :func:`jar_core.joins.words.words` reads them).
+KIND_WORDS = frozenset({"category", "type", "kind", "class", "genre"})
+
+#: This stage's state: each index's kinds tables, for as long as the index lives.
+_KINDS: "weakref.WeakKeyDictionary[SchemaIndex, np.ndarray]" = weakref.WeakKeyDictionary()
+
+
+def kind_tables(index: "SchemaIndex") -> np.ndarray:
+    """bool per table of ``index.schema``: named by a :data:`KIND_WORDS` word, and the only table so
+    named in its database (its :attr:`~jar_core.schema.Table.join_scope`)."""
+    got = _KINDS.get(index)
+    if got is None:
+        from jar_core.index.structure import structure
+        from jar_core.joins.words import words
+
+        s = structure(index.schema)  # each distinct name split once; no table read
+        named = np.array([bool(KIND_WORDS.intersection(words(n))) for n in s.names], dtype=bool)[s.name]
+        per = np.bincount(s.scope[named], minlength=len(s.scopes))
+        got = _KINDS[index] = named & (per[s.scope] == 1)
+    return got
+
+
+def credit_kinds(F: np.ndarray, kinds: np.ndarray, floor: float) -> np.ndarray:
+    """``F`` (sub-queries x candidates) with each sub-query whose best fine relevance is below
+    ``floor`` covered at ``floor`` by the candidates that are kinds tables (``kinds``, bool per
+    candidate); ``F`` itself when there is nothing to credit (``floor`` 0 included)."""
+    if floor <= 0 or F.size == 0 or not kinds.any():
+        return F
+    low = F.max(axis=1) < floor
+    if not low.any():
+        return F
+    out = F.copy()
+    rows = np.ix_(low, kinds)
+    out[rows] = np.maximum(out[rows], floor)
+    return out

@@ -1,0 +1,66 @@
+"""A database's kinds table holds the question's values that name no table or column
+(jar_core.signals.kinds, TableRetriever(kind_values=...))."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import BagOfWordsEmbedder
+
+from jar_core.errors import InvalidArgumentError
+from jar_core.retriever import TableRetriever
+from jar_core.signals.kinds import credit_kinds, kind_tables
+
+# Yelp's shape: a business's category is a value ("Dentists"); no name says which table holds it
+SCHEMA = """
+CREATE TABLE business (business_id TEXT PRIMARY KEY, name TEXT, city TEXT, state TEXT, rating REAL);
+CREATE TABLE category (id INT PRIMARY KEY, business_id TEXT REFERENCES business(business_id), category_name TEXT);
+CREATE TABLE review (rid INT PRIMARY KEY, business_id TEXT REFERENCES business(business_id), text TEXT, year INT);
+CREATE TABLE checkin (cid INT PRIMARY KEY, business_id TEXT REFERENCES business(business_id), day TEXT, count INT);
+"""
+
+
+def _retriever(**options):
+    return TableRetriever.from_ddl(SCHEMA, embedder=BagOfWordsEmbedder(), **options)
+
+
+def test_the_one_table_named_as_a_kind_of_its_database():
+    from jar_core.loaders import load_ddl
+    from jar_core.index.schema_index import SchemaIndex
+
+    r = _retriever()
+    assert [t.name for t, k in zip(r.schema.tables, kind_tables(r.index)) if k] == ["category"]
+    # two tables named as kinds in one database (a forum's post and vote types): neither
+    forum = load_ddl("""
+    CREATE TABLE posts (id INT PRIMARY KEY, post_type_id INT, body TEXT);
+    CREATE TABLE post_types (id INT PRIMARY KEY, name TEXT);
+    CREATE TABLE vote_types (id INT PRIMARY KEY, name TEXT);
+    """)
+    assert not kind_tables(SchemaIndex.build(forum, BagOfWordsEmbedder())).any()
+
+
+def test_a_subquery_nothing_matches_is_covered_by_the_kinds_table():
+    F = np.array([[0.9, 0.1, 0.2], [0.2, 0.1, 0.3]], dtype=np.float32)  # the second matches nothing well
+    kinds = np.array([False, True, False])
+    got = credit_kinds(F, kinds, 0.35)
+    np.testing.assert_allclose(got, [[0.9, 0.1, 0.2], [0.2, 0.35, 0.3]])
+    assert credit_kinds(F, kinds, 0.0) is F and credit_kinds(F, np.zeros(3, dtype=bool), 0.35) is F
+    np.testing.assert_allclose(F[1], [0.2, 0.1, 0.3])  # the input is left as it was
+
+
+def test_the_kinds_table_joins_the_answer_when_the_question_names_a_value():
+    # the bundled model: "preschools" is near no column, so it is the category's value
+    question = "find the number of preschools in Madison"
+    on = TableRetriever.from_ddl(SCHEMA).retrieve(question, k=2)
+    off = TableRetriever.from_ddl(SCHEMA, kind_values=0.0).retrieve(question, k=2)
+    assert [t.name for t in on.tables] == ["business", "category"], on.tables
+    assert "category" not in [t.name for t in off.tables], off.tables
+    # a question whose words all name columns: nothing to credit
+    subs = ["business name", "city", "rating"]
+    plain = _retriever().signals("business name city rating", subs)
+    assert np.array_equal(plain.F, _retriever(kind_values=0.0).signals("business name city rating", subs).F)
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5, "0.3"])
+def test_a_bad_kind_values_is_one_error(value):
+    with pytest.raises(InvalidArgumentError, match="kind_values"):
+        _retriever(kind_values=value)
