@@ -112,9 +112,10 @@ def adopted_keys(
             for st in stems[i]:
                 if st:
                     plain.setdefault((int(database[i]), "".join(st)), set()).add(int(table[i]))
-    entities: dict[int, set[str]] = {}
-    for i in range(len(own)):
-        if tnames[i]:
+    entities: dict[int, set[str]] = {}  # per database, its tables' whole names
+    for ti, t in enumerate(schema.tables):
+        i = int(col_offsets[ti])
+        if t.columns and tnames[i]:
             entities.setdefault(int(database[i]), set()).add(tnames[i][0])
     for ti, t in enumerate(schema.tables):
         if keyed[ti] or t.primary_key or not t.columns:
