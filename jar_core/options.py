@@ -47,7 +47,7 @@ DEFAULT_HUBNESS = 0.5
 
 #: Default ``kind_values``: the fine relevance below which a sub-query counts as a value of its
 #: database's kinds table (:mod:`jar_core.signals.kinds`; chosen on the development suite, docs/results.md).
-DEFAULT_KIND_VALUES = 0.4
+DEFAULT_KIND_VALUES = 0.35
 
 #: Default ``lexical_relevance``: weight of BM25 in the coarse relevance the search itself sees
 #: (measured in docs/results.md, "Beyond the paper").
