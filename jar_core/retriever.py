@@ -41,6 +41,7 @@ from jar_core.options import (
     check_table_names,
 )
 from jar_core.schema import Schema
+from jar_core.signals.kinds import resolved_by_values
 from jar_core.signals.matrices import Signals, compute_signals, lexical_relevance
 from jar_core.signals.values import apply_value_matches
 from jar_core.strategies import STRATEGIES, JoinAwareStrategy, SearchStrategy, get_strategy
@@ -442,6 +443,7 @@ class TableRetriever:
             idx, cands, r, list(subqueries), vecs[1:], segment_sim=segment_sim, joins=self.joins,
             cross_database_joins=self.cross_database_joins, min_join_score=self.min_join_score, hubness=self.hubness,
             kind_values=kind_values,
+            resolved=resolved_by_values(subqueries, (m.span for m in matches if not m.hint)) if matches else None,
         )
         if matches:
             apply_value_matches(sig, matches)

@@ -60,6 +60,25 @@ def test_the_kinds_table_joins_the_answer_when_the_question_names_a_value():
     assert np.array_equal(plain.F, _retriever(kind_values=0.0).signals("business name city rating", subs).F)
 
 
+def test_a_value_found_among_samples_is_not_the_kinds_tables():
+    # "Preschools" is a business's name here: the sub-query's table is known, nothing to credit
+    from jar_core.loaders import load_ddl
+    from jar_core.signals.kinds import resolved_by_values
+
+    schema = load_ddl(SCHEMA)
+    schema["business"].column("name").sample = ("Preschools", "Main Street Bakery", "Joe's Diner")
+    subs = ["preschools", "madison"]
+    question = "find the number of preschools in Madison"
+    kw = dict(embedder=BagOfWordsEmbedder(), expand=0)
+    on = TableRetriever(schema, **kw).signals(question, subs)
+    off = TableRetriever(schema, kind_values=0.0, **kw).signals(question, subs)
+    category = [schema.tables[int(c)].name for c in on.candidates].index("category")
+    assert [m.span for m in on.value_matches] == ["preschools"]
+    assert on.F[0, category] == off.F[0, category]  # found among names: not a category
+    assert on.F[1, category] == pytest.approx(0.35) and off.F[1, category] < 0.35  # "madison" found nowhere
+    assert resolved_by_values(["moroccan restaurant", "bars", "city"], ["Moroccan", "the bars"]).tolist() == [True, False, False]
+
+
 @pytest.mark.parametrize("value", [-0.1, 1.5, "0.3"])
 def test_a_bad_kind_values_is_one_error(value):
     with pytest.raises(InvalidArgumentError, match="kind_values"):

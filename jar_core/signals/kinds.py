@@ -6,24 +6,28 @@ it. A database with one table named as a kind of things (Yelp's ``category``, a 
 ``Ref_Document_Types``) holds such values there. So a sub-query that matches no candidate's column
 well (its best fine relevance below ``floor``) counts as covered by that table at ``floor``
 (:func:`credit_kinds`; ``TableRetriever(kind_values=...)``, default
-:data:`jar_core.options.DEFAULT_KIND_VALUES`). A database with two tables or more so named (a
+:data:`jar_core.options.DEFAULT_KIND_VALUES`), unless the question's words in it were found among
+a column's sample values (:func:`resolved_by_values`: the value's table is known). A database with two tables or more so named (a
 forum's post types, vote types and close reasons; ATIS's classes of service and compartment
 classes) gets none: nothing tells which of them holds the value.
 """
 from __future__ import annotations
 
+import re
 import weakref
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
     from jar_core.index.schema_index import SchemaIndex
 
-__all__ = ["KIND_WORDS", "kind_tables", "credit_kinds"]
+__all__ = ["KIND_WORDS", "kind_tables", "credit_kinds", "resolved_by_values"]
 
 #: Words that name a table as a kind of things (singular, as :func:`jar_core.joins.words.words` reads them).
 KIND_WORDS = frozenset({"category", "type", "kind", "class", "genre"})
+
+_WORD = re.compile(r"\w+")
 
 #: This stage's state: each index's kinds tables, for as long as the index lives.
 _KINDS: "weakref.WeakKeyDictionary[SchemaIndex, np.ndarray]" = weakref.WeakKeyDictionary()
@@ -44,16 +48,27 @@ def kind_tables(index: "SchemaIndex") -> np.ndarray:
     return got
 
 
-def credit_kinds(F: np.ndarray, kinds: np.ndarray, floor: float) -> np.ndarray:
+def credit_kinds(F: np.ndarray, kinds: np.ndarray, floor: float, resolved: np.ndarray | None = None) -> np.ndarray:
     """``F`` (sub-queries x candidates) with each sub-query whose best fine relevance is below
     ``floor`` covered at ``floor`` by the candidates that are kinds tables (``kinds``, bool per
-    candidate); ``F`` itself when there is nothing to credit (``floor`` 0 included)."""
+    candidate), except the sub-queries ``resolved`` (bool per sub-query: a value found elsewhere);
+    ``F`` itself when there is nothing to credit (``floor`` 0 included)."""
     if floor <= 0 or F.size == 0 or not kinds.any():
         return F
     low = F.max(axis=1) < floor
+    if resolved is not None:
+        low &= ~np.asarray(resolved, dtype=bool)
     if not low.any():
         return F
     out = F.copy()
     rows = np.ix_(low, kinds)
     out[rows] = np.maximum(out[rows], floor)
     return out
+
+
+def resolved_by_values(subqueries: Sequence[str], spans: Iterable[str]) -> np.ndarray:
+    """bool per sub-query: it holds every word of a span of the question found among a column's
+    sample values (``spans``, the value matches that are no hints), so its value's table is known."""
+    found = [set(_WORD.findall(s.lower())) for s in spans]
+    found = [f for f in found if f]
+    return np.array([any(f <= set(_WORD.findall(q.lower())) for f in found) for q in subqueries], dtype=bool)

@@ -121,13 +121,15 @@ def compute_signals(
     min_join_score: float = 0.0,
     hubness: float = 0.0,
     kind_values: float = 0.0,
+    resolved: np.ndarray | None = None,
 ) -> Signals:
     """Assemble :class:`Signals` for ``candidates`` (positions in ``index.schema.tables``) whose
     coarse relevance is ``r``.
 
     ``hubness`` > 0 corrects fine relevance for hub tables (:mod:`jar_core.signals.hubness`); 0 is the
     paper's ``F``. ``kind_values`` > 0 covers a sub-query no candidate's column matches that well by
-    its database's kinds table (:mod:`jar_core.signals.kinds`).
+    its database's kinds table (:mod:`jar_core.signals.kinds`), except the sub-queries ``resolved``
+    (bool per sub-query: its value was found among a column's samples).
 
     Joins weaker than ``min_join_score`` are dropped (``w = 0``): a weak join is no join,
     neither for the search nor in the returned join path.
@@ -145,7 +147,7 @@ def compute_signals(
         references = None if references is None else references & ~weak
     F = corrected(fine_relevance(index, subquery_vectors, candidates).astype(np.float32), index, candidates, hubness)
     if kind_values > 0:
-        F = credit_kinds(F, kind_tables(index)[candidates], kind_values)
+        F = credit_kinds(F, kind_tables(index)[candidates], kind_values, resolved)
     seg = None
     if segment_sim:
         seg = (subquery_vectors @ index.table_vectors[candidates].T).astype(np.float32)
