@@ -32,7 +32,7 @@ _FIELDS = ("a", "b", "confidence", "evidence")
 #: the list against the imports.
 RULE_SOURCES = (
     "_gc.py", "column_types.py", "errors.py", "glued.py", "names.py", "schema.py",
-    "joins/__init__.py", "joins/across.py", "joins/blocking.py", "joins/checks.py", "joins/composite.py",
+    "joins/__init__.py", "joins/across.py", "joins/alike.py", "joins/blocking.py", "joins/checks.py", "joins/composite.py",
     "joins/copies.py", "joins/declared.py", "joins/edges.py", "joins/graph.py", "joins/hierarchy.py",
     "joins/inclusion.py", "joins/keys.py", "joins/links.py", "joins/name_facts.py", "joins/naming.py",
     "joins/people.py", "joins/preference.py", "joins/profile.py", "joins/store.py", "joins/through.py",
@@ -45,9 +45,10 @@ def rules_version() -> str:
     """:data:`~jar_core.joins.graph.JOIN_RULES_VERSION` and a digest of the rules' source.
 
     The digest covers :data:`RULE_SOURCES` (each rule is a module of its own, its tunables beside
-    it, and this module, which saves the graphs), by path and content: a graph saved by other rule
-    code (a constant changed without a version bump) is stale as well; where the source cannot be
-    read the version alone counts.
+    it, and this module, which saves the graphs), by path and content, and the installed version
+    of the ``wordsegment`` package, whose word counts the rules split names by
+    (:mod:`jar_core.glued`): a graph saved by other rule code (a constant changed without a version
+    bump) or other counts is stale as well; where the source cannot be read the version alone counts.
     """
     h = hashlib.sha256()
     package = Path(__file__).resolve().parents[1]
@@ -56,7 +57,18 @@ def rules_version() -> str:
             h.update(name.encode("utf-8") + b"\0" + (package / name).read_bytes() + b"\0")
     except OSError:  # pragma: no cover - an installation without readable sources
         return str(_graph.JOIN_RULES_VERSION)
+    h.update(b"wordsegment\0" + _installed("wordsegment").encode("utf-8"))
     return f"{_graph.JOIN_RULES_VERSION}-{h.hexdigest()[:16]}"
+
+
+def _installed(package: str) -> str:
+    """The installed version of ``package`` (``"absent"`` when it is not installed)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "absent"
 
 
 def _default(v: Any) -> Any:
