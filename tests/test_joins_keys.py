@@ -342,3 +342,33 @@ def test_two_references_of_one_key_named_apart_are_siblings():
     hub = edges(load_ddl(ddl + many))
     assert hub.get("airport.airport_code = fact_a.origin_airport", (0, ""))[0] > 0, hub
     assert "airport_service.airport_code = flight.from_airport" not in hub, hub
+
+
+def test_two_keys_of_one_name_join_for_the_search_only_where_nothing_else_joins():
+    from jar_core.loaders import load_ddl
+    from jar_core.retriever import TableRetriever
+    from helpers import BagOfWordsEmbedder
+
+    # KaggleDBQA's WhatCDHipHop without keys: a torrent's tags keyed by the torrent's bare id
+    ddl = """
+    CREATE TABLE torrents (groupName TEXT, totalSnatched INT, artist TEXT, groupYear INT, id INT);
+    CREATE TABLE tags ("index" INT, id INT, tag TEXT);
+    """
+    got = edges(load_ddl(ddl))
+    from jar_core.joins.alike import SCORE
+
+    assert got == {"tags.id = torrents.id": (pytest.approx(SCORE), "names alike")}, got
+    # the search may use it; the answer never shows it as a key, only as an unverified candidate
+    res = TableRetriever.from_ddl(ddl, embedder=BagOfWordsEmbedder()).retrieve("tags of torrents", k=2)
+    assert sorted(res.table_names) == ["tags", "torrents"]
+    assert res.joins == [] and [str(j) for j in res.unverified_joins] in (
+        ["tags.id = torrents.id"], ["torrents.id = tags.id"])
+    # two declared primary keys, or two first columns, are two tables' own keys
+    both = ddl.replace("id INT);", "id INT PRIMARY KEY);").replace("id INT, tag", "id INT PRIMARY KEY, tag")
+    assert edges(load_ddl(both)) == {}, edges(load_ddl(both))
+    firsts = ddl.replace('"index" INT, id INT', 'id INT, "index" INT').replace("groupName TEXT,", "").replace(", id INT);", ");")
+    firsts = firsts.replace("CREATE TABLE torrents (", "CREATE TABLE torrents (id INT, ")
+    assert edges(load_ddl(firsts)) == {}, firsts
+    # a database the other rules join at all gets none: their joins say how its tables fit
+    joined = edges(load_ddl(ddl + "CREATE TABLE plays (play_id INT, torrent_id INT, day TEXT);"))
+    assert all(e != "names alike" for _, e in joined.values()) and "plays.torrent_id = torrents.id" in joined, joined

@@ -18,8 +18,9 @@ __all__ = ["JoinGraph", "EVIDENCE", "SIBLINGS", "is_sibling", "best_per_pair", "
 
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence` (``sibling apart``: two references of one
-#: key named apart, :mod:`.through`).
-EVIDENCE = ("declared", *RULES, "inclusion", "composite key", "copy", "sibling apart")
+#: key named apart, :mod:`.through`; ``names alike``: two keys of one name in a database nothing
+#: else joins, :mod:`.alike`).
+EVIDENCE = ("declared", *RULES, "inclusion", "composite key", "copy", "sibling apart", "names alike")
 #: The evidence of two references of one key (named alike, or apart): siblings, no reference.
 SIBLINGS = (EVIDENCE.index("sibling"), EVIDENCE.index("sibling apart"))
 

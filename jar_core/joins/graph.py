@@ -15,7 +15,9 @@ confidence and examples, and its tunables beside it:
 7. :mod:`.uncertain`: what stays uncertain says so (ties, siblings through a key, values that fit
    any key, polymorphic references);
 8. :mod:`.composite`: a reference on every column of a declared key of several columns;
-9. :mod:`.copies`: a copy of a table joins as the table it copies.
+9. :mod:`.copies`: a copy of a table joins as the table it copies;
+10. :mod:`.alike`: in a database no other rule joins two tables of, two keys of one name, the
+    search's evidence only.
 
 Rules 3 and 4 judge the candidates of rule 2 (:mod:`.checks`); rule 1 then goes first, and the
 rules after it rework the edges so far. The graph is sparse (one row per joining column pair,
@@ -28,6 +30,7 @@ import numpy as np
 
 from jar_core._gc import gc_paused
 from jar_core.joins.across import MAX_CROSS_KEYS, across
+from jar_core.joins.alike import names_alike
 from jar_core.joins.checks import checked
 from jar_core.joins.composite import composite
 from jar_core.joins.copies import copy_joins
@@ -52,7 +55,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "candidate_join_m
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 53
+JOIN_RULES_VERSION = 54
 
 #: Within databases the rules run on blocks of whole databases of about this many columns, not
 #: on the whole schema at once: the same joins (none crosses two databases), without comparing
@@ -96,6 +99,7 @@ def _build_join_graph(
     if len(cf):
         evidence = np.full(len(cf), EVIDENCE.index("composite key"), dtype=np.int64)
         f, k, conf, ev = best_per_pair(*_joined((f, k, conf, ev), (cf, ck, cconf, evidence)))
+    f, k, conf, ev = _joined((f, k, conf, ev), names_alike(p, f, k))  # rule 10
     order = np.lexsort((k, f, -conf))
     f, k, conf, ev = f[order], k[order], conf[order], ev[order]
     return JoinGraph(
