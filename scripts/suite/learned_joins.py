@@ -11,7 +11,8 @@ The candidates of a scorer are the column pairs ``f -> k`` of one database, ``f`
 tables of compatible type, ``f`` holding keys (:attr:`ColumnProfile.keyless` and flags left out)
 and ``k`` a key as far as anything tells (:meth:`ColumnProfile.keyish`, or a key word in its
 name). Their features: the rules' calibrated confidence of the pair and its evidence (the join
-graph of :mod:`jar_core.joins`, whatever rule found it), the column facts the rules read
+graph of :mod:`jar_core.joins`, whatever rule found it, but the search's only evidence, which no
+answer shows as a key), the column facts the rules read
 (:class:`~jar_core.joins.profile.ColumnProfile`: own key, adopted key, the name naming its table,
 key words, equal names, the entity words naming the other table, the types), and the embedding
 model's similarity between ``f``'s entity words and ``k``'s table name and between the two
@@ -44,16 +45,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from join_reliability import declared_pairs  # noqa: E402
 from run_suite import DEFAULT_ROOTS, find_folders  # noqa: E402
 
-from jar_core.joins.calibration import apply_fit, trust_threshold  # noqa: E402
+from jar_core.joins.calibration import SEARCH_ONLY, apply_fit, trust_threshold  # noqa: E402
 from jar_core.joins.edges import EVIDENCE  # noqa: E402
 from jar_core.joins.graph import build_join_graph  # noqa: E402
 from jar_core.joins.profile import ColumnProfile  # noqa: E402
 from jar_core.loaders import load_benchmark  # noqa: E402
 from jar_core.names import readable  # noqa: E402
 
-#: The rules' evidence a feature each (``declared`` never occurs without keys; ``sibling apart`` is
-#: the search's only and never shown, so it is no feature).
-RULE_EVIDENCE = tuple(e for e in EVIDENCE if e not in ("declared", "sibling apart"))
+#: The rules' evidence a feature each (``declared`` never occurs without keys; the search's only
+#: evidence, :data:`~jar_core.joins.calibration.SEARCH_ONLY`, is never shown, so it is no feature).
+RULE_EVIDENCE = tuple(e for e in EVIDENCE if e != "declared" and e not in SEARCH_ONLY)
 FEATURES = ("rules' confidence", *(f"rule: {e}" for e in RULE_EVIDENCE),
             "k own key", "k adopted key", "k names its table", "k names its table otherwise", "k key word",
             "f key word", "f own key", "f names its table", "f names its table otherwise", "equal names",
@@ -84,7 +85,7 @@ class Candidates:
         for a, b, score, ev in zip(graph.a.tolist(), graph.b.tolist(), graph.confidence.tolist(),
                                    graph.evidence.tolist()):
             name = EVIDENCE[ev]
-            if name == "sibling apart":
+            if name in SEARCH_ONLY:
                 continue
             conf = float(apply_fit(np.asarray([score]), name)[0])
             pair = frozenset((a, b))
