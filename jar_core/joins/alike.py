@@ -48,9 +48,13 @@ def names_alike(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> tuple[np.ndar
     the edges ``f -> k`` (every other rule's) join no two tables: per name, the first such key of
     each table joined to the first of every later table, unless both are their tables' first
     columns or both declared primary keys."""
-    joined = np.zeros(int(p.database.max()) + 1 if p.n else 0, dtype=bool)
+    n_db = int(p.database.max()) + 1 if p.n else 0
+    joined = np.zeros(n_db, dtype=bool)
     across = p.table[f] != p.table[k]
     joined[p.database[f[across]]] = True
+    # a database of one table has no two tables to join (a lake's tables each on their own)
+    tables = np.unique(np.stack([p.database, p.table]), axis=1)[0] if p.n else np.zeros(0, dtype=np.int64)
+    joined |= np.bincount(tables, minlength=n_db) < 2
     keyish = (p.own_key | p.has_key_word) & ~p.keyless & ~p.flag
     lead = np.ones(p.n, dtype=bool)  # its table's first column (columns are stacked table by table)
     lead[1:] = p.table[1:] != p.table[:-1]
