@@ -6,8 +6,8 @@ rule (evidence)        evidence                                        confidenc
 =====================  ==============================================  =======================  ====================================
 ``names alike``        two columns of two tables of one database,      :data:`SCORE`            ``tags.id``, ``torrents.id``
                        each a key by its name (its table's own key or                           (KaggleDBQA's WhatCDHipHop without
-                       a key word), of one name and a compatible                                keys)
-                       type, not both its table's first column nor
+                       a key word), of one name and one type                                    keys)
+                       class, not both its table's first column nor
                        both declared primary keys, where no other
                        rule joins two tables of the database
 =====================  ==============================================  =======================  ====================================
@@ -22,7 +22,8 @@ that hold unrelated rows (Spider's ``TV_Channel.id`` and ``Cartoon.id``, ``wine.
 (:data:`jar_core.joins.calibration.SEARCH_ONLY`): the answer lists it as an unverified candidate
 where no key is known, never as a key. Two first columns (``customer.id``, ``orders.id``) or two
 declared primary keys are two tables' own keys, no such pair: one of the two must be a key column
-after its table's first, as a reference is. A database the rules join at all gets none: their joins say how its tables fit together.
+after its table's first, as a reference is. A database the rules join at all gets none: their
+joins say how its tables fit together.
 """
 from __future__ import annotations
 

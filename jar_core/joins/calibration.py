@@ -107,8 +107,8 @@ def trusted(score: float, evidence: str) -> bool:
 #: Evidence the search may use but a model is never shown as a key: two references of one key
 #: named apart (:mod:`jar_core.joins.through`), right 54% of the time over the development suite
 #: and from 0% to 65% benchmark by benchmark; two keys of one name in a database nothing else
-#: joins (:mod:`jar_core.joins.alike`), as often two unrelated surrogate keys as a reference. Shown
-#: as an unverified candidate where no key is known.
+#: joins (:mod:`jar_core.joins.alike`), which may be two unrelated surrogate keys. Shown as an
+#: unverified candidate where no key is known.
 SEARCH_ONLY = frozenset({"sibling apart", "names alike"})
 
 

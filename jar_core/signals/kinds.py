@@ -7,9 +7,9 @@ it. A database with one table named as a kind of things (Yelp's ``category``, a 
 well (its best fine relevance below ``floor``) counts as covered by that table at ``floor``
 (:func:`credit_kinds`; ``TableRetriever(kind_values=...)``, default
 :data:`jar_core.options.DEFAULT_KIND_VALUES`), unless the question's words in it were found among
-a column's sample values (:func:`resolved_by_values`: the value's table is known). A database with two tables or more so named (a
-forum's post types, vote types and close reasons; ATIS's classes of service and compartment
-classes) gets none: nothing tells which of them holds the value.
+a column's sample values (:func:`resolved_by_values`: the value's table is known). A database
+with two tables or more so named (a forum's post types, vote types and close reasons; ATIS's
+classes of service and compartment classes) gets none: nothing tells which of them holds the value.
 """
 from __future__ import annotations
 

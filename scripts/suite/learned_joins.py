@@ -17,9 +17,9 @@ answer shows as a key), the column facts the rules read
 key words, equal names, the entity words naming the other table, the types), and the embedding
 model's similarity between ``f``'s entity words and ``k``'s table name and between the two
 columns' names. Three scorers (scikit-learn's logistic regression, standardised, with and
-without the embedding's similarities, and gradient boosting) are checked out of sample in two ways: by database (5 folds over the databases of
-every benchmark, no database in its own training set), and by family (each benchmark scored by a
-model trained on the others only).
+without the embedding's similarities, and gradient boosting) are checked out of sample in two
+ways: by database (5 folds over the databases of every benchmark, no database in its own
+training set), and by family (each benchmark scored by a model trained on the others only).
 
 A scorer, like the answer, shows one join per pair of tables: its best column pair at or above
 the threshold. Printed per benchmark and threshold: the table pairs joined, the share right
