@@ -298,6 +298,18 @@ def test_a_keyless_tables_first_key_column_is_its_key_where_others_are_named_as_
         assert got.get(pair, (0, ""))[0] >= 0.7, (pair, got)
     # two such keys are two tables' rows, no siblings
     assert "Nurse.EmployeeID = Physician.EmployeeID" not in got, got
+    # a number first, without a key word (a patient's SSN), is the key of a table others name;
+    # a text first column is not (a name is no key), nor is a number no column names the table of
+    patients = """
+    CREATE TABLE Patient (SSN INTEGER, Name TEXT, Address TEXT);
+    CREATE TABLE Stay (StayID INTEGER, Patient INTEGER, Room INTEGER);
+    CREATE TABLE Ward (Floor INTEGER, Beds INTEGER);
+    """
+    got = edges(load_ddl(patients))
+    assert got.get("Patient.SSN = Stay.Patient", (0, ""))[0] >= 0.7, got
+    assert not any("Ward." in e for e in got), got
+    named = edges(load_ddl(patients.replace("SSN INTEGER, Name TEXT", "Name TEXT, SSN INTEGER")))
+    assert not any(e.startswith("Patient.") or "= Patient." in e for e in named), named
     # a column named as its own table is no reference to it: trust.trust leaves source_u_id a role
     trust = edges(load_ddl("""
     CREATE TABLE useracct (u_id INTEGER, name TEXT);

@@ -81,6 +81,7 @@ def adopted_keys(
     schema: Schema, col_offsets: np.ndarray, own: np.ndarray, table: np.ndarray, database: np.ndarray,
     names_table: np.ndarray, full: list[list[str]], key_word: list[str | None], flags: list[bool],
     unique: list[float], keyless: list[bool], stems: list[list[list[str]]], tnames: list[list[str]],
+    numeric: list[bool] | None = None,
 ) -> np.ndarray:
     """bool per column: the key of a table that has no other (no primary key declared, no column
     named after it), taken from its first column when that column carries the key of another table
@@ -91,7 +92,9 @@ def adopted_keys(
     ``BusinessEntityID`` elsewhere still references ``BusinessEntity``. So is a first column with a
     key word named after no table of the database (``Physician.EmployeeID``, ``Nurse.EmployeeID``: no
     ``employee`` table) when a column of another table is named as the table, whole and without a
-    key word (``Appointment.Physician``). A first column known to repeat values
+    key word (``Appointment.Physician``); without a key word, so is a first column that holds
+    numbers (``numeric``, bool per column: ``Patient.SSN`` where ``Stay.Patient`` names the
+    table), never a text one (a name). A first column known to repeat values
     (``lineitem.l_orderkey`` in a database) is no key."""
     out = np.zeros(len(own), dtype=bool)
     keyed = np.zeros(len(schema.tables), dtype=bool)
@@ -123,9 +126,12 @@ def adopted_keys(
         i = int(col_offsets[ti])
         u = unique[i]
         db = int(database[i])
-        if key_word[i] is None or flags[i] or keyless[i] or (u == u and u < 0.95) or not tnames[i]:
+        if flags[i] or keyless[i] or (u == u and u < 0.95) or not tnames[i]:
             continue
-        carries = bool(supers.get(db, set()).intersection(full[i])) and tnames[i][0] in named.get(db, ())
+        if key_word[i] is None and not (numeric is not None and numeric[i]):
+            continue  # without a key word, only a number (an SSN) may be a key named after no table
+        carries = (key_word[i] is not None and bool(supers.get(db, set()).intersection(full[i]))
+                   and tnames[i][0] in named.get(db, ()))
         # a key named after no table (``Physician.EmployeeID``) of a table others are named as
         alone = (bool(plain.get((db, tnames[i][0]), set()) - {ti}) and names_table[i] == 0
                  and not any("".join(st) in entities.get(db, ()) for st in stems[i] if st))

@@ -90,7 +90,8 @@ class ColumnProfile:
                                                c.unique_declared, names.leads)
         own &= ~part_ref
         adopted = adopted_keys(schema, col_offsets, own, table, database, np.array(c.names_table, dtype=np.int8),
-                               c.full, c.key_word, c.flag, c.unique, c.keyless, c.stems, c.table_names)
+                               c.full, c.key_word, c.flag, c.unique, c.keyless, c.stems, c.table_names,
+                               [tc == c.classes.get("numeric", -1) for tc in c.type_class])
         own |= adopted
         values, n_values = incidence(c.value_rows)
         return cls(
