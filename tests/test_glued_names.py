@@ -132,6 +132,12 @@ def test_a_one_word_plural_is_no_key():
     assert any("FLIGHT_ID" in e for e in got), got
     assert counts("stops") and counts("ENGINES") and not counts("status") and not counts("address")
     assert not counts("stop_id") and not counts("bus")
+    # a plural written as a table of its database is written is that table (Spider's hospital_1)
+    got = edges(load_ddl("""
+    CREATE TABLE Procedures (Code INTEGER, Name TEXT, Cost REAL);
+    CREATE TABLE Undergoes (Patient INTEGER, Procedures INTEGER, DateUndergoes TEXT);
+    """))
+    assert got.get("Procedures.Code = Undergoes.Procedures", (0, ""))[0] >= 0.7, got
 
 
 def test_the_decomposer_reads_run_together_names():

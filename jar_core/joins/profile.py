@@ -187,6 +187,10 @@ class _TableNames:
             whole_sets.setdefault(t.join_scope, set()).add("".join(words(t.name)))
         one_set: dict[frozenset[str], frozenset[str]] = {}  # one set for a lake's copies of a database
         self._wholes = {scope: one_set.setdefault(frozenset(v), frozenset(v)) for scope, v in whole_sets.items()}
+        written: dict[str, set[str]] = {}
+        for t in schema.tables:
+            written.setdefault(t.join_scope, set()).add(t.name.casefold())
+        self._written = {scope: one_set.setdefault(frozenset(v), frozenset(v)) for scope, v in written.items()}
         # per database, the flat names of its tables: what a key word glued to a name may follow
         # (one set for databases with the same names: a lake's copies share their names' facts)
         scope_names: dict[str, set[str]] = {}
@@ -206,6 +210,10 @@ class _TableNames:
                 got[key] = got.get(key, 0) + 1
         self.initial_keys = {scope: shared.setdefault(keys, keys) for scope, keys in (
             (scope, frozenset(k for k, n in owners.get(scope, {}).items() if n == 1)) for scope in self.entities)}
+
+    def written(self, scope: str) -> frozenset[str]:
+        """The names of the tables of join scope ``scope`` as written (case folded)."""
+        return self._written[scope]
 
     def of(self, t: Table) -> tuple[list[str], list[list[str]], list[str]]:
         """The table's entity names, word lists and words: :func:`table_words`, the name without
@@ -298,6 +306,7 @@ def _read_columns(schema: Schema, names: _TableNames) -> _Columns:
         # surrogate) leaves the column named exactly after the table with a key word
         # (``business.business_id``) its key too: the entity's own id, which others reference
         ents, inits = names.entities[t.join_scope], names.initial_keys[t.join_scope]
+        written = names.written(t.join_scope)
         # (a key named by the table's initials, ``business.bid``, is such a surrogate too)
         pk_other = len(pk) == 1 and not pk_row and (
             _name_facts(by_name, pk[0], t.name, prefix, tnames, twords, module, ents, inits)[4] == 0
@@ -311,7 +320,11 @@ def _read_columns(schema: Schema, names: _TableNames) -> _Columns:
             out.type_class.append(out.classes.setdefault(seen if seen is not None else declared_class, len(out.classes)))
             out.from_samples.append(seen is not None)
             frac = seen == "numeric" and fractional(c.sample)
-            out.keyless.append(no_key or frac or counts(c.name) or c.computed)
+            # a count by its name, unless it is written as a table of its database is
+            # (``Undergoes.Procedures`` of a ``Procedures`` table: a reference, as ``Stay.Patient``
+            # is; ``FLIGHT.STOPS`` beside a ``STOP`` table stays a count)
+            counted = counts(c.name) and c.name.casefold() not in written
+            out.keyless.append(no_key or frac or counted or c.computed)
             out.decimal.append(real and (seen != "numeric" or frac))
             out.integer.append(whole)
             out.uuid.append(generated)
