@@ -50,15 +50,12 @@ def names_alike(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> tuple[np.ndar
     each table joined to the first of every later table, unless both are their tables' first
     columns or both declared primary keys."""
     n_db = int(p.database.max()) + 1 if p.n else 0
-    joined = np.zeros(n_db, dtype=bool)
-    across = p.table[f] != p.table[k]
-    joined[p.database[f[across]]] = True
-    # a database of one table has no two tables to join (a lake's tables each on their own)
-    tables = np.unique(np.stack([p.database, p.table]), axis=1)[0] if p.n else np.zeros(0, dtype=np.int64)
-    joined |= np.bincount(tables, minlength=n_db) < 2
-    keyish = (p.own_key | p.has_key_word) & ~p.keyless & ~p.flag
     lead = np.ones(p.n, dtype=bool)  # its table's first column (columns are stacked table by table)
     lead[1:] = p.table[1:] != p.table[:-1]
+    # a database of one table has no two tables to join (a lake's tables each on their own)
+    joined = np.bincount(p.database[lead], minlength=n_db) < 2
+    joined[p.database[f[p.table[f] != p.table[k]]]] = True
+    keyish = (p.own_key | p.has_key_word) & ~p.keyless & ~p.flag
     groups: dict[tuple[int, str, int], dict[int, int]] = defaultdict(dict)
     for i in np.flatnonzero(keyish & ~joined[p.database]).tolist():
         if p.full_names[i]:  # per (database, name, type class): each table's first such column

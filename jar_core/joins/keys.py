@@ -81,7 +81,7 @@ def adopted_keys(
     schema: Schema, col_offsets: np.ndarray, own: np.ndarray, table: np.ndarray, database: np.ndarray,
     names_table: np.ndarray, full: list[list[str]], key_word: list[str | None], flags: list[bool],
     unique: list[float], keyless: list[bool], stems: list[list[list[str]]], tnames: list[list[str]],
-    numeric: list[bool] | None = None,
+    numeric: list[bool],
 ) -> np.ndarray:
     """bool per column: the key of a table that has no other (no primary key declared, no column
     named after it), taken from its first column when that column carries the key of another table
@@ -128,7 +128,7 @@ def adopted_keys(
         db = int(database[i])
         if flags[i] or keyless[i] or (u == u and u < 0.95) or not tnames[i]:
             continue
-        if key_word[i] is None and not (numeric is not None and numeric[i]):
+        if key_word[i] is None and not numeric[i]:
             continue  # without a key word, only a number (an SSN) may be a key named after no table
         carries = (key_word[i] is not None and bool(supers.get(db, set()).intersection(full[i]))
                    and tnames[i][0] in named.get(db, ()))

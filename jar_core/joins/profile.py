@@ -183,13 +183,12 @@ class _TableNames:
         self.long_leads = long_modules(schema)
         self._by_table: dict[tuple[str, str, int], tuple[list[str], list[list[str]], list[str]]] = {}
         whole_sets: dict[str, set[str]] = {}  # per database, its tables' whole names
+        written: dict[str, set[str]] = {}  # and their names as written (case folded)
         for t in schema.tables:
             whole_sets.setdefault(t.join_scope, set()).add("".join(words(t.name)))
+            written.setdefault(t.join_scope, set()).add(t.name.casefold())
         one_set: dict[frozenset[str], frozenset[str]] = {}  # one set for a lake's copies of a database
         self._wholes = {scope: one_set.setdefault(frozenset(v), frozenset(v)) for scope, v in whole_sets.items()}
-        written: dict[str, set[str]] = {}
-        for t in schema.tables:
-            written.setdefault(t.join_scope, set()).add(t.name.casefold())
         self._written = {scope: one_set.setdefault(frozenset(v), frozenset(v)) for scope, v in written.items()}
         # per database, the flat names of its tables: what a key word glued to a name may follow
         # (one set for databases with the same names: a lake's copies share their names' facts)
