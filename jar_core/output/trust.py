@@ -103,7 +103,7 @@ def key_forest(pairs: PairKeys, needed: np.ndarray) -> tuple[list[tuple[int, int
     apart = [k for (a, b), keys in pairs.items() if needed[a] and needed[b] and label[a] != label[b]
              for k in [_best(keys, False)] if k is not None]
     unverified = []
-    for k in sorted(apart, key=lambda k: (*strength(k), k.a, k.b)):
+    for k in sorted(apart, key=lambda k: (strength(k), k.a, k.b)):
         la, lb = label[k.a], label[k.b]
         if la != lb:
             unverified.append(k)
@@ -123,7 +123,7 @@ def optional_keys(pairs: PairKeys, needed: np.ndarray) -> list[tuple[int, int, b
             for a in np.flatnonzero(before).tolist():
                 key = _best(pairs.get((min(a, b), max(a, b)), ()), want)
                 if key is not None:
-                    cands.append((*strength(key), a))
+                    cands.append((strength(key), a))
             if cands:
                 out.append((min(cands)[-1], b, want))
                 break
@@ -160,17 +160,18 @@ def question_fit(question: frozenset[str], left_table: str, left: str, right_tab
 _SIBLING_EVIDENCE = frozenset(EVIDENCE[i] for i in SIBLINGS)
 
 
-def strength(key: Key) -> tuple[float, float]:
-    """A sort key, strongest first: the calibrated confidence to a tenth, then the rules' score.
-    Confidences a hundredth apart (a same-name key at 0.98, an entity key at 0.99) are the
-    calibration's noise: ranked by them, the keys shown flipped with each refit of the
-    calibration on the keys shown."""
-    return -round(key.confidence, 1), -key.score
-
-
 def weight(key: Key) -> float:
-    """:func:`strength` as one number, larger for a stronger key (a spanning tree's weight)."""
+    """How strong a key is, larger for a stronger one (a spanning tree's weight): the calibrated
+    confidence to a tenth, then the rules' score (in [0, 1], a hundredth of it: it orders only
+    keys of one tenth). Confidences a hundredth apart (a same-name key at 0.98, an entity key at
+    0.99) are the calibration's noise: ranked by them, the keys shown flipped with each refit of
+    the calibration on the keys shown."""
     return round(key.confidence, 1) + 0.01 * key.score
+
+
+def strength(key: Key) -> float:
+    """A sort key, strongest first: :func:`weight`, negated."""
+    return -weight(key)
 
 
 def ranked(keys: Sequence[Key], question: frozenset[str], names: Sequence[str]) -> list[Key]:
@@ -180,5 +181,5 @@ def ranked(keys: Sequence[Key], question: frozenset[str], names: Sequence[str]) 
     (:func:`question_fit`), ties by :func:`strength` (then as given: the rules' order)."""
     fit = [question_fit(question, names[k.a], k.left, names[k.b], k.right) for k in keys]
     sib = [k.evidence in _SIBLING_EVIDENCE for k in keys]
-    order = sorted(range(len(keys)), key=lambda i: (sib[i], -fit[i], *strength(keys[i])))
+    order = sorted(range(len(keys)), key=lambda i: (sib[i], -fit[i], strength(keys[i])))
     return [keys[i] for i in order if keys[i].trusted]
