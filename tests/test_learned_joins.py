@@ -1,6 +1,7 @@
 """scripts/suite/learned_joins.py: candidate pairs, labels and the judging of a scorer's joins."""
-import numpy as np
 import pytest
+
+from jar_core.loaders import load_benchmark
 
 from tests.helpers import BagOfWordsEmbedder, load_script
 from tests.test_convert_spider_train import _release
@@ -14,7 +15,8 @@ learned = load_script("suite/learned_joins")
 def candidates(tmp_path):
     out = tmp_path / "suite"
     assert convert.main(["--spider", str(_release(tmp_path)), "--out", str(out)]) == 0
-    return learned.Candidates(out / "spider_train_nokeys", out / "spider_train", BagOfWordsEmbedder())
+    keys = learned.declared_keys(load_benchmark(out / "spider_train").schema)
+    return learned.Candidates(out / "spider_train_nokeys", keys, BagOfWordsEmbedder())
 
 
 def test_declared_keys_are_the_positive_candidates_read_without_keys(candidates):

@@ -41,15 +41,20 @@ from jar_core.strategies import JoinAwareStrategy  # noqa: E402
 KS = (2, 3, 5, 10)
 
 
-def declared_pairs(schema: Any) -> set[frozenset[tuple[str, str]]]:
-    """Every declared foreign key's column pairs, as ``{(db.table, column), (db.table, column)}``."""
-    out = set()
+def declared_keys(schema: Any) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    """Every declared foreign key's column pairs, referencing end first, as
+    ``((db.table, column), (db.table, column))``."""
+    out = []
     for t in schema.tables:
         for fk in t.foreign_keys:
             ref = schema.tables[schema.position(fk.ref_table)]
-            for a, b in zip(fk.columns, fk.ref_columns):
-                out.add(frozenset({(t.id, a), (ref.id, b)}))
+            out.extend(((t.id, a), (ref.id, b)) for a, b in zip(fk.columns, fk.ref_columns))
     return out
+
+
+def declared_pairs(schema: Any) -> set[frozenset[tuple[str, str]]]:
+    """:func:`declared_keys` without their direction, as ``{(db.table, column), (db.table, column)}``."""
+    return {frozenset(key) for key in declared_keys(schema)}
 
 
 def judged_joins(folder: Path, keyed: Path | None, *, candidates: int = 20, embedder: Any = None,

@@ -42,7 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from join_reliability import declared_pairs  # noqa: E402
+from join_reliability import declared_keys  # noqa: E402
 from run_suite import DEFAULT_ROOTS, find_folders  # noqa: E402
 
 from jar_core.joins.calibration import SEARCH_ONLY, apply_fit, trust_threshold  # noqa: E402
@@ -66,7 +66,7 @@ THRESHOLDS = (0.1, 0.3, 0.5)
 class Candidates:
     """The candidate pairs of one benchmark without keys, their features and labels."""
 
-    def __init__(self, folder: Path, keyed: Path, embedder: Any) -> None:
+    def __init__(self, folder: Path, keys: list[tuple[tuple[str, str], tuple[str, str]]], embedder: Any) -> None:
         bench = load_benchmark(folder)
         schema = bench.schema
         self.name = bench.name
@@ -75,10 +75,8 @@ class Candidates:
         p = ColumnProfile.from_schema(schema, offsets)
         columns = [(t, c) for t in schema.tables for c in t.columns]
         where = {(t.id, c.name): i for i, (t, c) in enumerate(columns)}
-        # the declared keys as column positions, referencing first
-        self.keys = {tuple(where[end] for end in sorted(pair, key=lambda e: e != ref))
-                     for pair, ref in _directed(load_benchmark(keyed).schema)
-                     if all(end in where for end in pair)}
+        # the keyed twin's declared keys (``keys``) as column positions, referencing first
+        self.keys = {(where[a], where[b]) for a, b in keys if a in where and b in where and a != b}
         self.table = p.table
         graph = build_join_graph(schema, offsets, profile=p)
         self.rules: dict[frozenset[int], tuple[float, str]] = {}
@@ -159,38 +157,25 @@ class Candidates:
             tables = frozenset(int(self.table[c]) for c in pair)
             if s >= threshold and len(tables) == 2 and s > best.get(tables, (-1.0, pair))[0]:
                 best[tables] = (s, pair)
-        comp = _components(self.keys)
-        right = {t for t, (_, pair) in best.items() if len({comp.get(c, -1 - c) for c in pair}) == 1}
+        comp = _components(self.keys, len(self.table))
+        right = {t for t, (_, pair) in best.items() if len({int(comp[c]) for c in pair}) == 1}
         truth = {frozenset(int(self.table[c]) for c in key) for key in self.keys}
         return {"shown": len(best), "right": len(right), "declared": len(truth), "held": len(truth & right)}
 
 
-def _directed(schema: Any) -> list[tuple[frozenset[tuple[str, str]], tuple[str, str]]]:
-    """Each declared key's column pairs with its referencing end."""
-    out = []
-    for t in schema.tables:
-        for fk in t.foreign_keys:
-            ref = schema.tables[schema.position(fk.ref_table)]
-            out.extend((frozenset({(t.id, a), (ref.id, b)}), (t.id, a)) for a, b in zip(fk.columns, fk.ref_columns))
-    return out
+def _components(keys: set[tuple[int, int]], n: int) -> np.ndarray:
+    """Per column of ``n``, the label of its connected set of declared key columns (a column in no
+    key alone)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
 
-
-def _components(keys: set[tuple[int, ...]]) -> dict[int, int]:
-    """Each column of a declared key -> one representative per connected set of key columns."""
-    parent: dict[int, int] = {}
-
-    def find(x: int) -> int:
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b in keys:
-        parent[find(a)] = find(b)
-    return {c: find(c) for c in list(parent)}
+    a, b = (np.asarray(x, dtype=np.int64) for x in zip(*keys)) if keys else (np.zeros(0, np.int64),) * 2
+    return connected_components(coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n)), directed=False)[1]
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
+    """Rows of ``v`` scaled to length 1 in float64 (:func:`jar_core.embed.settings.normalize`
+    works in float32, which moves the scorers' figures)."""
     v = np.asarray(v, dtype=np.float64)
     return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
 
@@ -241,10 +226,11 @@ def main(argv: list[str] | None = None) -> int:
     embedder, sets, t0 = get_embedder(), [], time.perf_counter()
     for i, folder in enumerate(folders, 1):
         keyed = folder.with_name(folder.name[: -len("_nokeys")])
-        if not (keyed / "dev.json").is_file() or not declared_pairs(load_benchmark(keyed).schema):
+        keys = declared_keys(load_benchmark(keyed).schema) if (keyed / "dev.json").is_file() else []
+        if not keys:
             continue
         print(f"learned joins: [{i}/{len(folders)}] {folder}", file=sys.stderr, flush=True)
-        sets.append(Candidates(folder, keyed, embedder))
+        sets.append(Candidates(folder, keys, embedder))
     if len(sets) < 2:
         ap.error("needs two or more _nokeys folders whose keyed twin declares foreign keys")
     out: dict[str, Any] = {"benchmarks": {}, "weights": {}}
