@@ -299,6 +299,20 @@ def test_a_year_points_to_the_date_column_the_question_names():
     assert dated("What happened in 2003?") == ["BirthDate", "l_shipdate"]  # none named: each table's first
 
 
+def test_a_camel_case_name_dates_a_column_of_any_type():
+    from jar_core.loaders import load_ddl
+    from jar_core.candidates.values import ValueIndex, match_values
+
+    # a year kept as a number under a camel-case name (KaggleDBQA's WhatCD torrents) is a date column,
+    # as ``birth_year`` is; a camel-case key to a date (``releaseDateId``) stays none
+    schema = load_ddl("CREATE TABLE torrents (groupName TEXT, groupYear INT, releaseDateId INT, id INT);"
+                      "CREATE TABLE player (player_id TEXT, birth_year TEXT);")
+    vi = ValueIndex.from_schema(schema)
+    found = [f"{schema.tables[m.table].name}.{schema.tables[m.table].columns[m.column].name}"
+             for m in match_values(vi, "What are the top 20 instrumental albums since 2000?")]
+    assert found == ["torrents.groupYear", "player.birth_year"]
+
+
 def test_a_year_dates_the_trade_the_question_measures():
     from jar_core.loaders import load_ddl
     from jar_core.candidates.values import ValueIndex, match_values

@@ -140,7 +140,7 @@ def _is_date_column(raw_type: str, name: str) -> bool:
     # the type's keywords are enough here (no SQL parser needed to spot DATE / TIMESTAMP)
     if _DATE_TYPE.search(raw_type or "") is not None:
         return True
-    return _DATE_NAME.search(name) is not None
+    return _DATE_NAME.search(words) is not None  # ``groupYear INT``, ``birthDate TEXT``: the words, split
 
 
 def _is_year_column(name: str) -> bool:
