@@ -986,3 +986,62 @@ def test_a_link_table_is_no_more_relevant_than_the_tables_it_links():
     # a link table with one end among the candidates keeps its relevance (the other end's is unknown)
     s.references[3, 2] = False
     assert link_relevance(s)[3] == pytest.approx(0.45)
+
+
+COURSES = """
+CREATE TABLE course (course_id INT PRIMARY KEY, name TEXT, department TEXT, number INT, credits INT);
+CREATE TABLE course_offering (offering_id INT PRIMARY KEY, course_id INT REFERENCES course (course_id),
+                              semester TEXT, start_time TEXT, end_time TEXT);
+CREATE TABLE instructor (instructor_id INT PRIMARY KEY, name TEXT, uniqname TEXT);
+CREATE TABLE offering_instructor (offering_id INT REFERENCES course_offering (offering_id),
+                                  instructor_id INT REFERENCES instructor (instructor_id));
+CREATE TABLE program (program_id INT PRIMARY KEY, name TEXT, number_of_courses INT);
+"""
+
+
+def test_a_bare_number_points_to_the_column_named_as_a_number():
+    from jar_core.candidates.values import NUMBER_WEIGHT, ValueIndex, match_values
+    from jar_core.loaders import load_ddl
+
+    schema = load_ddl(COURSES)
+    vi = ValueIndex.from_schema(schema)
+
+    def found(question):
+        return [(m.span, schema.tables[m.table].name, schema.tables[m.table].columns[m.column].name, m.weight)
+                for m in match_values(vi, question)]
+
+    # the course's number, not the program's count of courses
+    assert found("Is Prof. Donia teaching 452 next Winter?") == [("452", "course", "number", NUMBER_WEIGHT)]
+    assert found("NURS 610 was last offered when?") == [("610", "course", "number", NUMBER_WEIGHT)]
+    # a count, a limit, a time, a share or a year is no thing's number
+    for question in ("Which courses have more than 100 students?", "What are the top 20 courses?",
+                     "What are the 10 most popular courses?", "Is there a section after 14:45?",
+                     "Which courses start at 10 each day?", "Which courses pass 45% of students?",
+                     "Which courses were offered in 2016?"):
+        assert not [f for f in found(question) if f[1] == "course"], question
+
+
+def test_a_number_in_every_table_tells_nothing():
+    from jar_core.candidates.values import MAX_TABLES, ValueIndex, match_values
+    from jar_core.loaders import load_ddl
+
+    ddl = "".join(f"CREATE TABLE t{i} (id INT, item_no INT);" for i in range(MAX_TABLES + 1))
+    vi = ValueIndex.from_schema(load_ddl(ddl))
+    assert match_values(vi, "Where is item 452?") == []
+    vi = ValueIndex.from_schema(load_ddl(ddl.split(";")[0]))
+    assert [m.span for m in match_values(vi, "Where is item 452?")] == ["452"]
+
+
+def test_a_bare_number_brings_the_table_that_keeps_it(monkeypatch):
+    from jar_core.candidates import values
+    from jar_core.loaders import load_ddl
+
+    question = "Is Prof. Donia teaching 452 next Winter?"
+    schema = load_ddl(COURSES)
+    r = TableRetriever(schema, embedder=BagOfWordsEmbedder(), lexical=0)
+    res = r.retrieve(question, k=3)
+    assert "course" in res.table_names
+    assert any(m["table"].endswith("course") and m["column"] == "number" for m in res.value_matches)
+    monkeypatch.setattr(values, "NUMBER_WEIGHT", 0.0)
+    plain = TableRetriever(schema, embedder=BagOfWordsEmbedder(), lexical=0)
+    assert "course" not in plain.retrieve(question, k=3).table_names

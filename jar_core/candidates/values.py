@@ -22,6 +22,11 @@
   ``calendar``, ``day``, ``month``, ``year`` or ``period``: ``date_dim``, ``TIME_DAY``), only
   those, with a value's full weight (the facts refer to the dimension for their dates: a
   question with a year needs it).
+* A number that is neither a year, a time, a count nor a limit ('Is Prof. Donia teaching 452 next
+  Winter?', 'NURS 610 was last offered when?') points, with the same lower weight, to the columns
+  named as a number of something (``COURSE.NUMBER``, ``FLIGHT_NUMBER``, ``room_no``; not a count,
+  ``number_of_students``) where few candidates have one: the benchmarks' samples leave numbers out
+  (they match any numeric column by chance), and such a name says where a number given bare is kept.
 * A question about money changing hands (``sells``, ``revenue``, ``spent``, ``bought``...)
   points, with the same lower weight, to the tables that measure it: a column whose name ends
   with an amount or a quantity (``InvoiceLine.Quantity``, ``payment.amount``,
@@ -51,7 +56,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from jar_core.schema import Schema
 
 __all__ = ["ValueIndex", "ValueMatch", "match_values", "value_candidates", "MIN_CHARS", "MAX_CHARS", "MAX_TABLES", "VALUE_PREFIX",
-           "MEASURE_WEIGHT", "MEASURE_WORDS", "RETURN_WORDS", "YEAR_WEIGHT", "DIMENSION_YEAR_WEIGHT",
+           "MEASURE_WEIGHT", "MEASURE_WORDS", "NUMBER_WEIGHT", "NUMBER_WORDS", "RETURN_WORDS", "YEAR_WEIGHT", "DIMENSION_YEAR_WEIGHT",
            "is_trade_word", "measure_only", "value_index"]
 
 #: How the sub-query of a matched value is named in the signals and the result (``value: Iron Maiden``).
@@ -78,6 +83,21 @@ TRADE_NOUNS = {
     **dict.fromkeys(("pay", "pays", "paid"), "payment"),
     **dict.fromkeys(("revenue", "revenues"), "revenue"),
 }
+#: Weight of a bare number's match to a column named as a number (a hint, as a year's).
+NUMBER_WEIGHT = 0.5
+#: Last words of a column named as the number of a thing (``COURSE.NUMBER``, ``FLIGHT_NUMBER``,
+#: ``room_no``); with at most one word before it (``number_of_students`` is a count). Not ``num``,
+#: as often a numeric value (MIMIC-III's ``VALUENUM``, a measurement) as a number.
+NUMBER_WORDS = frozenset({"number", "no", "nbr"})
+#: A bare number of 2 to 5 digits, not part of a time (``14:45``), a decimal, a date, a code or a share.
+_BARE_NUMBER = re.compile(r"(?<![\w.:/-])(\d{2,5})(?![\w.:/%-])")
+#: Words before a number that make it a count, a limit or a time rather than a thing's number
+#: ('top 20', 'more than 100', 'after 10', 'between 10 and 2').
+_BEFORE_COUNT = re.compile(
+    r"\b(top|first|last|than|over|under|least|most|more|fewer|less|above|below|within|after|before|by|at"
+    r"|around|about|between|and|to|from|until|till|past|every|each|per)\s+$", re.I)
+#: Words after a number that make it a limit ('the 10 most popular', 'the 5 largest').
+_AFTER_COUNT = re.compile(r"\s+(most|least|\w+est)\b", re.I)
 #: Weight of a place where someone lives (``live in Seattle``) for the candidates' place columns
 #: (a hint, as a year's), where no value says where the place is.
 PLACE_WEIGHT = 0.5
@@ -186,6 +206,23 @@ def _is_place_column(name: str) -> bool:
     return _last_word(name) in PLACE_WORDS
 
 
+def _is_number_column(name: str) -> bool:
+    """Whether the column is named as a thing's number (:data:`NUMBER_WORDS`: ``NUMBER``,
+    ``FLIGHT_NUMBER``, ``room_no``), not a count (``number_of_students``, ``NUM_SEMESTERS``)."""
+    words = _column_words(name)
+    return len(words) <= 2 and words[-1] in NUMBER_WORDS
+
+
+def _bare_numbers(question: str) -> list[str]:
+    """The question's numbers that may be a thing's number: not a year, a time, a count or a limit."""
+    years = set(_YEAR.findall(question))
+    return list(dict.fromkeys(
+        m.group(1) for m in _BARE_NUMBER.finditer(question)
+        if m.group(1) not in years and _BEFORE_COUNT.search(question, 0, m.start()) is None
+        and _AFTER_COUNT.match(question, m.end()) is None
+    ))
+
+
 def _is_date_table(name: str) -> bool:
     return _DATE_TABLE.search(split_camel(name, "_")) is not None
 
@@ -237,6 +274,7 @@ class ValueIndex:
     measure_columns: dict[int, int] = field(default_factory=dict)  # table -> its first amount/quantity column
     measure_words: dict[int, frozenset[str]] = field(default_factory=dict)  # table -> its name's words
     place_columns: dict[int, list[int]] = field(default_factory=dict)  # table -> its city/state/country columns
+    number_columns: dict[int, int] = field(default_factory=dict)  # table -> its first column named as a number
     address_tables: set[int] = field(default_factory=set)  # tables with a place column named an address
 
     @classmethod
@@ -253,6 +291,8 @@ class ValueIndex:
                 if ti not in idx.measure_columns and _is_measure_column(c.name):
                     idx.measure_columns[ti] = ci
                     idx.measure_words[ti] = frozenset(name_words(t.name))
+                if ti not in idx.number_columns and _is_number_column(c.name):
+                    idx.number_columns[ti] = ci
                 if _is_place_column(c.name):
                     if ti not in idx.place_columns and ADDRESS_WORDS.intersection(name_words(t.name)):
                         idx.address_tables.add(ti)
@@ -347,7 +387,7 @@ def match_values(
     """The question's spans found among the indexed values (exact first, then within one edit).
 
     A longer span wins over the words inside it; ``allowed`` (a table mask) filters the tables,
-    and ``hinted`` (default ``allowed``) those of the hints (a year, a trade word, a place).
+    and ``hinted`` (default ``allowed``) those of the hints (a year, a trade word, a place, a number).
     """
     matches: list[ValueMatch] = []
     covered: list[str] = []
@@ -398,6 +438,12 @@ def match_values(
         if len(cols) <= MAX_TABLES:  # a place in every store, warehouse and customer tells nothing
             matches.extend(ValueMatch(where, where, ti, ci, False, weight=PLACE_WEIGHT, hint=True)
                            for ti, cis in cols for ci in cis)
+    numbers = _bare_numbers(question) if NUMBER_WEIGHT > 0 else []
+    if numbers:
+        cols = [(ti, ci) for ti, ci in index.number_columns.items() if hinted is None or hinted[ti]]
+        if len(cols) <= MAX_TABLES:  # a number in every table's number column tells nothing
+            matches.extend(ValueMatch(n, n, ti, ci, False, weight=NUMBER_WEIGHT, hint=True)
+                           for n in numbers for ti, ci in cols)
     years = list(dict.fromkeys(_YEAR.findall(question))) if YEAR_WEIGHT > 0 else []
     if years:
         tables = index.date_tables
@@ -419,7 +465,7 @@ def value_candidates(
     index: ValueIndex, question: str, usable: np.ndarray, near: np.ndarray, candidates: np.ndarray,
 ) -> tuple[list[ValueMatch], np.ndarray]:
     """The question's values found in the ``usable`` tables at positions ``near`` (the databases
-    of the strongest candidates: value evidence is local), hints (a year, a trade word, a place)
+    of the strongest candidates: value evidence is local), hints (a year, a trade word, a place, a number)
     among the ``candidates`` only; and the candidates with the tables of the values found added."""
     in_near = np.zeros(len(usable), dtype=bool)
     in_near[near] = True
