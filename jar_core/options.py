@@ -329,7 +329,8 @@ RETRIEVER_OPTIONS: tuple[Option, ...] = (
            flag="--hubness", metavar="W"),
     Option("kind_values", "float", DEFAULT_KIND_VALUES,
            f"a sub-query no table's column matches this well (0..1, default {DEFAULT_KIND_VALUES}; 0 off) counts "
-           "as a value of its database's one table named as a kind (category, type, genre)",
+           "as a value of its database's one table named as a kind (category, type, genre), else of its "
+           "tables with a column so named (at most two)",
            check=lambda name, v: check_weight(name, v, 1.0), flag="--kind-values", metavar="F"),
     Option("lexical_relevance", "float", DEFAULT_LEXICAL_RELEVANCE,
            f"weight of BM25 in the search's coarse relevance (0..1, default {DEFAULT_LEXICAL_RELEVANCE})",

@@ -121,9 +121,10 @@ class TableRetriever:
         hubness: weight of the correction of fine relevance for hub tables, wide tables whose
             generic columns match every sub-query a little (:mod:`jar_core.signals.hubness`); 0 is the
             paper's fine relevance.
-        kind_values: a sub-query whose best fine relevance is below this counts as a value of its
-            database's one table named as a kind (``category``, ``genre``, ``type``), covered by it at
-            this much (:mod:`jar_core.signals.kinds`); 0 off (the paper).
+        kind_values: a sub-query whose best fine relevance is below this counts as a value of the
+            strongest candidate's database's one table named as a kind (``category``, ``genre``,
+            ``type``), else of its tables with a column so named (``food_type``; at most two), covered
+            by them at this much (:mod:`jar_core.signals.kinds`); 0 off (the paper).
         descriptions: ``{table: text, "table.column": text}`` (``"db.table"`` too): descriptions
             that replace the sources' comments (:meth:`Schema.with_descriptions`); both are embedded
             and searched with their table (:mod:`jar_core.index.texts`). With an ``index`` of the

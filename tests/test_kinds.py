@@ -8,7 +8,7 @@ from helpers import BagOfWordsEmbedder
 
 from jar_core.errors import InvalidArgumentError
 from jar_core.retriever import TableRetriever
-from jar_core.signals.kinds import credit_kinds, kind_tables
+from jar_core.signals.kinds import MAX_KIND_COLUMN_TABLES, credit_kinds, kind_tables, kinds_among
 
 # Yelp's shape: a business's category is a value ("Dentists"); no name says which table holds it
 SCHEMA = """
@@ -36,6 +36,52 @@ def test_the_one_table_named_as_a_kind_of_its_database():
     CREATE TABLE vote_types (id INT PRIMARY KEY, name TEXT);
     """)
     assert not kind_tables(SchemaIndex.build(forum, BagOfWordsEmbedder())).any()
+
+
+def _kinds(ddl):
+    from jar_core.index.schema_index import SchemaIndex
+    from jar_core.loaders import load_ddl
+
+    index = SchemaIndex.build(load_ddl(ddl), BagOfWordsEmbedder())
+    return [t.name for t, k in zip(index.schema.tables, kind_tables(index)) if k]
+
+
+def test_without_a_kinds_table_the_tables_with_a_kind_column():
+    # Restaurants' shape: "Chinese" is a restaurant's food type, a column, no table
+    restaurants = """
+    CREATE TABLE restaurant (id INT PRIMARY KEY, name TEXT, foodType TEXT, city_name TEXT, rating REAL);
+    CREATE TABLE location (restaurant_id INT, house_number INT, street_name TEXT, city_name TEXT);
+    CREATE TABLE geographic (city_name TEXT PRIMARY KEY, county TEXT, region TEXT);
+    """
+    assert _kinds(restaurants) == ["restaurant"]
+    # a kinds table is the one: the columns that refer to it are not
+    assert _kinds(SCHEMA + "CREATE TABLE shop (id INT, shop_type TEXT);") == ["category"]
+    # more tables with a kind column than MAX_KIND_COLUMN_TABLES: nothing tells which holds the value
+    many = "".join(f"CREATE TABLE t{i} (id INT, item_type TEXT);" for i in range(MAX_KIND_COLUMN_TABLES + 1))
+    assert _kinds(many) == []
+    assert _kinds(many.replace(f"t{MAX_KIND_COLUMN_TABLES} (id INT, item_type TEXT)",
+                               f"t{MAX_KIND_COLUMN_TABLES} (id INT, item TEXT)")) == [
+        f"t{i}" for i in range(MAX_KIND_COLUMN_TABLES)]
+    # a code or a key of a type is no kind column (Spider's document_type_code refers to a types table)
+    assert _kinds("CREATE TABLE documents (id INT, document_type_code TEXT); CREATE TABLE x (id INT);") == []
+
+
+def test_only_the_strongest_candidates_database_gets_the_credit():
+    from jar_core.index.schema_index import SchemaIndex
+    from jar_core.schema import Column, Schema, Table
+
+    def db(name, *tables):
+        return [Table(name=t, database=name, columns=[Column(c) for c in cols]) for t, cols in tables]
+
+    schema = Schema(db("shop", ("product", ["id", "name"]), ("category", ["id", "name"]))
+                    + db("fires", ("fire", ["id", "fire_size_class", "state"]), ("county", ["id", "name"])))
+    index = SchemaIndex.build(schema, BagOfWordsEmbedder())
+    names = [t.name for t in schema.tables]
+    assert [names[i] for i in np.flatnonzero(kind_tables(index))] == ["category", "fire"]
+    cands = np.arange(4)
+    assert kinds_among(index, cands, np.array([0.9, 0.1, 0.2, 0.3])).tolist() == [False, True, False, False]
+    assert kinds_among(index, cands, np.array([0.1, 0.1, 0.2, 0.9])).tolist() == [False, False, True, False]
+    assert kinds_among(index, cands[:0], np.zeros(0)).tolist() == []
 
 
 def test_a_subquery_nothing_matches_is_covered_by_the_kinds_table():

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from jar_core.signals.hubness import corrected
-from jar_core.signals.kinds import credit_kinds, kind_tables
+from jar_core.signals.kinds import credit_kinds, kinds_among
 from jar_core.signals.central import central_tables
 from jar_core.signals.near_copies import near_copy_matrix
 from jar_core.joins.compat import column_positions
@@ -128,7 +128,7 @@ def compute_signals(
 
     ``hubness`` > 0 corrects fine relevance for hub tables (:mod:`jar_core.signals.hubness`); 0 is the
     paper's ``F``. ``kind_values`` > 0 covers a sub-query no candidate's column matches that well by
-    its database's kinds table (:mod:`jar_core.signals.kinds`), except the sub-queries ``resolved``
+    the kinds tables of the strongest candidate's database (:mod:`jar_core.signals.kinds`), except the sub-queries ``resolved``
     (bool per sub-query: its value was found among a column's samples).
 
     Joins weaker than ``min_join_score`` are dropped (``w = 0``): a weak join is no join,
@@ -147,7 +147,7 @@ def compute_signals(
         references = None if references is None else references & ~weak
     F = corrected(fine_relevance(index, subquery_vectors, candidates).astype(np.float32), index, candidates, hubness)
     if kind_values > 0:
-        F = credit_kinds(F, kind_tables(index)[candidates], kind_values, resolved)
+        F = credit_kinds(F, kinds_among(index, candidates, r), kind_values, resolved)
     seg = None
     if segment_sim:
         seg = (subquery_vectors @ index.table_vectors[candidates].T).astype(np.float32)
