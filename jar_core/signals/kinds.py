@@ -9,13 +9,13 @@ well (its best fine relevance below ``floor``) counts as covered by that table a
 :data:`jar_core.options.DEFAULT_KIND_VALUES`), unless the question's words in it were found among
 a column's sample values (:func:`resolved_by_values`: the value's table is known). A database
 with two tables or more so named (a forum's post types, vote types and close reasons; ATIS's
-classes of service and compartment classes) gets none: nothing tells which of them holds the value. A database with no such table
-holds its kinds in a column named so (a restaurant's ``food_type``, an admission's
-``admission_type``, a program's courses' ``category``): its tables with such a column are its
-kinds tables, if at most :data:`MAX_KIND_COLUMN_TABLES`. The credit is local (:func:`kinds_among`):
-only the kinds tables of the strongest candidate's database get it, as value matches count only
-near the strongest candidates; a question is asked of one database, and a sub-query nothing
-matches says nothing of which.
+classes of service and compartment classes) gets none: nothing tells which of them holds the value.
+A database with no such table holds its kinds in a column named so (a restaurant's ``food_type``,
+an admission's ``admission_type``, a program's courses' ``category``): its tables with such a
+column are its kinds tables, if at most :data:`MAX_KIND_COLUMN_TABLES`. The credit is local
+(:func:`kinds_among`): only the kinds tables of the strongest candidate's database get it, as value
+matches count only near the strongest candidates; a question is asked of one database, and a
+sub-query nothing matches says nothing of which.
 """
 from __future__ import annotations
 
@@ -57,8 +57,8 @@ def kind_tables(index: "SchemaIndex") -> np.ndarray:
         named = np.array([bool(KIND_WORDS.intersection(words(n))) for n in s.names], dtype=bool)[s.name]
         per = np.bincount(s.scope[named], minlength=len(s.scopes))
         kind_column = np.array([(w := words(n)) != [] and w[-1] in KIND_WORDS for n in s.column_labels], dtype=bool)
-        column = np.logical_or.reduceat(kind_column[s.column_label], s.col_offsets[:-1]) if len(s.column) else named
-        column &= np.diff(s.col_offsets) > 0  # reduceat reads the next table's first column for an empty one
+        # per table, whether any of its columns is one (every table has a column: Schema checks it)
+        column = np.logical_or.reduceat(kind_column[s.column_label], s.col_offsets[:-1])
         per_column = np.bincount(s.scope[column], minlength=len(s.scopes))
         got = _KINDS[index] = (named & (per[s.scope] == 1)) | (
             column & (per[s.scope] == 0) & (per_column[s.scope] <= MAX_KIND_COLUMN_TABLES))
