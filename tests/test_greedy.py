@@ -122,3 +122,29 @@ def test_weights_by_name_and_of_the_exact_program_are_checked_too():
         MipStrategy(weights=(2.0, 1e308, 1.0, 10.0))
     with pytest.raises(InvalidArgumentError, match="all 0"):
         MipStrategy(weights=(0, 0, 0, 0))
+
+
+def test_referred_first_scales_the_joins_that_are_no_reference():
+    from jar_core.strategies.gains import referred_first
+
+    w = np.array([[0.0, 0.9, 0.8], [0.9, 0.0, 0.0], [0.8, 0.0, 0.0]], dtype=np.float32)
+    refs = np.array([[False, True, False], [False, False, False], [True, False, False]])
+    got = referred_first(w, refs, 0.5)
+    # 0 refers to 1 (its parent: in full), 2 refers to 0 (0's child: half from 0's side)
+    np.testing.assert_allclose(got, [[0.0, 0.9, 0.4], [0.45, 0.0, 0.0], [0.8, 0.0, 0.0]])
+    assert got.dtype == w.dtype
+
+
+def test_child_share_takes_the_table_the_chosen_one_refers_to():
+    # an offering (0), an instructors' link that refers to it (1) and the course it refers to (2):
+    # alike but for the direction of their joins and a hundredth of relevance (4 x 0.01 < 0.1 x 0.9)
+    r = np.array([0.9, 0.31, 0.3], dtype=np.float32)
+    F = np.array([[0.9, 0.1, 0.1]], dtype=np.float32)
+    w = np.array([[0.0, 0.9, 0.9], [0.9, 0.0, 0.0], [0.9, 0.0, 0.0]], dtype=np.float32)
+    refs = np.array([[False, False, True], [True, False, False], [False, False, False]])
+    sig = Signals(candidates=np.arange(3), r=r, F=F, w=w, join_columns=np.full((3, 3, 2), -1), references=refs)
+    assert JoinAwareStrategy(bridges=False).select(sig, 2).order == [0, 1]
+    assert JoinAwareStrategy(bridges=False, child_share=0.9).select(sig, 2).order == [0, 2]
+    for bad in (1.5, -0.1, True, "0.9"):
+        with pytest.raises(InvalidArgumentError, match="child_share"):
+            JoinAwareStrategy(child_share=bad)

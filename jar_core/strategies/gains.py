@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["coverage_gain", "join_gain", "connect_gain", "update_coverage"]
+__all__ = ["coverage_gain", "join_gain", "connect_gain", "update_coverage", "referred_first"]
 
 
 def coverage_gain(F: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -29,3 +29,11 @@ def connect_gain(w: np.ndarray, selected: np.ndarray) -> np.ndarray:
 def update_coverage(q: np.ndarray, F: np.ndarray, i: int) -> np.ndarray:
     """``q_k = max(q_{k-1}, F_{., i})``."""
     return np.maximum(q, F[:, i])
+
+
+def referred_first(w: np.ndarray, references: np.ndarray, share: float) -> np.ndarray:
+    """``w`` with each join ``w[i, l]`` that does not go from ``i`` to ``l``'s key (``references[i, l]``
+    false: ``l`` refers to ``i``, or the two share a key) scaled by ``share``: once ``i`` is chosen, a
+    table it refers to (a course offering's course, its semester) gains the join in full, one that
+    refers to it (the offering's instructors) ``share`` of it."""
+    return np.where(np.asarray(references, dtype=bool), w, w * share).astype(w.dtype)

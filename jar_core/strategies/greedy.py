@@ -19,7 +19,7 @@ import numpy as np
 from jar_core.errors import InvalidArgumentError
 from jar_core.signals.matrices import Signals
 from jar_core.strategies.base import Selection, StepGain
-from jar_core.strategies.gains import connect_gain, coverage_gain, join_gain, update_coverage
+from jar_core.strategies.gains import connect_gain, coverage_gain, join_gain, referred_first, update_coverage
 
 __all__ = [
     "GreedyStrategy", "JoinAwareStrategy", "seed", "coverage_gain", "join_gain", "connect_gain", "update_coverage",
@@ -232,9 +232,14 @@ class JoinAwareStrategy(GreedyStrategy):
     it is the way in to most questions of its database. With ``link_relevance``, a link table
     (``domain_author``: keys of the tables it links) is no more relevant than the least relevant
     candidate it refers to (:mod:`jar_core.signals.link_relevance`): its name echoes theirs, and a
-    question needs it only to join them. Weights
+    question needs it only to join them. With ``child_share`` below 1, a candidate gains a chosen
+    table's join in full only where the chosen table refers to it (its parent: a course offering's
+    course and semester), and ``child_share`` of it otherwise (a table referring to the chosen one, or
+    sharing a key with it): :func:`jar_core.strategies.gains.referred_first`; 1 (the default) weighs
+    every join alike. Weights
     ``(l_cov, l_join, l_coarse)`` default to :data:`JOIN_AWARE_WEIGHTS`; they and ``l_family`` are
-    checked as :class:`GreedyStrategy`'s (``l_family`` alone may be 0).
+    checked as :class:`GreedyStrategy`'s (``l_family`` alone may be 0); ``child_share`` is a number
+    in ``[0, 1]``.
     """
 
     name = "join-aware"
@@ -244,9 +249,12 @@ class JoinAwareStrategy(GreedyStrategy):
         self, l_cov: float = JOIN_AWARE_WEIGHTS[0], l_join: float = JOIN_AWARE_WEIGHTS[1],
         l_coarse: float = JOIN_AWARE_WEIGHTS[2], *, l_family: float = FAMILY_WEIGHT, bridges: bool = True,
         lookahead: bool | None = None, near_copies: bool = True, central_sum: bool = True,
-        link_relevance: bool = True, trace_width: int = 5,
+        link_relevance: bool = True, child_share: float = 1.0, trace_width: int = 5,
     ) -> None:
         super().__init__(l_cov, l_join, l_coarse, trace_width=trace_width)
+        if isinstance(child_share, bool) or not isinstance(child_share, Real) or not 0.0 <= float(child_share) <= 1.0:
+            raise InvalidArgumentError(f"child_share must be a number in [0, 1], got {child_share!r}")
+        self.child_share = float(child_share)
         self.central_sum = bool(central_sum)
         self.link_relevance = bool(link_relevance)
         (self.l_family,) = check_weights((("l_family", l_family),), all_zero=True)
@@ -271,6 +279,8 @@ class JoinAwareStrategy(GreedyStrategy):
             r = link_relevance(signals)
             if r is not signals.r:
                 signals = dataclasses.replace(signals, r=r)
+        if self.child_share < 1.0 and signals.references is not None:
+            signals = dataclasses.replace(signals, w=referred_first(signals.w, signals.references, self.child_share))
         sel = super().select(signals, k, pinned=pinned)
         if self.near_copies and signals.near_copies is not None:
             from jar_core.strategies.near_copies import prefer_joined

@@ -115,6 +115,9 @@ VARIANTS.update({
     "no sibling gain share 0.5": ({}, None, lambda: _NoSiblings(_share(0.5)())),
     "no sibling gain - hub": (dict(hubness=0.0), None, lambda: _NoSiblings(JoinAwareStrategy())),
 })
+VARIANTS.update({
+    f"child share {x}": ({}, None, (lambda x=x: JoinAwareStrategy(child_share=x))) for x in (0.7, 0.8, 0.9)
+})
 
 
 
