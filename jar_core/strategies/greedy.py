@@ -17,6 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from jar_core.errors import InvalidArgumentError
+from jar_core.options import check_weight
 from jar_core.signals.matrices import Signals
 from jar_core.strategies.base import Selection, StepGain
 from jar_core.strategies.gains import connect_gain, coverage_gain, join_gain, referred_first, update_coverage
@@ -252,9 +253,7 @@ class JoinAwareStrategy(GreedyStrategy):
         link_relevance: bool = True, child_share: float = 1.0, trace_width: int = 5,
     ) -> None:
         super().__init__(l_cov, l_join, l_coarse, trace_width=trace_width)
-        if isinstance(child_share, bool) or not isinstance(child_share, Real) or not 0.0 <= float(child_share) <= 1.0:
-            raise InvalidArgumentError(f"child_share must be a number in [0, 1], got {child_share!r}")
-        self.child_share = float(child_share)
+        self.child_share = check_weight("child_share", child_share, 1.0)
         self.central_sum = bool(central_sum)
         self.link_relevance = bool(link_relevance)
         (self.l_family,) = check_weights((("l_family", l_family),), all_zero=True)
