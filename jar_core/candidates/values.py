@@ -213,9 +213,9 @@ def _is_number_column(name: str) -> bool:
     return len(words) <= 2 and words[-1] in NUMBER_WORDS
 
 
-def _bare_numbers(question: str) -> list[str]:
-    """The question's numbers that may be a thing's number: not a year, a time, a count or a limit."""
-    years = set(_YEAR.findall(question))
+def _bare_numbers(question: str, years: list[str]) -> list[str]:
+    """The question's numbers that may be a thing's number: not one of its ``years``, a time, a
+    count or a limit."""
     return list(dict.fromkeys(
         m.group(1) for m in _BARE_NUMBER.finditer(question)
         if m.group(1) not in years and _BEFORE_COUNT.search(question, 0, m.start()) is None
@@ -438,13 +438,14 @@ def match_values(
         if len(cols) <= MAX_TABLES:  # a place in every store, warehouse and customer tells nothing
             matches.extend(ValueMatch(where, where, ti, ci, False, weight=PLACE_WEIGHT, hint=True)
                            for ti, cis in cols for ci in cis)
-    numbers = _bare_numbers(question) if NUMBER_WEIGHT > 0 else []
+    found_years = list(dict.fromkeys(_YEAR.findall(question)))
+    numbers = _bare_numbers(question, found_years) if NUMBER_WEIGHT > 0 else []
     if numbers:
         cols = [(ti, ci) for ti, ci in index.number_columns.items() if hinted is None or hinted[ti]]
         if len(cols) <= MAX_TABLES:  # a number in every table's number column tells nothing
             matches.extend(ValueMatch(n, n, ti, ci, False, weight=NUMBER_WEIGHT, hint=True)
                            for n in numbers for ti, ci in cols)
-    years = list(dict.fromkeys(_YEAR.findall(question))) if YEAR_WEIGHT > 0 else []
+    years = found_years if YEAR_WEIGHT > 0 else []
     if years:
         tables = index.date_tables
         ok = np.ones(len(tables), dtype=bool) if hinted is None else hinted[tables]
