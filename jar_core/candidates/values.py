@@ -56,7 +56,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from jar_core.schema import Schema
 
 __all__ = ["ValueIndex", "ValueMatch", "match_values", "value_candidates", "MIN_CHARS", "MAX_CHARS", "MAX_TABLES", "VALUE_PREFIX",
-           "MEASURE_WEIGHT", "MEASURE_WORDS", "NUMBER_WEIGHT", "NUMBER_WORDS", "RETURN_WORDS", "YEAR_WEIGHT", "DIMENSION_YEAR_WEIGHT",
+           "MEASURE_WEIGHT", "MEASURE_WORDS", "NUMBER_WEIGHT", "NUMBER_WORDS", "RETURN_WORDS", "YEAR_WEIGHT",
+           "DIMENSION_YEAR_WEIGHT",
            "is_trade_word", "measure_only", "value_index"]
 
 #: How the sub-query of a matched value is named in the signals and the result (``value: Iron Maiden``).

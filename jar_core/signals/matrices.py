@@ -128,8 +128,8 @@ def compute_signals(
 
     ``hubness`` > 0 corrects fine relevance for hub tables (:mod:`jar_core.signals.hubness`); 0 is the
     paper's ``F``. ``kind_values`` > 0 covers a sub-query no candidate's column matches that well by
-    the kinds tables of the strongest candidate's database (:mod:`jar_core.signals.kinds`), except the sub-queries ``resolved``
-    (bool per sub-query: its value was found among a column's samples).
+    the kinds tables of the strongest candidate's database (:mod:`jar_core.signals.kinds`), except
+    the sub-queries ``resolved`` (bool per sub-query: its value was found among a column's samples).
 
     Joins weaker than ``min_join_score`` are dropped (``w = 0``): a weak join is no join,
     neither for the search nor in the returned join path.
