@@ -1,11 +1,13 @@
 """The greedy search's formulas on a small example computed by hand (METHOD.md)."""
+import dataclasses
+
 import numpy as np
 import pytest
 
 from jar_core.errors import InvalidArgumentError
 from jar_core.signals.matrices import Signals
 from jar_core.strategies import DenseStrategy, GreedyStrategy, JoinAwareStrategy
-from jar_core.strategies.greedy import coverage_gain, join_gain, seed, update_coverage
+from jar_core.strategies.greedy import FILLER_COVERAGE, coverage_gain, join_gain, seed, update_coverage
 
 R = np.array([0.5, 0.4, 0.1])
 F = np.array([[0.9, 0.2, 0.1], [0.1, 0.3, 0.8]])
@@ -143,8 +145,18 @@ def test_child_share_takes_the_table_the_chosen_one_refers_to():
     w = np.array([[0.0, 0.9, 0.9], [0.9, 0.0, 0.0], [0.9, 0.0, 0.0]], dtype=np.float32)
     refs = np.array([[False, False, True], [True, False, False], [False, False, False]])
     sig = Signals(candidates=np.arange(3), r=r, F=F, w=w, join_columns=np.full((3, 3, 2), -1), references=refs)
-    assert JoinAwareStrategy(bridges=False).select(sig, 2).order == [0, 1]
-    assert JoinAwareStrategy(bridges=False, child_share=0.9).select(sig, 2).order == [0, 2]
+    # nothing adds coverage after the offering: a filler step, where the parent comes first
+    assert JoinAwareStrategy(bridges=False).select(sig, 2).order == [0, 2]
+    assert JoinAwareStrategy(bridges=False, child_share=1.0).select(sig, 2).order == [0, 1]
+    # a child that extends the offering (keyed by the offering's key) is as good as a parent
+    ext = np.zeros((3, 3), dtype=bool)
+    ext[1, 0] = True
+    assert JoinAwareStrategy(bridges=False).select(dataclasses.replace(sig, extends=ext), 2).order == [0, 1]
+    # where the child adds coverage beyond FILLER_COVERAGE, no filler step: every join alike
+    F2 = np.array([[0.9, 0.1, 0.1], [0.0, FILLER_COVERAGE + 0.01, 0.0]], dtype=np.float32)
+    step = JoinAwareStrategy(bridges=False).select(dataclasses.replace(sig, F=F2), 2)
+    assert step.order == [0, 1]
+    assert step.steps[1].join == pytest.approx(0.9)  # the child's join in full
     for bad in (1.5, -0.1, True, "0.9"):
         with pytest.raises(InvalidArgumentError, match="child_share"):
             JoinAwareStrategy(child_share=bad)

@@ -661,6 +661,21 @@ def _family_pairs(ddl: str, question: str) -> set[tuple[str, str]]:
     return {(names[i], names[j]) for i, j in zip(*np.nonzero(s.family))}
 
 
+def test_extends_marks_a_reference_by_the_whole_declared_key():
+    # location is keyed by its restaurant (one row per restaurant: it extends it); a review refers
+    # to its restaurant by a column that is not its key; geographic is the restaurant's parent
+    ddl = ("CREATE TABLE restaurant (id INT PRIMARY KEY, name TEXT, city_name TEXT REFERENCES geographic(city_name));"
+           "CREATE TABLE location (restaurant_id INT PRIMARY KEY REFERENCES restaurant(id), street TEXT);"
+           "CREATE TABLE review (review_id INT PRIMARY KEY, restaurant_id INT REFERENCES restaurant(id));"
+           "CREATE TABLE geographic (city_name TEXT PRIMARY KEY, region TEXT);")
+    r = TableRetriever.from_ddl(ddl, embedder=BagOfWordsEmbedder())
+    s = r.signals("restaurant location review region", [])
+    names = [r.schema.tables[i].name for i in s.candidates]
+    pairs = {(names[i], names[j]) for i, j in zip(*np.nonzero(s.extends))}
+    assert pairs == {("location", "restaurant")}
+    assert s.references[names.index("review"), names.index("restaurant")]  # a reference, no extension
+
+
 def test_family_relation_from_names():
     fam = _family_pairs("CREATE TABLE sis_dept (a INT); CREATE TABLE sis_course (b INT); CREATE TABLE hr_unit (c INT);"
                         "CREATE TABLE course (d INT);", "sis courses")
@@ -1042,6 +1057,11 @@ def test_a_bare_number_brings_the_table_that_keeps_it(monkeypatch):
     res = r.retrieve(question, k=3)
     assert "course" in res.table_names
     assert any(m["table"].endswith("course") and m["column"] == "number" for m in res.value_matches)
+    # the hint alone brings it where every join weighs alike (parents first would bring the
+    # offering's course too)
+    alike = JoinAwareStrategy(child_share=1.0)
+    hinted = TableRetriever(schema, embedder=BagOfWordsEmbedder(), lexical=0, strategy=alike)
+    assert "course" in hinted.retrieve(question, k=3).table_names
     monkeypatch.setattr(values, "NUMBER_WEIGHT", 0.0)
-    plain = TableRetriever(schema, embedder=BagOfWordsEmbedder(), lexical=0)
+    plain = TableRetriever(schema, embedder=BagOfWordsEmbedder(), lexical=0, strategy=alike)
     assert "course" not in plain.retrieve(question, k=3).table_names

@@ -58,6 +58,10 @@ class Signals:
         central: optional boolean ``(n,)``: tables that most of their database's other tables
             reference (:func:`jar_core.signals.central.central_tables`); ``None`` with the paper's
             pair score.
+        extends: optional boolean ``(n, n)``: ``[i, l]`` where ``i`` refers to ``l`` by its whole
+            declared primary key, one row of ``i`` per row of ``l`` at most (a restaurant's
+            ``location`` keyed by ``restaurant_id``): ``i`` extends ``l``. ``None`` with the
+            paper's pair score.
     """
 
     candidates: np.ndarray
@@ -75,6 +79,7 @@ class Signals:
     links: np.ndarray | None = None  # bool (n,): tables that only link others
     near_copies: np.ndarray | None = None  # bool (n, n): same database, nearly the same columns
     central: np.ndarray | None = None  # bool (n,): most of the database's tables reference it
+    extends: np.ndarray | None = None  # bool (n, n): i refers to l by its whole declared primary key
 
     @property
     def n(self) -> int:
@@ -166,7 +171,23 @@ def compute_signals(
         links=None if references is None else index.link_tables(cross_database=cross_database_joins)[candidates],
         near_copies=near_copy_matrix(index, candidates),
         central=None if references is None else central_tables(index, cross_database_joins)[candidates],
+        extends=None if references is None else _extends(index, candidates, join_columns, references),
     )
+
+
+def _extends(
+    index: "SchemaIndex", candidates: np.ndarray, join_columns: np.ndarray, references: np.ndarray,
+) -> np.ndarray:
+    """:attr:`Signals.extends`: the references from a candidate's column that is its table's
+    whole declared primary key."""
+    out = np.zeros(references.shape, dtype=bool)
+    tables = index.schema.tables
+    for i, t in enumerate(candidates.tolist()):
+        cols = tables[t].columns
+        keyed = [c for c, col in enumerate(cols) if col.primary_key]
+        if len(keyed) == 1:
+            out[i] = references[i] & (join_columns[i, :, 0] == keyed[0])
+    return out
 
 
 #: This stage's state: each index's family keys, for as long as the index lives.

@@ -34,6 +34,9 @@ DEFAULT_WEIGHTS = (2.0, 1.0, 4.0)
 #: so a larger weight changes no choice a smaller one would not, and near ``1e308`` the utilities
 #: overflow to inf / NaN.
 MAX_WEIGHT = 1e6
+#: A step is a *filler* step when no candidate left adds more coverage than this (a sum over the
+#: sub-queries, each in [0, 1]): what the question names is found, and the joins choose the rest.
+FILLER_COVERAGE = 0.2
 
 
 def check_weights(weights: Sequence[tuple[str, Any]], *, all_zero: bool = False) -> tuple[float, ...]:
@@ -136,6 +139,11 @@ class GreedyStrategy:
         (``join_mode == "max"`` only): :attr:`join_sum_share`."""
         return self.join_sum_share
 
+    def filler_joins(self, signals: Signals) -> np.ndarray | None:
+        """The joins weighed at a *filler* step, where no candidate adds more than
+        :data:`FILLER_COVERAGE` of coverage; ``None`` (here): ``signals.w`` as at any step."""
+        return None
+
     def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
         r, F, w = signals.r, signals.F, signals.w
         n = signals.n
@@ -145,6 +153,8 @@ class GreedyStrategy:
         join_acc = np.zeros(n, dtype=np.float64)
         join_max, join_sum = np.zeros(n, dtype=np.float64), np.zeros(n, dtype=np.float64)
         share = self.sum_share(signals)
+        wf = self.filler_joins(signals)
+        filler_acc, filler_max, filler_sum = np.zeros(n), np.zeros(n), np.zeros(n)
         fam = signals.family if self.l_family > 0 else None
         fam_acc = np.zeros(n, dtype=np.float64)
         sel = Selection(order=[])
@@ -156,9 +166,13 @@ class GreedyStrategy:
             if step == 0:
                 cov = F.sum(axis=0)
                 total = self.l_coarse * r + self.l_cov * cov
+                acc = join_acc
             else:
                 cov = coverage_gain(F, q)
-                total = self.l_coarse * r + self.l_cov * cov + self.l_join * join_acc
+                acc = join_acc
+                if wf is not None and np.where(selected, 0.0, cov).max() <= FILLER_COVERAGE:
+                    acc = filler_acc  # no candidate adds coverage that counts: a filler step
+                total = self.l_coarse * r + self.l_cov * cov + self.l_join * acc
                 if fam is not None:
                     total = total + self.l_family * fam_acc
             total = np.where(selected, -np.inf, total)
@@ -176,23 +190,33 @@ class GreedyStrategy:
                             sel.bridges.append(pair[0])
                         i, target = pair[0], pair[1]
             sel.order.append(i)
-            sel.steps.append(StepGain(i, float(r[i]), float(cov[i]), float(join_acc[i]), float(total[i])))
+            sel.steps.append(StepGain(i, float(r[i]), float(cov[i]), float(acc[i]), float(total[i])))
             if seen is not None:
-                seen[:, step] = total, cov, join_acc
+                seen[:, step] = total, cov, acc
             selected[i] = True
             q = update_coverage(q, F, i)
             if fam is not None:
                 np.maximum(fam_acc, fam[i], out=fam_acc)
-            if self.join_mode == "max":
-                np.maximum(join_max, w[i], out=join_max)
-                join_sum += w[i]
-                join_acc = join_max + share * (join_sum - join_max)
-            else:
-                join_acc += w[i]
+            join_acc = _accumulate(join_acc, join_max, join_sum, w[i], self.join_mode, share)
+            if wf is not None:
+                filler_acc = _accumulate(filler_acc, filler_max, filler_sum, wf[i], self.join_mode, share)
         sel.coverage = q
         if seen is not None:
             sel.trace = _trace(r, seen, width, n)
         return sel
+
+
+def _accumulate(
+    acc: np.ndarray, best: np.ndarray, total: np.ndarray, row: np.ndarray, mode: str, share: float | np.ndarray,
+) -> np.ndarray:
+    """The join gains once a table whose joins are ``row`` is chosen: in ``"sum"`` mode ``acc +
+    row``; in ``"max"`` mode the best join so far (``best``, updated in place) plus ``share`` of
+    the rest of the sum (``total``, updated in place)."""
+    if mode == "max":
+        np.maximum(best, row, out=best)
+        total += row
+        return best + share * (total - best)
+    return acc + row
 
 
 def _trace(r: np.ndarray, seen: np.ndarray, width: int, n: int) -> list[list[StepGain]]:
@@ -213,6 +237,11 @@ def _trace(r: np.ndarray, seen: np.ndarray, width: int, n: int) -> list[list[Ste
 JOIN_AWARE_WEIGHTS = (3.0, 1.0, 4.0)
 #: Gain of a table of the same family (same database and leading name word) as a chosen one.
 FAMILY_WEIGHT = 0.4
+#: At a filler step, the share of a chosen table's join a candidate gains where it refers to the
+#: chosen table (a child) rather than the chosen table to it (a parent), chosen on the suite
+#: (docs/results.md): below the ratio of a bare reference's confidence to a named key's (0.77 /
+#: 0.97), so that a course offering's semester comes before the course's other children.
+CHILD_SHARE = 0.75
 
 
 class JoinAwareStrategy(GreedyStrategy):
@@ -233,11 +262,13 @@ class JoinAwareStrategy(GreedyStrategy):
     it is the way in to most questions of its database. With ``link_relevance``, a link table
     (``domain_author``: keys of the tables it links) is no more relevant than the least relevant
     candidate it refers to (:mod:`jar_core.signals.link_relevance`): its name echoes theirs, and a
-    question needs it only to join them. With ``child_share`` below 1, a candidate gains a chosen
-    table's join in full only where the chosen table refers to it (its parent: a course offering's
-    course and semester), and ``child_share`` of it otherwise (a table referring to the chosen one, or
-    sharing a key with it): :func:`jar_core.strategies.gains.referred_first`; 1 (the default) weighs
-    every join alike. Weights
+    question needs it only to join them. At a *filler* step (no candidate adds more than
+    :data:`FILLER_COVERAGE` of coverage), a candidate gains a chosen table's join in full only where
+    the chosen table refers to it (its parent: a course offering's course and semester) or where it
+    extends the chosen table (:attr:`Signals.extends`: a restaurant's location), and
+    ``child_share`` (:data:`CHILD_SHARE`) of it otherwise (a table referring to the chosen one, or
+    sharing a key with it): :func:`jar_core.strategies.gains.referred_first`; 1 weighs every join
+    alike at every step. Weights
     ``(l_cov, l_join, l_coarse)`` default to :data:`JOIN_AWARE_WEIGHTS`; they and ``l_family`` are
     checked as :class:`GreedyStrategy`'s (``l_family`` alone may be 0); ``child_share`` is a number
     in ``[0, 1]``.
@@ -250,7 +281,7 @@ class JoinAwareStrategy(GreedyStrategy):
         self, l_cov: float = JOIN_AWARE_WEIGHTS[0], l_join: float = JOIN_AWARE_WEIGHTS[1],
         l_coarse: float = JOIN_AWARE_WEIGHTS[2], *, l_family: float = FAMILY_WEIGHT, bridges: bool = True,
         lookahead: bool | None = None, near_copies: bool = True, central_sum: bool = True,
-        link_relevance: bool = True, child_share: float = 1.0, trace_width: int = 5,
+        link_relevance: bool = True, child_share: float = CHILD_SHARE, trace_width: int = 5,
     ) -> None:
         super().__init__(l_cov, l_join, l_coarse, trace_width=trace_width)
         self.child_share = check_weight("child_share", child_share, 1.0)
@@ -268,6 +299,14 @@ class JoinAwareStrategy(GreedyStrategy):
             return signals.central.astype(np.float64)
         return self.join_sum_share
 
+    def filler_joins(self, signals: Signals) -> np.ndarray | None:
+        """With ``child_share`` below 1, the joins of a filler step: parents first
+        (:func:`jar_core.strategies.gains.referred_first`)."""
+        if self.child_share >= 1.0 or signals.references is None:
+            return None
+        parents = signals.references if signals.extends is None else signals.references | signals.extends.T
+        return referred_first(signals.w, parents, self.child_share)
+
     def select(self, signals: Signals, k: int, *, pinned: Sequence[int] = ()) -> Selection:
         """The greedy's choice; with ``near_copies``, a chosen table's near copy that joins the others
         more surely in its place (:func:`jar_core.strategies.near_copies.prefer_joined`); with ``bridges``,
@@ -278,8 +317,6 @@ class JoinAwareStrategy(GreedyStrategy):
             r = link_relevance(signals)
             if r is not signals.r:
                 signals = dataclasses.replace(signals, r=r)
-        if self.child_share < 1.0 and signals.references is not None:
-            signals = dataclasses.replace(signals, w=referred_first(signals.w, signals.references, self.child_share))
         sel = super().select(signals, k, pinned=pinned)
         if self.near_copies and signals.near_copies is not None:
             from jar_core.strategies.near_copies import prefer_joined

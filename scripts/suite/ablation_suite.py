@@ -15,7 +15,8 @@ paper's greedy, of the default, and of the default without one part at a time:
 * ``bridges``, ``lookahead``, ``family gain``, ``near copies``, ``central sum``, ``link relevance``: the steps of
   :class:`~jar_core.strategies.JoinAwareStrategy` switched off;
 * ``hub correction``, ``BM25 in relevance``: ``hubness`` and ``lexical_relevance`` at 0;
-* ``kind values``: the search option ``kind_values`` at 0 (:mod:`jar_core.signals.kinds`).
+* ``kind values``: the search option ``kind_values`` at 0 (:mod:`jar_core.signals.kinds`);
+* ``parents first``: ``JoinAwareStrategy(child_share=1.0)``, every join weighed alike at filler steps.
 
 The rule of issue 47 reads this table: a part stays on by default only if the default without it
 is not better by more than a point against the paper's greedy anywhere. Prints one Markdown
@@ -71,6 +72,7 @@ CONFIGS: dict[str, Config] = {
     "- near copies": ({}, None, lambda: JoinAwareStrategy(near_copies=False)),
     "- central sum": ({}, None, lambda: JoinAwareStrategy(central_sum=False)),
     "- link relevance": ({}, None, lambda: JoinAwareStrategy(link_relevance=False)),
+    "- parents first": ({}, None, lambda: JoinAwareStrategy(child_share=1.0)),
     "- hub correction": (dict(hubness=0.0), None, JoinAwareStrategy),
     "- BM25 in relevance": (dict(lexical_relevance=0.0), None, JoinAwareStrategy),
     "- kind values": ({}, dict(DEFAULT_SEARCH, kind_values=0.0), JoinAwareStrategy),

@@ -7,8 +7,8 @@ time while none lowers complete recall below the paper's greedy by more than a p
 The parts beyond the paper (``PARTS``): the join graph of :mod:`jar_core.joins` in place of the
 paper's pair score, expansion, value matching, BM25 fusion, the connection gain, bridges, the
 bridge lookahead, the family gain, the hub correction, BM25 in the relevance, near copies, the
-central tables' join sum, the link tables' relevance and the kinds tables' values.
-Starting from the paper's greedy, each round tries every part not yet on, on every benchmark of
+central tables' join sum, the link tables' relevance, the kinds tables' values and parents first
+at filler steps. Starting from the paper's greedy, each round tries every part not yet on, on every benchmark of
 the suite at every K; a part may join only if the configuration it makes stays within
 ``--tolerance`` (1 point) of the paper greedy's complete recall on every benchmark and K; of
 those, the one with the highest mean complete recall joins. It stops when no part may join.
@@ -35,11 +35,11 @@ from jar_core.loaders import load_benchmark  # noqa: E402
 from jar_core.options import DEFAULT_EXPAND, option  # noqa: E402
 from jar_core.retriever import TableRetriever  # noqa: E402
 from jar_core.strategies import JoinAwareStrategy  # noqa: E402
-from jar_core.strategies.greedy import DEFAULT_WEIGHTS, JOIN_AWARE_WEIGHTS  # noqa: E402
+from jar_core.strategies.greedy import CHILD_SHARE, DEFAULT_WEIGHTS, JOIN_AWARE_WEIGHTS  # noqa: E402
 
 PARTS = ("honest joins", "expansion", "value matching", "BM25 fusion", "connection gain", "bridges",
          "lookahead", "family gain", "hub correction", "BM25 in relevance", "near copies", "central sum",
-         "link relevance", "kind values")
+         "link relevance", "kind values", "parents first")
 
 
 def retriever_options(parts: frozenset[str]) -> dict[str, Any]:
@@ -63,7 +63,8 @@ def strategy(parts: frozenset[str]) -> Any:
     s = JoinAwareStrategy(*(JOIN_AWARE_WEIGHTS if conn else DEFAULT_WEIGHTS),
                           l_family=0.4 if "family gain" in parts else 0.0, bridges="bridges" in parts,
                           lookahead="lookahead" in parts, near_copies="near copies" in parts,
-                          central_sum="central sum" in parts, link_relevance="link relevance" in parts)
+                          central_sum="central sum" in parts, link_relevance="link relevance" in parts,
+                          child_share=CHILD_SHARE if "parents first" in parts else 1.0)
     s.join_mode = "max" if conn else "sum"
     return s
 
