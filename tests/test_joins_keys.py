@@ -384,3 +384,26 @@ def test_two_keys_of_one_name_join_for_the_search_only_where_nothing_else_joins(
     # a database the other rules join at all gets none: their joins say how its tables fit
     joined = edges(load_ddl(ddl + "CREATE TABLE plays (play_id INT, torrent_id INT, day TEXT);"))
     assert all(e != "names alike" for _, e in joined.values()) and "plays.torrent_id = torrents.id" in joined, joined
+
+
+
+def test_of_two_sibling_keys_between_two_tables_the_finer_is_first():
+    # MIMIC-III without keys: an admission's HADM_ID is in every table its patient's SUBJECT_ID
+    # is in but the patients'; both are siblings between admissions and labevents, and the
+    # pair's first edge (the join an answer shows) is the finer HADM_ID, the other an alternative
+    import numpy as np
+
+    from jar_core.joins import candidate_join_matrices
+
+    schema = Schema([
+        T("patients", "row_id", "subject_id", Column("gender", "text")),
+        T("admissions", "row_id", "subject_id", "hadm_id", Column("admittime", "text")),
+        T("labevents", "row_id", "subject_id", "hadm_id", Column("valuenum", "real")),
+        T("icustays", "row_id", "subject_id", "hadm_id", "icustay_id"),
+    ])
+    got = edges(schema)
+    assert got["admissions.subject_id = labevents.subject_id"] == got["admissions.hadm_id = labevents.hadm_id"]
+    assert got["admissions.hadm_id = labevents.hadm_id"][1] == "sibling"
+    offsets = np.cumsum([0] + [len(t.columns) for t in schema.tables])
+    _, cols, _, _, _ = candidate_join_matrices(build_join_graph(schema), offsets, np.array([1, 2]), 4)
+    assert schema.tables[1].columns[cols[0, 1, 0]].name == "hadm_id"

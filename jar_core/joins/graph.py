@@ -19,6 +19,10 @@ confidence and examples, and its tunables beside it:
 10. :mod:`.alike`: in a database no other rule joins two tables of, two keys of one name, the
     search's evidence only.
 
+Edges are kept best first; of two tables' sibling keys of one confidence, the finer goes first
+(:func:`edge_order`: the one fewer tables of the database hold, an admission's ``HADM_ID`` beside its
+patient's ``SUBJECT_ID``), so that a pair's shown join is the finer one.
+
 Rules 3 and 4 judge the candidates of rule 2 (:mod:`.checks`); rule 1 then goes first, and the
 rules after it rework the edges so far. The graph is sparse (one row per joining column pair,
 never all pairs) and computed once per index; :func:`candidate_joins` reads the join matrix of a
@@ -55,7 +59,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "candidate_join_m
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 56
+JOIN_RULES_VERSION = 57
 
 #: Within databases the rules run on blocks of whole databases of about this many columns, not
 #: on the whole schema at once: the same joins (none crosses two databases), without comparing
@@ -100,11 +104,41 @@ def _build_join_graph(
         evidence = np.full(len(cf), EVIDENCE.index("composite key"), dtype=np.int64)
         f, k, conf, ev = best_per_pair(*_joined((f, k, conf, ev), (cf, ck, cconf, evidence)))
     f, k, conf, ev = _joined((f, k, conf, ev), names_alike(p, f, k))  # rule 10
-    order = np.lexsort((k, f, -conf))
+    order = edge_order(f, k, conf, ev, schema, p.database)
     f, k, conf, ev = f[order], k[order], conf[order], ev[order]
     return JoinGraph(
         a=f, b=k, confidence=conf.astype(np.float32), evidence=ev, table_a=p.table[f], table_b=p.table[k],
     )
+
+
+def edge_order(
+    f: np.ndarray, k: np.ndarray, conf: np.ndarray, ev: np.ndarray, schema: Schema, scope: np.ndarray,
+) -> np.ndarray:
+    """The order of a join graph's edges ``f -> k`` over ``schema``'s columns: best first; of
+    equal confidence, the sibling in fewer tables first (:func:`spread`); then by column.
+    ``scope``: per column, a code of its join scope (:attr:`Table.join_scope`)."""
+    return np.lexsort((k, f, spread(schema, scope, f, ev), -conf))
+
+
+def spread(schema: Schema, scope: np.ndarray, f: np.ndarray, ev: np.ndarray) -> np.ndarray:
+    """Per edge ``f -> k``: for a sibling (two references of one key, one name), how many tables of
+    its join scope (``scope``, per column) hold a column of that name; 0 for the other edges.
+    Between two tables that share two sibling keys, the finer key is in fewer tables
+    (``HADM_ID``, an admission, is in every table ``SUBJECT_ID``, its patient, is in but the
+    patients'), and rows joined by it are one admission's, not every admission of one patient."""
+    out = np.zeros(len(f), dtype=np.int64)
+    sib = np.flatnonzero(ev == EVIDENCE.index("sibling"))
+    if not len(sib):
+        return out
+    name = [c.name.casefold() for t in schema.tables for c in t.columns]
+    table = np.repeat(np.arange(len(schema.tables)), [len(t.columns) for t in schema.tables])
+    wanted = {name[c] for c in f[sib].tolist()}
+    tables: dict[tuple[int, str], set[int]] = {}
+    for c, n in enumerate(name):
+        if n in wanted:
+            tables.setdefault((int(scope[c]), n), set()).add(int(table[c]))
+    out[sib] = [len(tables[(int(scope[c]), name[c])]) for c in f[sib].tolist()]
+    return out
 
 
 def _joined(first: Edges, then: Edges) -> Edges:
