@@ -391,10 +391,6 @@ def test_of_two_sibling_keys_between_two_tables_the_finer_is_first():
     # MIMIC-III without keys: an admission's HADM_ID is in every table its patient's SUBJECT_ID
     # is in but the patients'; both are siblings between admissions and labevents, and the
     # pair's first edge (the join an answer shows) is the finer HADM_ID, the other an alternative
-    import numpy as np
-
-    from jar_core.joins import candidate_join_matrices
-
     schema = Schema([
         T("patients", "row_id", "subject_id", Column("gender", "text")),
         T("admissions", "row_id", "subject_id", "hadm_id", Column("admittime", "text")),
@@ -404,6 +400,33 @@ def test_of_two_sibling_keys_between_two_tables_the_finer_is_first():
     got = edges(schema)
     assert got["admissions.subject_id = labevents.subject_id"] == got["admissions.hadm_id = labevents.hadm_id"]
     assert got["admissions.hadm_id = labevents.hadm_id"][1] == "sibling"
+    assert _first_join(schema, 1, 2) == "hadm_id"
+
+
+def test_two_sibling_keys_each_in_a_table_of_its_own_keep_their_order():
+    # Formula 1: results and lapTimes share raceId and driverId, each also in a table of its own
+    # (races, drivers): neither is finer, though driverId is in fewer tables, and the pair's
+    # first edge stays the first column's
+    schema = Schema([
+        T("races", "raceId", Column("name", "text")),
+        T("drivers", "driverId", Column("surname", "text")),
+        T("results", "resultId", "raceId", "driverId", Column("points", "real")),
+        T("lapTimes", "raceId", "driverId", "lap", Column("time", "text")),
+        T("constructorResults", "constructorResultsId", "raceId", Column("points", "real")),
+    ])
+    got = edges(schema)
+    assert got["lapTimes.raceId = results.raceId"] == got["lapTimes.driverId = results.driverId"]
+    assert got["lapTimes.raceId = results.raceId"][1] == "sibling"
+    assert _first_join(schema, 2, 3) == "raceId"
+
+
+def _first_join(schema: Schema, a: int, b: int) -> str:
+    """The column of table ``a`` in the first edge between tables ``a`` and ``b`` (the join an
+    answer shows)."""
+    import numpy as np
+
+    from jar_core.joins import candidate_join_matrices
+
     offsets = np.cumsum([0] + [len(t.columns) for t in schema.tables])
-    _, cols, _, _, _ = candidate_join_matrices(build_join_graph(schema), offsets, np.array([1, 2]), 4)
-    assert schema.tables[1].columns[cols[0, 1, 0]].name == "hadm_id"
+    _, cols, _, _, _ = candidate_join_matrices(build_join_graph(schema), offsets, np.array([a, b]), len(schema.tables))
+    return schema.tables[a].columns[cols[0, 1, 0]].name

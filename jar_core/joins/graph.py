@@ -20,8 +20,8 @@ confidence and examples, and its tunables beside it:
     search's evidence only.
 
 Edges are kept best first; of two tables' sibling keys of one confidence, the finer goes first
-(:func:`edge_order`: the one fewer tables of the database hold, an admission's ``HADM_ID`` beside its
-patient's ``SUBJECT_ID``), so that a pair's shown join is the finer one.
+(:func:`edge_order`: the one a strict subset of the other's tables hold, an admission's
+``HADM_ID`` beside its patient's ``SUBJECT_ID``), so that a pair's shown join is the finer one.
 
 Rules 3 and 4 judge the candidates of rule 2 (:mod:`.checks`); rule 1 then goes first, and the
 rules after it rework the edges so far. The graph is sparse (one row per joining column pair,
@@ -114,31 +114,66 @@ def _build_join_graph(
 def edge_order(
     f: np.ndarray, k: np.ndarray, conf: np.ndarray, ev: np.ndarray, schema: Schema, scope: np.ndarray,
 ) -> np.ndarray:
-    """The order of a join graph's edges ``f -> k`` over ``schema``'s columns: best first; of
-    equal confidence, the sibling in fewer tables first (:func:`spread`); then by column.
-    ``scope``: per column, a code of its join scope (:attr:`Table.join_scope`)."""
-    return np.lexsort((k, f, spread(schema, scope, f, ev), -conf))
+    """The order of a join graph's edges ``f -> k`` over ``schema``'s columns: best first, then by
+    column; where a pair of tables' first edge is a sibling tied with a finer sibling, the finer
+    first (:func:`finer_siblings`). ``scope``: per column, a code of its join scope
+    (:attr:`Table.join_scope`)."""
+    order = np.lexsort((k, f, -conf))
+    for at, to in finer_siblings(f[order], k[order], conf[order], ev[order], schema, scope):
+        order[[at, to]] = order[[to, at]]
+    return order
 
 
-def spread(schema: Schema, scope: np.ndarray, f: np.ndarray, ev: np.ndarray) -> np.ndarray:
-    """Per edge ``f -> k``: for a sibling (two references of one key, one name), how many tables of
-    its join scope (``scope``, per column) hold a column of that name; 0 for the other edges.
-    Between two tables that share two sibling keys, the finer key is in fewer tables
-    (``HADM_ID``, an admission, is in every table ``SUBJECT_ID``, its patient, is in but the
-    patients'), and rows joined by it are one admission's, not every admission of one patient."""
-    out = np.zeros(len(f), dtype=np.int64)
+def finer_siblings(
+    f: np.ndarray, k: np.ndarray, conf: np.ndarray, ev: np.ndarray, schema: Schema, scope: np.ndarray,
+) -> list[tuple[int, int]]:
+    """Of edges sorted best first, the swaps ``(first, finer)`` that put a finer sibling first in
+    its pair of tables: two sibling keys (two references of one key, one name) of one confidence
+    between two tables, the name of one held by a strict subset of the tables of its join scope
+    that hold the other's. Such a key is finer (``HADM_ID``, an admission, is in every table
+    ``SUBJECT_ID``, its patient, is in but the patients'), and rows joined by it are one
+    admission's, not every admission of one patient. Names in tables apart (``driverId`` in
+    ``drivers``, ``raceId`` in ``races``) are no such pair: the order stays."""
     sib = np.flatnonzero(ev == EVIDENCE.index("sibling"))
-    if not len(sib):
-        return out
-    name = [c.name.casefold() for t in schema.tables for c in t.columns]
+    if len(sib) < 2:
+        return []
     table = np.repeat(np.arange(len(schema.tables)), [len(t.columns) for t in schema.tables])
-    wanted = {name[c] for c in f[sib].tolist()}
-    tables: dict[tuple[int, str], set[int]] = {}
+    ta, tb = table[f[sib]], table[k[sib]]
+    pair = np.minimum(ta, tb) * len(schema.tables) + np.maximum(ta, tb)
+    groups: dict[int, list[int]] = {}
+    for e, key in zip(sib.tolist(), pair.tolist()):
+        groups.setdefault(key, []).append(e)
+    groups = {key: es for key, es in groups.items() if len(es) > 1}
+    if not groups:
+        return []
+    first_of_pair = _first_edges(f, k, table, len(schema.tables))
+    name = [c.name.casefold() for t in schema.tables for c in t.columns]
+    held: dict[tuple[int, str], frozenset[int]] = {}
+    wanted = {(int(scope[f[e]]), name[f[e]]) for es in groups.values() for e in es}
     for c, n in enumerate(name):
-        if n in wanted:
-            tables.setdefault((int(scope[c]), n), set()).add(int(table[c]))
-    out[sib] = [len(tables[(int(scope[c]), name[c])]) for c in f[sib].tolist()]
-    return out
+        if (int(scope[c]), n) in wanted:
+            held[(int(scope[c]), n)] = held.get((int(scope[c]), n), frozenset()) | {int(table[c])}
+    swaps = []
+    for key, es in groups.items():
+        first = first_of_pair[key]
+        if first != es[0]:  # the pair's first edge is no sibling
+            continue
+        tied = [e for e in es if conf[e] == conf[first]]
+        best = first
+        for e in tied[1:]:
+            if held[(int(scope[f[e]]), name[f[e]])] < held[(int(scope[f[best]]), name[f[best]])]:
+                best = e
+        if best != first:
+            swaps.append((first, best))
+    return swaps
+
+
+def _first_edges(f: np.ndarray, k: np.ndarray, table: np.ndarray, n_tables: int) -> dict[int, int]:
+    """Per pair of tables (``min * n_tables + max``), the position of its first edge."""
+    ta, tb = table[f], table[k]
+    key = np.minimum(ta, tb) * n_tables + np.maximum(ta, tb)
+    keys, first = np.unique(key, return_index=True)
+    return dict(zip(keys.tolist(), first.tolist()))
 
 
 def _joined(first: Edges, then: Edges) -> Edges:
