@@ -42,8 +42,7 @@ REPO = Path(__file__).resolve().parents[2]
 DEFAULT_ROOTS = (REPO.parent / "shared" / "benchmarks", Path("/work/suite"))
 METHODS = ("dense", "greedy", "default")
 #: The paper's greedy: its pair-score joins over its candidates (scripts/ablation_beyond.py, "paper greedy").
-PAPER = dict(joins="paper", min_join_score=0.0, expand=0, match_values=False, lexical=0.0, hubness=0.0,
-             lexical_relevance=0.0, kind_values=0.0)
+PAPER = dict(PAPER_CANDIDATES, joins="paper", min_join_score=0.0, hubness=0.0, lexical_relevance=0.0)
 #: As ``jar-retrieval eval`` builds its retriever; the ``default`` method adds expansion, values, BM25
 #: and the kinds tables' values itself (:data:`jar_core.eval.harness.DEFAULT_SEARCH`).
 EVAL = dict(PAPER_CANDIDATES)
