@@ -148,11 +148,11 @@ def finer_siblings(
         return []
     first_of_pair = _first_edges(f, k, table, len(schema.tables))
     name = [c.name.casefold() for t in schema.tables for c in t.columns]
-    held: dict[tuple[int, str], frozenset[int]] = {}
+    held: dict[tuple[int, str], set[int]] = {}
     wanted = {(int(scope[f[e]]), name[f[e]]) for es in groups.values() for e in es}
     for c, n in enumerate(name):
         if (int(scope[c]), n) in wanted:
-            held[(int(scope[c]), n)] = held.get((int(scope[c]), n), frozenset()) | {int(table[c])}
+            held.setdefault((int(scope[c]), n), set()).add(int(table[c]))
     swaps = []
     for key, es in groups.items():
         first = first_of_pair[key]
