@@ -160,3 +160,35 @@ def test_child_share_takes_the_table_the_chosen_one_refers_to():
     for bad in (1.5, -0.1, True, "0.9"):
         with pytest.raises(InvalidArgumentError, match="child_share"):
             JoinAwareStrategy(child_share=bad)
+
+
+def test_a_way_between_two_core_tables_keeps_its_joins_at_a_filler_step():
+    # a city (0) and an airport (1) the question names, chosen for their coverage and joined by
+    # nothing; the airport service (2) refers to both, a time zone (3) is the city's parent
+    r = np.array([0.9, 0.8, 0.3, 0.28], dtype=np.float32)
+    F = np.array([[0.9, 0.1, 0.1, 0.1], [0.1, 0.9, 0.1, 0.1]], dtype=np.float32)
+    w = np.zeros((4, 4), dtype=np.float32)
+    w[0, 2] = w[2, 0] = w[1, 2] = w[2, 1] = w[0, 3] = w[3, 0] = 0.9
+    refs = np.zeros((4, 4), dtype=bool)
+    refs[2, 0] = refs[2, 1] = refs[0, 3] = True
+    sig = Signals(candidates=np.arange(4), r=r, F=F, w=w, join_columns=np.full((4, 4, 2), -1), references=refs)
+    got = JoinAwareStrategy(bridges=False).select(sig, 3)
+    assert got.order == [0, 1, 2]
+    assert got.steps[2].join == pytest.approx(0.9)  # its join in full, not a child's share
+    # where the two are joined already, the service is one more child and the parent comes first
+    w[0, 1] = w[1, 0] = 0.9
+    assert JoinAwareStrategy(bridges=False).select(dataclasses.replace(sig, w=w), 3).order == [0, 1, 3]
+
+
+def test_bridging_reads_links_through_a_third_core_table():
+    from jar_core.strategies.gains import bridging
+
+    w = np.zeros((5, 5))
+    refs = np.zeros((5, 5), dtype=bool)
+    # 4 refers to 0 and 1; 0 and 1 are joined through 2, a core table: no way between them
+    w[4, 0] = w[4, 1] = w[0, 2] = w[2, 0] = w[1, 2] = w[2, 1] = 0.9
+    refs[4, 0] = refs[4, 1] = True
+    free = np.array([False, False, False, True, True])
+    assert not bridging(w, refs, [0, 1, 2], free).any()
+    assert bridging(w, refs, [0, 1], free).tolist() == [False, False, False, False, True]
+    assert not bridging(w, refs, [0], free).any()

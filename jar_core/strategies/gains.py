@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["coverage_gain", "join_gain", "connect_gain", "update_coverage", "referred_first"]
+__all__ = ["coverage_gain", "join_gain", "connect_gain", "update_coverage", "referred_first", "bridging"]
 
 
 def coverage_gain(F: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -37,3 +37,21 @@ def referred_first(w: np.ndarray, references: np.ndarray, share: float) -> np.nd
     table it refers to (a course offering's course, its semester) gains the join in full, one that
     refers to it (the offering's instructors) ``share`` of it."""
     return np.where(np.asarray(references, dtype=bool), w, w * share).astype(w.dtype)
+
+
+def bridging(w: np.ndarray, references: np.ndarray, core: list[int], free: np.ndarray) -> np.ndarray:
+    """bool per candidate: a ``free`` one that refers to two tables of ``core`` (tables chosen for
+    what they cover) that nothing joins yet, neither directly nor through a third table of
+    ``core``: the way between them (ATIS's ``airport_service``, between a question's city and its
+    flight's airport), not one more child of either."""
+    out = np.zeros(len(free), dtype=bool)
+    if len(core) < 2:
+        return out
+    core_idx = np.asarray(core, dtype=np.int64)
+    joined = w[np.ix_(core_idx, core_idx)] > 0
+    linked = joined | ((joined.astype(np.int64) @ joined.astype(np.int64)) > 0)
+    refers = np.asarray(references, dtype=bool)[:, core_idx] & (w[:, core_idx] > 0)
+    for c in np.flatnonzero(free & (refers.sum(axis=1) >= 2)).tolist():
+        parents = np.flatnonzero(refers[c])
+        out[c] = not linked[np.ix_(parents, parents)].all()
+    return out

@@ -20,7 +20,7 @@ from jar_core.errors import InvalidArgumentError
 from jar_core.options import check_weight
 from jar_core.signals.matrices import Signals
 from jar_core.strategies.base import Selection, StepGain
-from jar_core.strategies.gains import connect_gain, coverage_gain, join_gain, referred_first, update_coverage
+from jar_core.strategies.gains import bridging, connect_gain, coverage_gain, join_gain, referred_first, update_coverage
 
 __all__ = [
     "GreedyStrategy", "JoinAwareStrategy", "seed", "coverage_gain", "join_gain", "connect_gain", "update_coverage",
@@ -155,6 +155,7 @@ class GreedyStrategy:
         share = self.sum_share(signals)
         wf = self.filler_joins(signals)
         filler_acc, filler_max, filler_sum = np.zeros(n), np.zeros(n), np.zeros(n)
+        core: list[int] = []  # the tables chosen for what they cover, not at a filler step
         fam = signals.family if self.l_family > 0 else None
         fam_acc = np.zeros(n, dtype=np.float64)
         sel = Selection(order=[])
@@ -163,6 +164,7 @@ class GreedyStrategy:
         seen = np.empty((3, k, n)) if width else None
         target = -1  # the table a bridge was taken for, chosen at the next step
         for step in range(k):
+            filler = False
             if step == 0:
                 cov = F.sum(axis=0)
                 total = self.l_coarse * r + self.l_cov * cov
@@ -170,8 +172,9 @@ class GreedyStrategy:
             else:
                 cov = coverage_gain(F, q)
                 acc = join_acc
-                if wf is not None and np.where(selected, 0.0, cov).max() <= FILLER_COVERAGE:
-                    acc = filler_acc  # no candidate adds coverage that counts: a filler step
+                filler = wf is not None and np.where(selected, 0.0, cov).max() <= FILLER_COVERAGE
+                if filler:  # no candidate adds coverage that counts; a way between core tables keeps its joins
+                    acc = np.where(bridging(w, signals.references, core, ~selected), join_acc, filler_acc)
                 total = self.l_coarse * r + self.l_cov * cov + self.l_join * acc
                 if fam is not None:
                     total = total + self.l_family * fam_acc
@@ -198,6 +201,8 @@ class GreedyStrategy:
             if fam is not None:
                 np.maximum(fam_acc, fam[i], out=fam_acc)
             join_acc = _accumulate(join_acc, join_max, join_sum, w[i], self.join_mode, share)
+            if not filler:
+                core.append(i)
             if wf is not None:
                 filler_acc = _accumulate(filler_acc, filler_max, filler_sum, wf[i], self.join_mode, share)
         sel.coverage = q
@@ -265,10 +270,11 @@ class JoinAwareStrategy(GreedyStrategy):
     question needs it only to join them. At a *filler* step (no candidate adds more than
     :data:`FILLER_COVERAGE` of coverage), a candidate gains a chosen table's join in full only where
     the chosen table refers to it (its parent: a course offering's course and semester) or where it
-    extends the chosen table (:attr:`Signals.extends`: a restaurant's location), and
-    ``child_share`` (:data:`CHILD_SHARE`) of it otherwise (a table referring to the chosen one, or
-    sharing a key with it): :func:`jar_core.strategies.gains.referred_first`; 1 weighs every join
-    alike at every step. Weights
+    extends the chosen table (:attr:`Signals.extends`: a restaurant's location) or where it is the
+    way between two tables chosen for their coverage that nothing joins yet
+    (:func:`jar_core.strategies.gains.bridging`), and ``child_share`` (:data:`CHILD_SHARE`) of it
+    otherwise (a table referring to the chosen one, or sharing a key with it):
+    :func:`jar_core.strategies.gains.referred_first`; 1 weighs every join alike at every step. Weights
     ``(l_cov, l_join, l_coarse)`` default to :data:`JOIN_AWARE_WEIGHTS`; they and ``l_family`` are
     checked as :class:`GreedyStrategy`'s (``l_family`` alone may be 0); ``child_share`` is a number
     in ``[0, 1]``.
