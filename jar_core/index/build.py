@@ -220,6 +220,7 @@ def merge_database_graphs(
     change could then reach any of them): infer the whole graph. The same joins as inferring
     the whole graph, in the same order (unless two confidences differ below float32 precision).
     """
+    from jar_core.index.structure import structure
     from jar_core.joins import build_join_graph
     from jar_core.joins.graph import JoinGraph, edge_order
     from jar_core.schema import Schema
@@ -250,8 +251,6 @@ def merge_database_graphs(
         parts.append((where[g.a], where[g.b], g.confidence.astype(np.float32), g.evidence.astype(np.int64)))
     f, k, conf, ev = (np.concatenate([p[i] for p in parts]) for i in range(4))
     table = np.repeat(np.arange(len(schema.tables)), np.diff(offsets))
-    codes: dict[str, int] = {}
-    scope = np.array([codes.setdefault(t.join_scope, len(codes)) for t in schema.tables], dtype=np.int64)[table]
-    order = edge_order(f, k, conf, ev, schema, scope)
+    order = edge_order(f, k, conf, ev, schema, structure(schema).scope[table])
     f, k, conf, ev = f[order], k[order], conf[order], ev[order]
     return JoinGraph(a=f, b=k, confidence=conf, evidence=ev, table_a=table[f], table_b=table[k])

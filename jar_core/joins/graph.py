@@ -39,7 +39,7 @@ from jar_core.joins.checks import checked
 from jar_core.joins.composite import composite
 from jar_core.joins.copies import copy_joins
 from jar_core.joins.declared import declared
-from jar_core.joins.edges import EVIDENCE, JoinGraph, best_per_pair, class_code
+from jar_core.joins.edges import EVIDENCE, JoinGraph, best_per_pair, class_code, first_of
 from jar_core.joins.hierarchy import self_references
 from jar_core.joins.inclusion import inclusion
 from jar_core.joins.links import link_tables
@@ -137,43 +137,36 @@ def finer_siblings(
     sib = np.flatnonzero(ev == EVIDENCE.index("sibling"))
     if len(sib) < 2:
         return []
-    table = np.repeat(np.arange(len(schema.tables)), [len(t.columns) for t in schema.tables])
-    ta, tb = table[f[sib]], table[k[sib]]
-    pair = np.minimum(ta, tb) * len(schema.tables) + np.maximum(ta, tb)
+    n = len(schema.tables)
+    table = np.repeat(np.arange(n), [len(t.columns) for t in schema.tables])
+    ta, tb = table[f], table[k]
+    pair = np.minimum(ta, tb) * n + np.maximum(ta, tb)
     groups: dict[int, list[int]] = {}
-    for e, key in zip(sib.tolist(), pair.tolist()):
+    for e, key in zip(sib.tolist(), pair[sib].tolist()):
         groups.setdefault(key, []).append(e)
     groups = {key: es for key, es in groups.items() if len(es) > 1}
     if not groups:
         return []
-    first_of_pair = _first_edges(f, k, table, len(schema.tables))
-    name = [c.name.casefold() for t in schema.tables for c in t.columns]
+    first = first_of(pair)
+    first_of_pair = dict(zip(pair[first].tolist(), first.tolist()))
+    name = [(int(d), c.name.casefold()) for d, c in zip(scope, (c for t in schema.tables for c in t.columns))]
+    wanted = {name[f[e]] for es in groups.values() for e in es}
     held: dict[tuple[int, str], set[int]] = {}
-    wanted = {(int(scope[f[e]]), name[f[e]]) for es in groups.values() for e in es}
-    for c, n in enumerate(name):
-        if (int(scope[c]), n) in wanted:
-            held.setdefault((int(scope[c]), n), set()).add(int(table[c]))
+    for c, key in enumerate(name):
+        if key in wanted:
+            held.setdefault(key, set()).add(int(table[c]))
     swaps = []
     for key, es in groups.items():
-        first = first_of_pair[key]
-        if first != es[0]:  # the pair's first edge is no sibling
+        top = first_of_pair[key]
+        if top != es[0]:  # the pair's first edge is no sibling
             continue
-        tied = [e for e in es if conf[e] == conf[first]]
-        best = first
-        for e in tied[1:]:
-            if held[(int(scope[f[e]]), name[f[e]])] < held[(int(scope[f[best]]), name[f[best]])]:
+        best = top
+        for e in es[1:]:
+            if conf[e] == conf[top] and held[name[f[e]]] < held[name[f[best]]]:
                 best = e
-        if best != first:
-            swaps.append((first, best))
+        if best != top:
+            swaps.append((top, best))
     return swaps
-
-
-def _first_edges(f: np.ndarray, k: np.ndarray, table: np.ndarray, n_tables: int) -> dict[int, int]:
-    """Per pair of tables (``min * n_tables + max``), the position of its first edge."""
-    ta, tb = table[f], table[k]
-    key = np.minimum(ta, tb) * n_tables + np.maximum(ta, tb)
-    keys, first = np.unique(key, return_index=True)
-    return dict(zip(keys.tolist(), first.tolist()))
 
 
 def _joined(first: Edges, then: Edges) -> Edges:
