@@ -1015,7 +1015,7 @@ CREATE TABLE program (program_id INT PRIMARY KEY, name TEXT, number_of_courses I
 
 
 def test_a_bare_number_points_to_the_column_named_as_a_number():
-    from jar_core.candidates.values import NUMBER_WEIGHT, ValueIndex, match_values
+    from jar_core.candidates.values import NUMBER_WEIGHT, TIME_WEIGHT, ValueIndex, match_values
     from jar_core.loaders import load_ddl
 
     schema = load_ddl(COURSES)
@@ -1025,15 +1025,67 @@ def test_a_bare_number_points_to_the_column_named_as_a_number():
         return [(m.span, schema.tables[m.table].name, schema.tables[m.table].columns[m.column].name, m.weight)
                 for m in match_values(vi, question)]
 
-    # the course's number, not the program's count of courses
-    assert found("Is Prof. Donia teaching 452 next Winter?") == [("452", "course", "number", NUMBER_WEIGHT)]
-    assert found("NURS 610 was last offered when?") == [("610", "course", "number", NUMBER_WEIGHT)]
+    # the course's number, not the program's count of courses (and the offering's time: the
+    # questions ask when)
+    assert found("Is Prof. Donia teaching 452 next Winter?") == [
+        ("452", "course", "number", NUMBER_WEIGHT), ("next winter", "course_offering", "start_time", TIME_WEIGHT)]
+    assert found("NURS 610 was last offered when?") == [
+        ("610", "course", "number", NUMBER_WEIGHT), ("when", "course_offering", "start_time", TIME_WEIGHT)]
     # a count, a limit, a time, a share or a year is no thing's number
     for question in ("Which courses have more than 100 students?", "What are the top 20 courses?",
                      "What are the 10 most popular courses?", "Is there a section after 14:45?",
                      "Which courses start at 10 each day?", "Which courses pass 45% of students?",
                      "Which courses were offered in 2016?"):
         assert not [f for f in found(question) if f[1] == "course"], question
+
+
+TERMS = COURSES.replace("semester TEXT,", "semester INT REFERENCES semester (semester_id),") + """
+CREATE TABLE semester (semester_id INT PRIMARY KEY, semester TEXT, year INT);
+CREATE TABLE program_course (program_id INT REFERENCES program (program_id),
+                             course_id INT REFERENCES course (course_id), workload INT);
+"""
+
+
+def test_a_question_asking_when_points_to_the_dates():
+    from jar_core.candidates.values import MAX_TABLES, TIME_WEIGHT, ValueIndex, match_values
+    from jar_core.loaders import load_ddl
+
+    schema = load_ddl(TERMS)
+    vi = ValueIndex.from_schema(schema)
+
+    def hints(question):
+        return {(m.span, schema.tables[m.table].name, schema.tables[m.table].columns[m.column].name, m.weight)
+                for m in match_values(vi, question) if m.hint}
+
+    # the semester's year, and the offering's time (the first date of a table without a year)
+    for question, word in (("Algebra, when was it last offered?", "when"),
+                           ("Who has taught Algebra most recently?", "most recently"),
+                           ("Who taught Algebra in the past?", "in the past"),
+                           ("Which instructor teaches Algebra this Fall?", "this fall"),
+                           ("For the last time she taught Algebra, was there an exam?", "the last time")):
+        assert hints(question) == {(word, "semester", "year", TIME_WEIGHT),
+                                   (word, "course_offering", "start_time", TIME_WEIGHT)}, question
+    # no time asked ('last name'); a year is a hint of its own, not asked twice
+    assert hints("What is the last name of the instructor?") == set()
+    assert {h[0] for h in hints("When was Algebra offered in 2016?")} == {"2016"}
+    # dates in more tables than MAX_TABLES tell nothing
+    ddl = "".join(f"CREATE TABLE t{i} (id INT, created DATE);" for i in range(MAX_TABLES + 1))
+    assert match_values(ValueIndex.from_schema(load_ddl(ddl)), "When was item 4 made?") == []
+    one = ValueIndex.from_schema(load_ddl(ddl.split(";")[0]))
+    assert [m.span for m in match_values(one, "When was item 4 made?")] == ["when"]
+
+
+def test_a_question_asking_when_brings_the_table_of_terms(monkeypatch):
+    from jar_core.candidates import values
+    from jar_core.loaders import load_ddl
+
+    question = "When was Algebra last offered?"
+    schema = load_ddl(TERMS)
+    hinted = TableRetriever(schema, embedder=BagOfWordsEmbedder(), lexical=0).retrieve(question, k=3)
+    assert set(hinted.table_names) == {"semester", "course_offering", "course"}
+    monkeypatch.setattr(values, "TIME_WEIGHT", 0.0)
+    plain = TableRetriever(schema, embedder=BagOfWordsEmbedder(), lexical=0).retrieve(question, k=3)
+    assert "semester" not in plain.table_names
 
 
 def test_a_number_in_every_table_tells_nothing():

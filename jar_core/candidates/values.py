@@ -27,6 +27,10 @@
   named as a number of something (``COURSE.NUMBER``, ``FLIGHT_NUMBER``, ``room_no``; not a count,
   ``number_of_students``) where few candidates have one: the benchmarks' samples leave numbers out
   (they match any numeric column by chance), and such a name says where a number given bare is kept.
+* A question that asks when, or how recently ('when was it last offered', 'most recently', 'in the
+  past', 'this Fall', '3 years ago'; not 'last name'), and names no year, points to the candidates'
+  date/time columns, chosen as a year's are, where at most :data:`MAX_TABLES` tables have one: the
+  answer is a date, and where dates are few the table that holds them is where it is.
 * A question about money changing hands (``sells``, ``revenue``, ``spent``, ``bought``...)
   points, with the same lower weight, to the tables that measure it: a column whose name ends
   with an amount or a quantity (``InvoiceLine.Quantity``, ``payment.amount``,
@@ -56,7 +60,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from jar_core.schema import Schema
 
 __all__ = ["ValueIndex", "ValueMatch", "match_values", "value_candidates", "MIN_CHARS", "MAX_CHARS", "MAX_TABLES", "VALUE_PREFIX",
-           "MEASURE_WEIGHT", "MEASURE_WORDS", "NUMBER_WEIGHT", "NUMBER_WORDS", "RETURN_WORDS", "YEAR_WEIGHT",
+           "MEASURE_WEIGHT", "MEASURE_WORDS", "NUMBER_WEIGHT", "NUMBER_WORDS", "RETURN_WORDS", "TIME_WEIGHT", "YEAR_WEIGHT",
            "DIMENSION_YEAR_WEIGHT",
            "is_trade_word", "measure_only", "value_index"]
 
@@ -67,6 +71,15 @@ YEAR_WEIGHT = 0.5
 #: Weight of a year's match to a date dimension (``date_dim.d_year``): the dimension holds the year
 #: as a value and the facts only refer to it, so the year is as sure as a value found.
 DIMENSION_YEAR_WEIGHT = 1.0
+#: Weight of a question's asking when, or how recently (``when``, ``most recently``, ``this Fall``),
+#: for the date/time columns of the candidates, where few tables have one: the answer is a date, so
+#: where dates are few it is as sure as a value found (Advising's ``SEMESTER.YEAR``).
+TIME_WEIGHT = 1.0
+#: Words of a question that ask when, or how recently, something was or will be.
+_WHEN = re.compile(
+    r"\b(when|most recent(?:ly)?|latest|earliest|(?:the )?(?:last|first) time|in the past|right now|currently"
+    r"|(?:this|next|last|coming|upcoming|previous|past) (?:years?|months?|weeks?|semesters?|terms?|quarters?"
+    r"|seasons?|spring|summer|fall|autumn|winter)|\d+ (?:years?|months?|weeks?|days?) ago)\b", re.I)
 #: Weight of a trade word's match to an amount or quantity column (a hint, as a year's).
 MEASURE_WEIGHT = 0.5
 #: Last words of the columns that measure a sale, a payment or a purchase (``amount``,
@@ -388,7 +401,7 @@ def match_values(
     """The question's spans found among the indexed values (exact first, then within one edit).
 
     A longer span wins over the words inside it; ``allowed`` (a table mask) filters the tables,
-    and ``hinted`` (default ``allowed``) those of the hints (a year, a trade word, a place, a number).
+    and ``hinted`` (default ``allowed``) those of the hints (a year, a time asked, a trade word, a place, a number).
     """
     matches: list[ValueMatch] = []
     covered: list[str] = []
@@ -447,10 +460,16 @@ def match_values(
             matches.extend(ValueMatch(n, n, ti, ci, False, weight=NUMBER_WEIGHT, hint=True)
                            for n in numbers for ti, ci in cols)
     years = found_years if YEAR_WEIGHT > 0 else []
-    if years:
+    when = _WHEN.search(question) if TIME_WEIGHT > 0 and not years else None
+    if years or when:
         tables = index.date_tables
         ok = np.ones(len(tables), dtype=bool) if hinted is None else hinted[tables]
         asked = [w.lower() for w in _TOKEN.findall(question) if len(w) >= _STEM]
+    if when and 0 < ok.sum() <= MAX_TABLES:  # a question asking when: the dates, where few tables have one
+        word = when.group(1).lower()
+        matches.extend(ValueMatch(word, word, ti, ci, False, weight=TIME_WEIGHT, hint=True)
+                       for ti, ci in _year_columns(index, tables[ok].tolist(), asked, traded).items())
+    if years:
         if (ok & index.date_dimensions).any():  # a date dimension answers a year; its referrers do not
             weight = DIMENSION_YEAR_WEIGHT
             columns = {ti: (_named_dates(index, ti, asked) or [index.date_columns[ti]])[0]
@@ -467,7 +486,7 @@ def value_candidates(
     index: ValueIndex, question: str, usable: np.ndarray, near: np.ndarray, candidates: np.ndarray,
 ) -> tuple[list[ValueMatch], np.ndarray]:
     """The question's values found in the ``usable`` tables at positions ``near`` (the databases
-    of the strongest candidates: value evidence is local), hints (a year, a trade word, a place, a number)
+    of the strongest candidates: value evidence is local), hints (a year, a time asked, a trade word, a place, a number)
     among the ``candidates`` only; and the candidates with the tables of the values found added."""
     in_near = np.zeros(len(usable), dtype=bool)
     in_near[near] = True
