@@ -676,6 +676,30 @@ def test_extends_marks_a_reference_by_the_whole_declared_key():
     assert s.references[names.index("review"), names.index("restaurant")]  # a reference, no extension
 
 
+def test_siblings_refer_to_each_other_both_ways():
+    # business is keyed by a bare id: review and tip hold business_id as siblings (two references
+    # of one key), neither the other's child; a declared reference goes one way
+    from jar_core.joins.edges import EVIDENCE
+
+    ddl = ("CREATE TABLE business (id INT PRIMARY KEY, business_id TEXT, name TEXT, city TEXT);"
+           "CREATE TABLE review (rid INT PRIMARY KEY, business_id TEXT, user_id TEXT, rating REAL);"
+           "CREATE TABLE tip (tip_id INT PRIMARY KEY, business_id TEXT, text TEXT);"
+           "CREATE TABLE reply (reply_id INT PRIMARY KEY, rid INT REFERENCES review(rid), text TEXT);")
+    r = TableRetriever.from_ddl(ddl, embedder=BagOfWordsEmbedder())
+    s = r.signals("business review tip reply", [])
+    names = [r.schema.tables[i].name for i in s.candidates]
+    review, tip, reply = names.index("review"), names.index("tip"), names.index("reply")
+    assert EVIDENCE[s.evidence[review, tip]] == "sibling"
+    assert s.references[review, tip] and s.references[tip, review]
+    assert s.references[reply, review] and not s.references[review, reply]
+    # two keys named alike, in a database nothing else joins: no direction either
+    alike = TableRetriever.from_ddl("CREATE TABLE patients (row_id INT PRIMARY KEY, subject_id INT, dob DATE);"
+                                    "CREATE TABLE stays (row_id INT PRIMARY KEY, subject_id INT, ward TEXT);",
+                                    embedder=BagOfWordsEmbedder())
+    s = alike.signals("patients stays", [])
+    assert EVIDENCE[s.evidence[0, 1]] == "names alike" and s.references[0, 1] and s.references[1, 0]
+
+
 def test_family_relation_from_names():
     fam = _family_pairs("CREATE TABLE sis_dept (a INT); CREATE TABLE sis_course (b INT); CREATE TABLE hr_unit (c INT);"
                         "CREATE TABLE course (d INT);", "sis courses")

@@ -14,7 +14,7 @@ import numpy as np
 from jar_core.joins.naming import RULES
 from jar_core.joins.profile import ColumnProfile
 
-__all__ = ["JoinGraph", "EVIDENCE", "SIBLINGS", "is_sibling", "best_per_pair", "first_of", "class_code", "table_index"]
+__all__ = ["JoinGraph", "EVIDENCE", "SIBLINGS", "UNDIRECTED", "is_sibling", "is_undirected", "best_per_pair", "first_of", "class_code", "table_index"]
 
 
 #: Evidence names, indexed by :attr:`JoinGraph.evidence` (``sibling apart``: two references of one
@@ -23,11 +23,19 @@ __all__ = ["JoinGraph", "EVIDENCE", "SIBLINGS", "is_sibling", "best_per_pair", "
 EVIDENCE = ("declared", *RULES, "inclusion", "composite key", "copy", "sibling apart", "names alike")
 #: The evidence of two references of one key (named alike, or apart): siblings, no reference.
 SIBLINGS = (EVIDENCE.index("sibling"), EVIDENCE.index("sibling apart"))
+#: The evidence of joins without a direction: siblings, and two keys of one name (``names alike``).
+UNDIRECTED = (*SIBLINGS, EVIDENCE.index("names alike"))
 
 
 def is_sibling(evidence: np.ndarray) -> np.ndarray:
     """bool per edge: its ``evidence`` (indices into :data:`EVIDENCE`) is a sibling's (:data:`SIBLINGS`)."""
     return np.isin(evidence, SIBLINGS)
+
+
+def is_undirected(evidence: np.ndarray) -> np.ndarray:
+    """bool per edge: its ``evidence`` gives it no direction (:data:`UNDIRECTED`): neither column
+    refers to the other's rows."""
+    return np.isin(evidence, UNDIRECTED)
 
 
 @dataclass(eq=False)  # compared by identity: a graph keys the caches of the stages that read it

@@ -39,7 +39,7 @@ from jar_core.joins.checks import checked
 from jar_core.joins.composite import composite
 from jar_core.joins.copies import copy_joins
 from jar_core.joins.declared import declared
-from jar_core.joins.edges import EVIDENCE, JoinGraph, best_per_pair, class_code, first_of
+from jar_core.joins.edges import EVIDENCE, JoinGraph, best_per_pair, class_code, first_of, is_undirected
 from jar_core.joins.hierarchy import self_references
 from jar_core.joins.inclusion import inclusion
 from jar_core.joins.links import link_tables
@@ -246,7 +246,9 @@ def candidate_join_matrices(
     """:func:`candidate_joins` and the direction of each join, from one pass over the graph:
     ``(w, join_columns, declared, evidence, references)``, ``references[i, l]`` where the join
     goes from a column of ``i`` to ``l``'s key (``film_actor.actor_id`` -> ``actor.actor_id``:
-    ``i`` refers to ``l``'s rows)."""
+    ``i`` refers to ``l``'s rows); a join without a direction both ways (siblings, two references
+    of one key, ``LABEVENTS.HADM_ID = PROCEDURES_ICD.HADM_ID``; two keys named alike): neither
+    column refers to the other's rows."""
     n = len(tables)
     w = np.zeros((n, n), dtype=np.float32)
     cols = np.full((n, n, 2), -1, dtype=np.int64)
@@ -273,4 +275,6 @@ def candidate_join_matrices(
     evidence[ia, ib] = ev
     evidence[ib, ia] = ev
     refs[ia, ib] = True
+    both = is_undirected(ev)  # siblings, names alike: neither column refers to the other's rows
+    refs[ib[both], ia[both]] = True
     return w, cols, evidence == 0, evidence, refs

@@ -48,8 +48,9 @@ class Signals:
         family: optional boolean ``(n, n)``: two tables of one database whose names share their
             leading word (a module prefix: ``SIS_DEPARTMENT``, ``SIS_SUBJECT_CODE``).
         references: optional boolean ``(n, n)``: ``[i, l]`` where ``i``'s join with ``l`` goes
-            from a column of ``i`` to ``l``'s key (``film_actor`` refers to ``actor``); ``None``
-            with the paper's pair score, which has no direction.
+            from a column of ``i`` to ``l``'s key (``film_actor`` refers to ``actor``), both ways
+            for a join without a direction (siblings, two references of one key; keys named
+            alike); ``None`` with the paper's pair score, which has no direction.
         links: optional boolean ``(n,)``: tables that only link others (``film_category``:
             keys and dates, no column of their own, :func:`jar_core.joins.graph.link_tables`);
             ``None`` with the paper's pair score.

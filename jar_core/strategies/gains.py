@@ -33,9 +33,9 @@ def update_coverage(q: np.ndarray, F: np.ndarray, i: int) -> np.ndarray:
 
 def referred_first(w: np.ndarray, references: np.ndarray, share: float) -> np.ndarray:
     """``w`` with each join ``w[i, l]`` that does not go from ``i`` to ``l``'s key (``references[i, l]``
-    false: ``l`` refers to ``i``, or the two share a key) scaled by ``share``: once ``i`` is chosen, a
-    table it refers to (a course offering's course, its semester) gains the join in full, one that
-    refers to it (the offering's instructors) ``share`` of it."""
+    false: ``l`` refers to ``i``) scaled by ``share``: once ``i`` is chosen, a table it refers to (a
+    course offering's course, its semester) or a sibling (both refer to one key: a join without a
+    direction goes both ways) gains the join in full, one that refers to it (the offering's instructors) ``share`` of it."""
     return np.where(np.asarray(references, dtype=bool), w, w * share).astype(w.dtype)
 
 
