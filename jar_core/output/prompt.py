@@ -28,7 +28,7 @@ def warning_comments(warnings: Iterable[Any]) -> str:
 
 def value_lines(matches: Sequence[Mapping[str, Any]]) -> list[str]:
     """The question's values as stored (``'penicillin' is stored as drugs.name = 'Penicillin'``)
-    and the hints of a year or a trade word, one line each."""
+    and the hints (a year, a time asked, a trade word, a place, a number), one line each."""
     out = []
     for m in matches:
         where = f"{m['table']}.{m['column']}"
