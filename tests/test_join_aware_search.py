@@ -1089,6 +1089,13 @@ def test_a_question_asking_when_points_to_the_dates():
                            ("For the last time she taught Algebra, was there an exam?", "the last time")):
         assert hints(question) == {(word, "semester", "year", TIME_WEIGHT),
                                    (word, "course_offering", "start_time", TIME_WEIGHT)}, question
+    # how recently asks for a date: not a time of day's column ('when' may ask for either)
+    timed = load_ddl(TERMS.replace("start_time TEXT", "start_time TIME"))
+    vt = ValueIndex.from_schema(timed)
+    recent = {(timed.tables[m.table].name, m.span) for m in match_values(vt, "Who taught Algebra most recently?")}
+    assert recent == {("semester", "most recently")}
+    assert {timed.tables[m.table].name for m in match_values(vt, "When is Algebra taught?")} == {
+        "semester", "course_offering"}
     # no time asked ('last name'); a year is a hint of its own, not asked twice
     assert hints("What is the last name of the instructor?") == set()
     assert {h[0] for h in hints("When was Algebra offered in 2016?")} == {"2016"}

@@ -30,7 +30,9 @@
 * A question that asks when, or how recently ('when was it last offered', 'most recently', 'in the
   past', 'this Fall', '3 years ago'; not 'last name'), and names no year, points to the candidates'
   date/time columns, chosen as a year's are, where at most :data:`MAX_TABLES` tables have one: the
-  answer is a date, and where dates are few the table that holds them is where it is.
+  answer is a date, and where dates are few the table that holds them is where it is. How
+  recently ('most recently', 'this Fall') asks for a date: not a column typed a time of day
+  (``TIME``: a class's start time), which 'when', 'latest' and 'earliest' may ask for.
 * A question about money changing hands (``sells``, ``revenue``, ``spent``, ``bought``...)
   points, with the same lower weight, to the tables that measure it: a column whose name ends
   with an amount or a quantity (``InvoiceLine.Quantity``, ``payment.amount``,
@@ -75,6 +77,10 @@ DIMENSION_YEAR_WEIGHT = 1.0
 #: for the date/time columns of the candidates, where few tables have one: the answer is a date, so
 #: where dates are few it is as sure as a value found (Advising's ``SEMESTER.YEAR``).
 TIME_WEIGHT = 1.0
+#: A time of day's type (``TIME``, ``time(6) without time zone``, ``timetz``), not a timestamp's.
+_CLOCK_TYPE = re.compile(r"\s*time(tz)?\b(?!stamp)", re.I)
+#: The words of :data:`_WHEN` that may ask for a time of day (a flight's) as well as a date.
+_ANY_TIME = frozenset({"when", "latest", "earliest"})
 #: Words of a question that ask when, or how recently, something was or will be.
 _WHEN = re.compile(
     r"\b(when|most recent(?:ly)?|latest|earliest|(?:the )?(?:last|first) time|in the past|right now|currently"
@@ -290,6 +296,7 @@ class ValueIndex:
     place_columns: dict[int, list[int]] = field(default_factory=dict)  # table -> its city/state/country columns
     number_columns: dict[int, int] = field(default_factory=dict)  # table -> its first column named as a number
     address_tables: set[int] = field(default_factory=set)  # tables with a place column named an address
+    clock_tables: set[int] = field(default_factory=set)  # date tables whose date is a time of day (TIME)
 
     @classmethod
     def from_schema(cls, schema: "Schema", tables: "np.ndarray | None" = None) -> "ValueIndex":
@@ -317,6 +324,8 @@ class ValueIndex:
                 if is_date and ti not in idx.date_columns:
                     idx.date_columns[ti] = ci if year is None else year  # a year column where there is one
                     dates.append(ti)
+                    if year is None and _CLOCK_TYPE.match(c.type or ""):
+                        idx.clock_tables.add(ti)
                     # a date dimension: named so, with a year or a typed date (a time-of-day table has neither)
                     dimensions.append(_is_date_table(t.name) and (year is not None or _DATE_TYPE.search(c.type or "") is not None))
                 if not c.sample:
@@ -465,6 +474,8 @@ def match_values(
         tables = index.date_tables
         ok = np.ones(len(tables), dtype=bool) if hinted is None else hinted[tables]
         asked = [w.lower() for w in _TOKEN.findall(question) if len(w) >= _STEM]
+    if when and when.group(1).lower() not in _ANY_TIME:  # how recently: a date, not a class's start time
+        ok = ok & ~np.isin(tables, list(index.clock_tables))
     if when and 0 < ok.sum() <= MAX_TABLES:  # a question asking when: the dates, where few tables have one
         word = when.group(1).lower()
         matches.extend(ValueMatch(word, word, ti, ci, False, weight=TIME_WEIGHT, hint=True)
