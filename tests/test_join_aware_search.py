@@ -653,11 +653,16 @@ def test_family_gain_keeps_a_subject_area_together():
     assert GreedyStrategy(0, 0, 1).select(s, 2).order[1] == 2  # the paper's search has no family term
 
 
-def _family_pairs(ddl: str, question: str) -> set[tuple[str, str]]:
-    """The ``(table, table)`` pairs of :attr:`Signals.family` for ``question`` over ``ddl``."""
+def _signals_of(ddl: str, question: str) -> tuple[Signals, list[str]]:
+    """The signals of ``question`` over ``ddl`` (no sub-queries) and their candidates' table names."""
     r = TableRetriever.from_ddl(ddl, embedder=BagOfWordsEmbedder())
     s = r.signals(question, [])
-    names = [r.schema.tables[i].name for i in s.candidates]
+    return s, [r.schema.tables[i].name for i in s.candidates]
+
+
+def _family_pairs(ddl: str, question: str) -> set[tuple[str, str]]:
+    """The ``(table, table)`` pairs of :attr:`Signals.family` for ``question`` over ``ddl``."""
+    s, names = _signals_of(ddl, question)
     return {(names[i], names[j]) for i, j in zip(*np.nonzero(s.family))}
 
 
@@ -668,9 +673,7 @@ def test_extends_marks_a_reference_by_the_whole_declared_key():
            "CREATE TABLE location (restaurant_id INT PRIMARY KEY REFERENCES restaurant(id), street TEXT);"
            "CREATE TABLE review (review_id INT PRIMARY KEY, restaurant_id INT REFERENCES restaurant(id));"
            "CREATE TABLE geographic (city_name TEXT PRIMARY KEY, region TEXT);")
-    r = TableRetriever.from_ddl(ddl, embedder=BagOfWordsEmbedder())
-    s = r.signals("restaurant location review region", [])
-    names = [r.schema.tables[i].name for i in s.candidates]
+    s, names = _signals_of(ddl, "restaurant location review region")
     pairs = {(names[i], names[j]) for i, j in zip(*np.nonzero(s.extends))}
     assert pairs == {("location", "restaurant")}
     assert s.references[names.index("review"), names.index("restaurant")]  # a reference, no extension
@@ -685,19 +688,17 @@ def test_siblings_refer_to_each_other_both_ways():
            "CREATE TABLE review (rid INT PRIMARY KEY, business_id TEXT, user_id TEXT, rating REAL);"
            "CREATE TABLE tip (tip_id INT PRIMARY KEY, business_id TEXT, text TEXT);"
            "CREATE TABLE reply (reply_id INT PRIMARY KEY, rid INT REFERENCES review(rid), text TEXT);")
-    r = TableRetriever.from_ddl(ddl, embedder=BagOfWordsEmbedder())
-    s = r.signals("business review tip reply", [])
-    names = [r.schema.tables[i].name for i in s.candidates]
+    s, names = _signals_of(ddl, "business review tip reply")
     review, tip, reply = names.index("review"), names.index("tip"), names.index("reply")
     assert EVIDENCE[s.evidence[review, tip]] == "sibling"
     assert s.references[review, tip] and s.references[tip, review]
     assert s.references[reply, review] and not s.references[review, reply]
     # two keys named alike, in a database nothing else joins: no direction either
-    alike = TableRetriever.from_ddl("CREATE TABLE patients (row_id INT PRIMARY KEY, subject_id INT, dob DATE);"
-                                    "CREATE TABLE stays (row_id INT PRIMARY KEY, subject_id INT, ward TEXT);",
-                                    embedder=BagOfWordsEmbedder())
-    s = alike.signals("patients stays", [])
-    assert EVIDENCE[s.evidence[0, 1]] == "names alike" and s.references[0, 1] and s.references[1, 0]
+    s, names = _signals_of("CREATE TABLE patients (row_id INT PRIMARY KEY, subject_id INT, dob DATE);"
+                           "CREATE TABLE stays (row_id INT PRIMARY KEY, subject_id INT, ward TEXT);", "patients stays")
+    patients, stays = names.index("patients"), names.index("stays")
+    assert EVIDENCE[s.evidence[patients, stays]] == "names alike"
+    assert s.references[patients, stays] and s.references[stays, patients]
 
 
 def test_family_relation_from_names():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import warnings
 from pathlib import Path
@@ -457,16 +456,14 @@ def test_a_pipe_is_read_like_a_file() -> None:
     # text is in the pipe and its write end closed before it is read: nothing here can block.
     read_end, write_end = os.pipe()
     try:
-        os.write(write_end, b"CREATE TABLE a (id INT PRIMARY KEY); CREATE TABLE b (a_id INT REFERENCES a(id));")
-        os.close(write_end)
+        with os.fdopen(write_end, "wb") as writer:  # closed here, once, whatever the write does
+            writer.write(b"CREATE TABLE a (id INT PRIMARY KEY); CREATE TABLE b (a_id INT REFERENCES a(id));")
         path = Path(f"/dev/fd/{read_end}")
         if not path.exists():
             pytest.skip("no /dev/fd on this system")
         assert [t.id for t in load_ddl(path)] == ["main.a", "main.b"]
     finally:
         os.close(read_end)
-        with contextlib.suppress(OSError):  # closed above unless the write failed
-            os.close(write_end)
 
 
 def test_missing_file(tmp_path: Path) -> None:

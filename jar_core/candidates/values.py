@@ -291,18 +291,18 @@ class ValueIndex:
     date_columns: dict[int, int] = field(default_factory=dict)  # table -> its year column, else its first date
     date_names: dict[int, list[tuple[int, tuple[str, ...]]]] = field(default_factory=dict)  # table -> (date column, its words)
     date_dimensions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # per date table
+    date_clocks: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))  # per date table: a time of day (TIME)
     measure_columns: dict[int, int] = field(default_factory=dict)  # table -> its first amount/quantity column
     measure_words: dict[int, frozenset[str]] = field(default_factory=dict)  # table -> its name's words
     place_columns: dict[int, list[int]] = field(default_factory=dict)  # table -> its city/state/country columns
     number_columns: dict[int, int] = field(default_factory=dict)  # table -> its first column named as a number
     address_tables: set[int] = field(default_factory=set)  # tables with a place column named an address
-    clock_tables: set[int] = field(default_factory=set)  # date tables whose date is a time of day (TIME)
 
     @classmethod
     def from_schema(cls, schema: "Schema", tables: "np.ndarray | None" = None) -> "ValueIndex":
         """The values of ``schema``'s tables at positions ``tables`` (default: every table)."""
         idx = cls()
-        dates, dimensions = [], []
+        dates, dimensions, clocks = [], [], []
         raw: dict[str, list[tuple[int, int]]] = {}
         positions = range(len(schema.tables)) if tables is None else [int(i) for i in tables]
         for ti in positions:
@@ -324,8 +324,7 @@ class ValueIndex:
                 if is_date and ti not in idx.date_columns:
                     idx.date_columns[ti] = ci if year is None else year  # a year column where there is one
                     dates.append(ti)
-                    if year is None and _CLOCK_TYPE.match(c.type or ""):
-                        idx.clock_tables.add(ti)
+                    clocks.append(year is None and _CLOCK_TYPE.match(c.type or "") is not None)
                     # a date dimension: named so, with a year or a typed date (a time-of-day table has neither)
                     dimensions.append(_is_date_table(t.name) and (year is not None or _DATE_TYPE.search(c.type or "") is not None))
                 if not c.sample:
@@ -349,6 +348,7 @@ class ValueIndex:
         idx.fuzzy_values = np.repeat(np.arange(len(idx.fuzzy_keys), dtype=np.int32), lengths)[order]
         idx.date_tables = np.array(dates, dtype=np.int64)
         idx.date_dimensions = np.array(dimensions, dtype=bool)
+        idx.date_clocks = np.array(clocks, dtype=bool)
         return idx
 
     def __len__(self) -> int:
@@ -474,12 +474,12 @@ def match_values(
         tables = index.date_tables
         ok = np.ones(len(tables), dtype=bool) if hinted is None else hinted[tables]
         asked = [w.lower() for w in _TOKEN.findall(question) if len(w) >= _STEM]
-    if when and when.group(1).lower() not in _ANY_TIME:  # how recently: a date, not a class's start time
-        ok = ok & ~np.isin(tables, list(index.clock_tables))
-    if when and 0 < ok.sum() <= MAX_TABLES:  # a question asking when: the dates, where few tables have one
+    if when:  # a question asking when: the dates, where few tables have one
         word = when.group(1).lower()
-        matches.extend(ValueMatch(word, word, ti, ci, False, weight=TIME_WEIGHT, hint=True)
-                       for ti, ci in _year_columns(index, tables[ok].tolist(), asked, traded).items())
+        dated = ok if word in _ANY_TIME else ok & ~index.date_clocks  # how recently: a date, not a class's start time
+        if 0 < dated.sum() <= MAX_TABLES:
+            matches.extend(ValueMatch(word, word, ti, ci, False, weight=TIME_WEIGHT, hint=True)
+                           for ti, ci in _year_columns(index, tables[dated].tolist(), asked, traded).items())
     if years:
         if (ok & index.date_dimensions).any():  # a date dimension answers a year; its referrers do not
             weight = DIMENSION_YEAR_WEIGHT
