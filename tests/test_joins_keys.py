@@ -5,7 +5,7 @@ import pytest
 
 from jar_core.joins import build_join_graph
 from jar_core.joins.words import abbreviates, words
-from jar_core.schema import Column, Schema
+from jar_core.schema import Column, Schema, Table
 
 from joins_cases import T, edges, _MIMIC, directed
 
@@ -392,11 +392,11 @@ def test_of_two_sibling_keys_between_two_tables_the_finer_is_first():
     # is in but the patients'; both are siblings between admissions and labevents, and the
     # pair's first edge (the join an answer shows) is the finer HADM_ID, the other an alternative
     schema = Schema([
-        T("patients", "row_id", "subject_id", Column("gender", "text")),
+        T("patients", "row_id", "subject_id", Column("gender", "text"), Column("dob", "date")),
         T("admissions", "row_id", "subject_id", "hadm_id", Column("admittime", "text")),
         T("labevents", "row_id", "subject_id", "hadm_id", Column("valuenum", "real")),
         T("icustays", "row_id", "subject_id", "hadm_id", "icustay_id"),
-    ])
+    ])  # (a date beside the patients' gender: a record, no dictionary of subject_id)
     got = edges(schema)
     assert got["admissions.subject_id = labevents.subject_id"] == got["admissions.hadm_id = labevents.hadm_id"]
     assert got["admissions.hadm_id = labevents.hadm_id"][1] == "sibling"
@@ -430,3 +430,68 @@ def _first_join(schema: Schema, a: int, b: int) -> str:
     offsets = np.cumsum([0] + [len(t.columns) for t in schema.tables])
     _, cols, _, _, _ = candidate_join_matrices(build_join_graph(schema), offsets, np.array([a, b]), len(schema.tables))
     return schema.tables[a].columns[cols[0, 1, 0]].name
+
+
+def _dictionaries(*extra: Table) -> Schema:
+    """MIMIC-III without its keys: every table keyed by a ROW_ID; lookups of ICD-9 codes and items."""
+    def lookup(name: str, code: Column | str, *text: str) -> Table:
+        return T(name, "row_id", code, *(Column(c, "text") for c in text))
+
+    def events(name: str, code: Column | str) -> Table:
+        return T(name, "row_id", "subject_id", "hadm_id", code, Column("charttime", "date"))
+
+    icd = Column("icd9_code", "text")
+    return Schema([
+        lookup("d_icd_diagnoses", icd, "short_title", "long_title"),
+        lookup("d_icd_procedures", icd, "short_title", "long_title"),
+        lookup("d_items", "itemid", "label", "linksto"), lookup("d_labitems", "itemid", "label"), events("diagnoses_icd", icd), events("procedures_icd", icd),
+        events("labevents", "itemid"), events("chartevents", "itemid"), *extra,
+    ])
+
+
+def test_a_keyless_table_of_text_beside_one_code_is_the_codes_dictionary():
+    got = edges(_dictionaries())
+    # each event's code references its own dictionary: the one whose name shares its table's words,
+    # the lab's items for the lab's events (``d_items.itemid`` names its table, ``labitems`` ends with it)
+    for ref in ("d_icd_diagnoses.icd9_code = diagnoses_icd.icd9_code",
+                "d_icd_procedures.icd9_code = procedures_icd.icd9_code",
+                "d_labitems.itemid = labevents.itemid", "chartevents.itemid = d_items.itemid"):
+        assert got.get(ref, (0.0, ""))[0] >= 0.9 and got[ref][1] == "same name", (ref, got.get(ref))
+    # not the other dictionary, not the other dictionary's events, not the two dictionaries together
+    for wrong in ("d_icd_procedures.icd9_code = diagnoses_icd.icd9_code",
+                  "d_icd_diagnoses.icd9_code = procedures_icd.icd9_code",
+                  "d_icd_diagnoses.icd9_code = d_icd_procedures.icd9_code", "d_items.itemid = d_labitems.itemid",
+                  "d_items.itemid = labevents.itemid", "diagnoses_icd.icd9_code = procedures_icd.icd9_code",
+                  "chartevents.itemid = labevents.itemid"):
+        assert wrong not in got, (wrong, got[wrong])
+
+
+def test_a_table_with_more_than_text_beside_its_code_is_no_dictionary():
+    # a date beside the code: a record of it (the events), which keys nothing; the codes stay
+    # siblings, as before; so does a text column that a table without the code has too (a
+    # tryout's college, beside the player's pID)
+    dated = Schema([
+        T("d_icd_diagnoses", "row_id", Column("icd9_code", "text"), Column("short_title", "text"),
+          Column("seen", "date")),
+        T("diagnoses_icd", "row_id", "subject_id", Column("icd9_code", "text"), Column("charttime", "date")),
+    ])
+    assert edges(dated)["d_icd_diagnoses.icd9_code = diagnoses_icd.icd9_code"][1] == "sibling"
+    tryouts = Schema([
+        T("Player", "pID", Column("pName", "text"), Column("yCard", "text"), "HS"),
+        T("College", Column("cName", "text"), Column("state", "text"), "enr"),
+        T("Tryout", "pID", Column("cName", "text"), Column("pPos", "text"), Column("decision", "text")),
+    ])
+    assert edges(tryouts)["Player.pID = Tryout.pID"][1] == "same name", edges(tryouts)
+    assert edges(_dictionaries(T("d_icd_notes", "row_id", Column("short_title", "text"))))[
+        "d_icd_diagnoses.icd9_code = diagnoses_icd.icd9_code"][1] == "sibling"
+    # a column named after another table refers to it: a department's id in a table of employees'
+    # names is no key of the employees, whose department a project's column is not
+    staff = Schema([
+        T("department", "department_id", Column("name", "text")),
+        T("employee", "row_id", "department_id", Column("name", "text")),
+        T("project", "row_id", "department_id", Column("title", "text")),
+    ])
+    got = edges(staff)
+    assert got["department.department_id = project.department_id"][1] == "same name", got
+    assert got["department.department_id = employee.department_id"][1] == "same name", got
+    assert got.get("employee.department_id = project.department_id", (0.0, "sibling"))[1] == "sibling", got

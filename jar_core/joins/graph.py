@@ -59,7 +59,7 @@ __all__ = ["JoinGraph", "build_join_graph", "candidate_joins", "candidate_join_m
 #: Version of the join rules, saved with the join graphs of an index: a graph saved under another
 #: version (or by other rule modules: :func:`jar_core.joins.store.rules_version` adds a digest of
 #: their source) is not used but inferred again. Bump it whenever a rule or a constant changes.
-JOIN_RULES_VERSION = 57
+JOIN_RULES_VERSION = 58
 
 #: Within databases the rules run on blocks of whole databases of about this many columns, not
 #: on the whole schema at once: the same joins (none crosses two databases), without comparing

@@ -15,11 +15,13 @@ from typing import Sequence
 
 import numpy as np
 
-from jar_core.joins.name_facts import GLUED_QUALIFIERS, TABLE_QUALIFIERS, table_names
+from jar_core.column_types import TypeFamily
+from jar_core.joins.name_facts import GLUED_QUALIFIERS, TABLE_QUALIFIERS, is_row_number, table_names
 from jar_core.joins.words import MAX_ALIAS, abbreviates, glued_stems, words, written_words
 from jar_core.schema import Schema
 
-__all__ = ["declared_columns", "COPY_WORDS", "copy_bases", "adopted_keys", "typed_stems", "typed_part", "part_references"]
+__all__ = ["declared_columns", "COPY_WORDS", "copy_bases", "adopted_keys", "dictionary_keys", "QUALIFIER_LETTERS",
+           "typed_stems", "typed_part", "part_references"]
 
 
 def declared_columns(schema: Schema, col_offsets: np.ndarray) -> list[tuple[int, int, bool]]:
@@ -138,6 +140,71 @@ def adopted_keys(
         if not (carries or alone):
             continue
         out[i] = True
+    return out
+
+
+#: Letters a table's name must have before a column's entity for the table to be a kind of it
+#: (``labitem`` for ``ITEMID``: the lab's items).
+QUALIFIER_LETTERS = 3
+
+
+def dictionary_keys(
+    schema: Schema, col_offsets: np.ndarray, own: np.ndarray, database: np.ndarray, key_word: list[str | None],
+    flags: list[bool], keyless: list[bool], stems: list[list[list[str]]], full: list[list[str]],
+    tnames: list[list[str]], excluded: np.ndarray,
+) -> np.ndarray:
+    """bool per column: the code of a *dictionary*, a table that declares no key and is keyed by
+    nothing but a number of its storage rows (MIMIC's ``ROW_ID``), whose columns are that row
+    number, one column with a key word, and text (``D_ICD_PROCEDURES``: ``ROW_ID``, ``ICD9_CODE``,
+    ``SHORT_TITLE``, ``LONG_TITLE``), when another table of its database has a column of that
+    name (``PROCEDURES_ICD.ICD9_CODE``) and none of its text columns is in a table without the
+    code (``Tryout.cName``, beside ``pID``, is a college's: a record of tryouts): what the others hold is the code the dictionary spells
+    out, not its row numbers. The code's entity must name no table of the database
+    (``ICD9_CODE``), or be the end of the dictionary's own name after a qualifier of
+    :data:`QUALIFIER_LETTERS` letters or more (``D_LABITEMS.ITEMID``: the lab's items, beside
+    ``D_ITEMS``): a column named after another table (``department_id``) refers to it. Without
+    rows nothing says which column is unique; a table of text beside one code is a code's
+    dictionary in every schema it was seen in (MIMIC-III's, eICU's lookup tables)."""
+    out = np.zeros(len(own), dtype=bool)
+    entities: dict[int, set[str]] = {}  # per database, every name its tables go by
+    holders: dict[tuple[int, str], set[int]] = {}  # (database, column name) -> the tables with such a column
+    for ti, t in enumerate(schema.tables):
+        lo, hi = int(col_offsets[ti]), int(col_offsets[ti + 1])
+        if hi > lo:
+            db = int(database[lo])
+            entities.setdefault(db, set()).update(tnames[lo])
+            for i in range(lo, hi):
+                for name in full[i]:
+                    holders.setdefault((db, name), set()).add(ti)
+    for ti, t in enumerate(schema.tables):
+        lo, hi = int(col_offsets[ti]), int(col_offsets[ti + 1])
+        if t.primary_key or hi - lo < 2 or any(c.unique for c in t.columns):
+            continue
+        rows = [is_row_number(c.name) for c in t.columns]
+        if any(own[lo + j] and not rows[j] for j in range(hi - lo)):
+            continue  # keyed by a column named after it
+        codes = [lo + j for j in range(hi - lo) if not rows[j] and key_word[lo + j] is not None]
+        if len(codes) != 1:
+            continue
+        i = codes[0]
+        if flags[i] or keyless[i] or excluded[i]:
+            continue
+        if any(not rows[j] and lo + j != i and c.family is not TypeFamily.TEXT for j, c in enumerate(t.columns)):
+            continue  # a date, a number or a flag beside the code: a record, no dictionary
+        db = int(database[i])
+        coded = set().union(*(holders.get((db, n), set()) for n in full[i]))
+        if len(coded) < 2:
+            continue  # no other table holds the code
+        if any(not (holders.get((db, n), set()) <= coded) for j in range(lo, hi) if j != i and not rows[j - lo]
+               for n in full[j]):
+            continue  # a text column another table without the code has too (Tryout.cName, a college's): a record
+        ents = ["".join(st) for st in stems[i] if st]
+        if not ents:
+            continue
+        kind = any(len(n) - len(x) >= QUALIFIER_LETTERS and n.endswith(x) for n in tnames[i] for x in ents)
+        named = any(x == e or abbreviates(x, e) for x in ents for e in entities.get(db, ()))
+        if kind or not named:
+            out[i] = True
     return out
 
 

@@ -355,6 +355,11 @@ def _matches(
         if ref == "same":  # an adopted key answers to its table's names, not to its supertype's key name
             keep_k = ~p.adopted[col] if len(col) else np.zeros(0, dtype=bool)
             row, col = row[keep_k], col[keep_k]
+        # a dictionary's code (:func:`jar_core.joins.keys.dictionary_keys`) is the key others hold, of
+        # no other table: two dictionaries of one code (diagnoses', procedures') are two lists
+        # (nor does another table's key name one: ``D_ITEMS.ITEMID`` is no ``D_LABITEMS`` row)
+        keep_d = ~(p.dictionary[row] | (p.dictionary[col] & p.own_key[row])) if len(row) else np.zeros(0, dtype=bool)
+        row, col = row[keep_d], col[keep_d]
         if not exact:  # a table's own key (or a column named after its own table) is another table's
             # only by that table's whole name
             keep_own = ~(p.own_key[row] | names_own[row]) if len(row) else np.zeros(0, dtype=bool)

@@ -13,6 +13,9 @@ exact name             ``k`` named after its own table           :data:`EXACT_NA
 family                 the two tables share a leading word       :data:`FAMILY`        ``FAC_ROOMS.BUILDING_KEY`` ->
                                                                                        ``FAC_BUILDING``
 whole name             the column names ``k``'s table whole      :data:`WHOLE_NAME`    ``artist.type`` -> ``artist_type``
+shared words           of one column name, the words of the      :data:`SHARED_WORD`   ``PROCEDURES_ICD.ICD9_CODE`` ->
+                       referencing table's name in ``k``'s       each                  ``D_ICD_PROCEDURES``, not
+                       table's name (two at most)                                      ``D_ICD_DIAGNOSES``
 =====================  ========================================  ====================  ===================================
 
 Only the best key by this rank is kept (all of them on a tie, within :data:`TIE_MARGIN`);
@@ -27,8 +30,8 @@ from jar_core.joins.naming import context_aliases, ref_aliases
 from jar_core.joins.profile import ColumnProfile
 from jar_core.joins.words import incidence
 
-__all__ = ["one_key_per_column", "key_rank", "same_family", "whole_name", "TIE_MARGIN", "EXACT_NAME", "FAMILY",
-           "WHOLE_NAME", "QUALIFIED", "QUALIFIER_LETTERS"]
+__all__ = ["one_key_per_column", "key_rank", "same_family", "whole_name", "shared_words", "TIE_MARGIN", "EXACT_NAME",
+           "FAMILY", "WHOLE_NAME", "SHARED_WORD", "QUALIFIED", "QUALIFIER_LETTERS"]
 
 #: Two ranks this close are a tie.
 TIE_MARGIN = 1e-6
@@ -48,6 +51,13 @@ FAMILY = 0.03
 #: (``BillToAddressID`` -> ``Address``, not ``EmailAddress``, whose head noun it names too), or
 #: its own table's name followed by it (``artist.type`` -> ``artist_type``, not ``event_type``).
 WHOLE_NAME = 0.01
+
+
+#: ... and, below all, per word of the referencing table's name that ``k``'s table's name has too
+#: (two at most, so that it stays below :data:`WHOLE_NAME`): of two dictionaries of one code, a
+#: diagnosis's code is in the diagnoses' (``DIAGNOSES_ICD`` -> ``D_ICD_DIAGNOSES``).
+SHARED_WORD = 0.004
+MAX_SHARED_WORDS = 2
 
 
 #: In place of the family's and above a key named after its table, a key whose table is the
@@ -80,7 +90,26 @@ def key_rank(p: ColumnProfile, f: np.ndarray, k: np.ndarray, conf: np.ndarray) -
     then a key of a table named by the column's whole entity or role (:func:`whole_name`)."""
     return (conf + EXACT_NAME * (p.names_table[k] == 2)
             + np.maximum(FAMILY * same_family(p, f, k), QUALIFIED * _qualified(p, f, k))
-            + WHOLE_NAME * whole_name(p, f, k))
+            + WHOLE_NAME * whole_name(p, f, k) + SHARED_WORD * shared_words(p, f, k))
+
+
+def shared_words(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Per edge of two columns of one name, how many words of ``f``'s table's name ``k``'s table's
+    name has too (in the singular; at most :data:`MAX_SHARED_WORDS`); 0 within one table and for
+    a column named otherwise than its key (a role's ``MASTER_SUBJECT_ID``: the name says what it
+    is, the table's words do not)."""
+    out = np.zeros(len(f), dtype=np.int64)
+    memo: dict[tuple[int, int], int] = {}
+    for e, (i, j) in enumerate(zip(f.tolist(), k.tolist())):
+        if (p.table[i] == p.table[j] or not p.table_words[i] or not p.table_words[j] or not p.full_names[i]
+                or not p.full_names[j] or p.full_names[i][0] != p.full_names[j][0]):
+            continue
+        key = (id(p.table_words[i]), id(p.table_words[j]))
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = min(len(set(p.table_words[i][0]) & set(p.table_words[j][0])), MAX_SHARED_WORDS)
+        out[e] = got
+    return out
 
 
 def _qualified(p: ColumnProfile, f: np.ndarray, k: np.ndarray) -> np.ndarray:

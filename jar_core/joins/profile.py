@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
-from jar_core.joins.keys import adopted_keys, copy_bases, declared_columns, part_references, typed_part, typed_stems
+from jar_core.joins.keys import (
+    adopted_keys, copy_bases, declared_columns, dictionary_keys, part_references, typed_part, typed_stems,
+)
 from jar_core.joins.name_facts import (
     UUID_TYPE, counts, flat_name, initial_key, is_row_number, long_modules, module_words, name_facts, table_names, table_prefix, table_words,
 )
@@ -53,6 +55,7 @@ class ColumnProfile:
     stems: list[list[str]]  # entity words before the key word, per name variant (with/without prefix)
     own_key: np.ndarray  # bool: the column is its table's key (declared, or named after its table and not a :attr:`part_reference`)
     adopted: np.ndarray  # bool: an own key taken from a keyless table's first column (:func:`adopted_keys`)
+    dictionary: np.ndarray  # bool: an own key, the code a keyless table of text spells out (:func:`dictionary_keys`)
     names_table: np.ndarray  # int8: 2 the column's name is its table's name with a key word, 1 names it otherwise, 0 not
     unique: np.ndarray  # float: distinct/rows, NaN when unknown
     pk_declared: np.ndarray  # bool: the table declares a primary key and this column is it
@@ -93,6 +96,9 @@ class ColumnProfile:
                                c.full, c.key_word, c.flag, c.unique, c.keyless, c.stems, c.table_names,
                                [tc == c.classes.get("numeric", -1) for tc in c.type_class])
         own |= adopted
+        dictionary = dictionary_keys(schema, col_offsets, own, database, c.key_word, c.flag, c.keyless, c.stems,
+                                     c.full, c.table_names, part_ref | typed)
+        own |= dictionary
         values, n_values = incidence(c.value_rows)
         return cls(
             table=table, database=database,
@@ -101,6 +107,7 @@ class ColumnProfile:
             integer=np.array(c.integer, dtype=bool), uuid=np.array(c.uuid, dtype=bool),
             other_class=c.classes["other"], key_word=c.key_word, flag=np.array(c.flag, dtype=bool),
             name_flag=np.array(c.name_flag, dtype=bool), stems=c.stems, own_key=own, adopted=adopted,
+            dictionary=dictionary,
             names_table=np.array(c.names_table, dtype=np.int8),
             unique=np.array(c.unique, dtype=np.float64), pk_declared=np.array(c.pk_declared, dtype=bool),
             table_has_pk=np.array(c.table_has_pk, dtype=bool), in_pk=np.array(c.in_pk, dtype=bool),
@@ -132,7 +139,8 @@ class ColumnProfile:
             keyless=self.keyless[rows], decimal=self.decimal[rows], integer=self.integer[rows], uuid=self.uuid[rows],
             from_samples=self.from_samples[rows], other_class=self.other_class,
             key_word=[self.key_word[i] for i in lst], flag=self.flag[rows], name_flag=self.name_flag[rows], stems=[self.stems[i] for i in lst],
-            own_key=self.own_key[rows], adopted=self.adopted[rows], names_table=self.names_table[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
+            own_key=self.own_key[rows], adopted=self.adopted[rows], dictionary=self.dictionary[rows],
+            names_table=self.names_table[rows], unique=self.unique[rows], pk_declared=self.pk_declared[rows],
             table_has_pk=self.table_has_pk[rows], in_pk=self.in_pk[rows], unique_declared=self.unique_declared[rows],
             fk_from=self.fk_from[rows], part_reference=self.part_reference[rows], typed_stem=self.typed_stem[rows], copy_source=np.where(source >= 0, local[np.maximum(source, 0)], -1),
             values=self.values[rows],

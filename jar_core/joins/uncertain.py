@@ -7,6 +7,9 @@ ambiguous              a reference kept to several keys on a tie       at most  
                                                                        :data:`AMBIGUOUS`        subject tables
 through a key          two siblings that both reference one key        :data:`THROUGH_KEY`      ``city.CountryCode``,
                                                                                                 ``countrylanguage.CountryCode``
+keys apart             two siblings that each hold a key's values      0 (dropped)              ``LABEVENTS.ITEMID`` (lab items),
+                       (a key's own, one it references, or one                                  ``CHARTEVENTS.ITEMID`` (chart items)
+                       that references), none in common
 values fit any key     found by values alone, tied between more        0 (dropped)              ``{3, 4, 5}`` in every serial id
                        than :data:`MAX_VALUE_TIES` keys
 polymorphic            ``<x>_id`` beside ``<x>_type``: only a table    0 elsewhere              ``record_id`` / ``record_type``
@@ -46,8 +49,10 @@ def uncertain(
     """The confidences of the edges ``f -> k`` (``n`` columns) after rule 7, within databases
     (``within``; the joins across databases, bounded by rule 5, leave those within as they are):
     an inferred reference whose column references several keys is capped at :data:`AMBIGUOUS`;
-    a sibling pair whose two columns reference one key lowered to :data:`THROUGH_KEY`; a
-    reference found by values alone and tied between more than :data:`MAX_VALUE_TIES` keys
+    a sibling pair whose two columns reference one key lowered to :data:`THROUGH_KEY`, one whose
+    columns each hold a key's values (a key itself, one it references or that key's own reference)
+    but no key's in common dropped (``D_ITEMS.ITEMID`` beside ``LABEVENTS.ITEMID``, a lab item's);
+    a reference found by values alone and tied between more than :data:`MAX_VALUE_TIES` keys
     dropped (confidence 0). Declared edges are left alone."""
     if len(f) == 0:
         return conf
@@ -60,13 +65,21 @@ def uncertain(
     ambiguous = inferred & (n_keys[f] > 1)
     refs = sparse.csr_matrix((np.ones(int(ref.sum()), dtype=np.float32), (f[ref], k[ref])), shape=(n, n))
     through = np.zeros(len(f), dtype=bool)
+    apart = np.zeros(len(f), dtype=bool)
     if sib.any() and refs.nnz:
         shared = np.asarray(refs[f[sib]].multiply(refs[k[sib]]).sum(axis=1)).ravel() > 0
         through[np.flatnonzero(sib)] = shared
+        # the keys each column holds values of: those it references, theirs, and itself if a key
+        refs = refs.astype(bool)
+        reach = (refs + refs @ refs + sparse.diags((np.bincount(k[ref], minlength=n) > 0).astype(np.float32))).astype(bool)
+        fs, ks = reach[f[sib]], reach[k[sib]]
+        held = (np.asarray(fs.sum(axis=1)).ravel() > 0) & (np.asarray(ks.sum(axis=1)).ravel() > 0)
+        apart[np.flatnonzero(sib)] = held & ~(np.asarray(fs.multiply(ks).sum(axis=1)).ravel() > 0)
     conf = np.where(ambiguous, np.minimum(conf, AMBIGUOUS), conf)
     # values alone that fit many keys fit any: {3, 4, 5} is in every serial id of the database
     unfounded = ambiguous & (ev == EVIDENCE.index("inclusion")) & (n_keys[f] > MAX_VALUE_TIES)
     conf = np.where(unfounded, 0.0, conf)
+    conf = np.where(apart & (ev != 0), 0.0, conf)
     return np.where(through, np.minimum(conf, THROUGH_KEY), conf)
 
 
