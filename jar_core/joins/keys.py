@@ -158,13 +158,14 @@ def dictionary_keys(
     number, one column with a key word, and text (``D_ICD_PROCEDURES``: ``ROW_ID``, ``ICD9_CODE``,
     ``SHORT_TITLE``, ``LONG_TITLE``), when another table of its database has a column of that
     name (``PROCEDURES_ICD.ICD9_CODE``) and none of its text columns is in a table without the
-    code (``Tryout.cName``, beside ``pID``, is a college's: a record of tryouts): what the others hold is the code the dictionary spells
-    out, not its row numbers. The code's entity must name no table of the database
-    (``ICD9_CODE``), or be the end of the dictionary's own name after a qualifier of
+    code (``Tryout.cName`` beside ``pID`` is a college's: a record of tryouts). What the others
+    hold is then the code the dictionary spells out, not its row numbers. The code's entity must
+    name no table of the database, whole or abbreviated (``ICD9_CODE``; not ``Has_Allergy.StuID``,
+    a student's), or end the dictionary's own name after a qualifier of
     :data:`QUALIFIER_LETTERS` letters or more (``D_LABITEMS.ITEMID``: the lab's items, beside
     ``D_ITEMS``): a column named after another table (``department_id``) refers to it. Without
-    rows nothing says which column is unique; a table of text beside one code is a code's
-    dictionary in every schema it was seen in (MIMIC-III's, eICU's lookup tables)."""
+    rows nothing says which column is unique; in the suite's schemas such tables are MIMIC-III's
+    lookups and Spider's code tables (``Ref_Budget_Codes``, ``Restaurant_Type``)."""
     out = np.zeros(len(own), dtype=bool)
     entities: dict[int, set[str]] = {}  # per database, every name its tables go by
     holders: dict[tuple[int, str], set[int]] = {}  # (database, column name) -> the tables with such a column

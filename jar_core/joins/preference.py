@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from jar_core.joins.edges import EVIDENCE, best_per_pair
+from jar_core.joins.keys import QUALIFIER_LETTERS
 from jar_core.joins.naming import context_aliases, ref_aliases
 from jar_core.joins.profile import ColumnProfile
 from jar_core.joins.words import incidence
@@ -63,11 +64,10 @@ MAX_SHARED_WORDS = 2
 #: In place of the family's and above a key named after its table, a key whose table is the
 #: referencing table's qualifier's entity (``D_LABITEMS`` for ``LABEVENTS.ITEMID``, not ``D_ITEMS``;
 #: ``current_nodes`` for ``current_node_tags.node_id``, not ``nodes``): a tie-breaker, as the others
-#: (a qualifier of this many letters or more).
+#: (a qualifier of :data:`~jar_core.joins.keys.QUALIFIER_LETTERS` letters or more).
 QUALIFIED = 0.055
 
 
-QUALIFIER_LETTERS = 3
 
 
 def one_key_per_column(
