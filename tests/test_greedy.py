@@ -7,7 +7,7 @@ import pytest
 from jar_core.errors import InvalidArgumentError
 from jar_core.signals.matrices import Signals
 from jar_core.strategies import DenseStrategy, GreedyStrategy, JoinAwareStrategy
-from jar_core.strategies.greedy import FILLER_COVERAGE, coverage_gain, join_gain, seed, update_coverage
+from jar_core.strategies.greedy import CHILD_SHARE, FILLER_COVERAGE, coverage_gain, join_gain, seed, update_coverage
 
 R = np.array([0.5, 0.4, 0.1])
 F = np.array([[0.9, 0.2, 0.1], [0.1, 0.3, 0.8]])
@@ -160,6 +160,27 @@ def test_child_share_takes_the_table_the_chosen_one_refers_to():
     for bad in (1.5, -0.1, True, "0.9"):
         with pytest.raises(InvalidArgumentError, match="child_share"):
             JoinAwareStrategy(child_share=bad)
+
+
+def test_a_table_chosen_at_a_filler_step_brings_no_parent_first():
+    # a course (0) the question names; a program's course (1) that refers to it, taken to fill K;
+    # the program (2), the program's course's parent, and the course's prerequisites (3), another
+    # child of the course, alike but for a hundredth of relevance (4 x 0.01 < 0.25 x 0.9)
+    r = np.array([0.9, 0.4, 0.3, 0.31], dtype=np.float32)
+    F = np.array([[0.9, 0.1, 0.1, 0.1]], dtype=np.float32)
+    w = np.zeros((4, 4), dtype=np.float32)
+    w[0, 1] = w[1, 0] = w[1, 2] = w[2, 1] = w[0, 3] = w[3, 0] = 0.9
+    refs = np.zeros((4, 4), dtype=bool)
+    refs[1, 0] = refs[1, 2] = refs[3, 0] = True
+    sig = Signals(candidates=np.arange(4), r=r, F=F, w=w, join_columns=np.full((4, 4, 2), -1), references=refs)
+    got = JoinAwareStrategy(bridges=False).select(sig, 3)
+    # the program's course is a filler: its parent gains a child's share, as the prerequisites do
+    assert got.order == [0, 1, 3], got.order
+    assert got.steps[2].join == pytest.approx(0.9 * CHILD_SHARE)
+    # a table chosen for its coverage brings its parent first (the course's program, where the
+    # program's course covers the question)
+    F2 = np.array([[0.9, 0.1, 0.1, 0.1], [0.0, 0.9, 0.0, 0.0]], dtype=np.float32)
+    assert JoinAwareStrategy(bridges=False).select(dataclasses.replace(sig, F=F2), 3).order == [0, 1, 2]
 
 
 def test_a_way_between_two_core_tables_keeps_its_joins_at_a_filler_step():

@@ -124,6 +124,9 @@ class GreedyStrategy:
     l_family = 0.0
     #: Whether a step may take a bridge for the table behind it (:func:`bridge_pair`); not in the paper.
     lookahead = False
+    #: At a filler step, the share of a chosen table's join a candidate gains where the chosen table
+    #: does not refer to it, and of every join of a table chosen at a filler step (1: all alike, the paper).
+    child_share = 1.0
 
     def __init__(
         self, l_cov: float = DEFAULT_WEIGHTS[0], l_join: float = DEFAULT_WEIGHTS[1],
@@ -203,8 +206,9 @@ class GreedyStrategy:
             join_acc = _accumulate(join_acc, join_max, join_sum, w[i], self.join_mode, share)
             if not filler:
                 core.append(i)
-            if wf is not None:
-                filler_acc = _accumulate(filler_acc, filler_max, filler_sum, wf[i], self.join_mode, share)
+            if wf is not None:  # a table taken to fill K brings no parent of its own first
+                row = w[i] * self.child_share if filler else wf[i]
+                filler_acc = _accumulate(filler_acc, filler_max, filler_sum, row, self.join_mode, share)
         sel.coverage = q
         if seen is not None:
             sel.trace = _trace(r, seen, width, n)
@@ -274,7 +278,11 @@ class JoinAwareStrategy(GreedyStrategy):
     way between two tables chosen for their coverage that nothing joins yet
     (:func:`jar_core.strategies.gains.bridging`), and ``child_share`` (:data:`CHILD_SHARE`) of it
     otherwise (a table referring to the chosen one, or sharing a key with it):
-    :func:`jar_core.strategies.gains.referred_first`; 1 weighs every join alike at every step. Weights
+    :func:`jar_core.strategies.gains.referred_first`. Only the tables chosen for what they cover
+    bring their parents first: every join of a table chosen at a filler step counts ``child_share``,
+    so that a table taken to fill K does not bring its own parents in turn (Advising's program
+    behind a program's course, its student behind a student's record). ``child_share`` 1 weighs
+    every join alike at every step. Weights
     ``(l_cov, l_join, l_coarse)`` default to :data:`JOIN_AWARE_WEIGHTS`; they and ``l_family`` are
     checked as :class:`GreedyStrategy`'s (``l_family`` alone may be 0); ``child_share`` is a number
     in ``[0, 1]``.
