@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from jar_core.column_types import TypeFamily
-from jar_core.joins.name_facts import GLUED_QUALIFIERS, TABLE_QUALIFIERS, is_row_number, table_names
+from jar_core.joins.name_facts import GLUED_QUALIFIERS, TABLE_QUALIFIERS, table_names
 from jar_core.joins.words import MAX_ALIAS, abbreviates, glued_stems, words, written_words
 from jar_core.schema import Schema
 
@@ -149,9 +149,9 @@ QUALIFIER_LETTERS = 3
 
 
 def dictionary_keys(
-    schema: Schema, col_offsets: np.ndarray, own: np.ndarray, database: np.ndarray, key_word: list[str | None],
-    flags: list[bool], keyless: list[bool], stems: list[list[list[str]]], full: list[list[str]],
-    tnames: list[list[str]], excluded: np.ndarray,
+    schema: Schema, col_offsets: np.ndarray, own: np.ndarray, rows: np.ndarray, database: np.ndarray,
+    key_word: list[str | None], flags: list[bool], keyless: list[bool], stems: list[list[list[str]]],
+    full: list[list[str]], tnames: list[list[str]], entities: dict[str, frozenset[str]], excluded: np.ndarray,
 ) -> np.ndarray:
     """bool per column: the code of a *dictionary*, a table that declares no key and is keyed by
     nothing but a number of its storage rows (MIMIC's ``ROW_ID``), whose columns are that row
@@ -165,45 +165,50 @@ def dictionary_keys(
     :data:`QUALIFIER_LETTERS` letters or more (``D_LABITEMS.ITEMID``: the lab's items, beside
     ``D_ITEMS``): a column named after another table (``department_id``) refers to it. Without
     rows nothing says which column is unique; in the suite's schemas such tables are MIMIC-III's
-    lookups and Spider's code tables (``Ref_Budget_Codes``, ``Restaurant_Type``)."""
+    lookups and Spider's code tables (``Ref_Budget_Codes``, ``Restaurant_Type``). ``rows``: per
+    column, whether it numbers its table's rows; ``entities``: per join scope, the names its tables
+    go by. The columns that other tables hold are gathered only for a database with a table of
+    that shape."""
     out = np.zeros(len(own), dtype=bool)
-    entities: dict[int, set[str]] = {}  # per database, every name its tables go by
-    holders: dict[tuple[int, str], set[int]] = {}  # (database, column name) -> the tables with such a column
-    for ti, t in enumerate(schema.tables):
-        lo, hi = int(col_offsets[ti]), int(col_offsets[ti + 1])
-        if hi > lo:
-            db = int(database[lo])
-            entities.setdefault(db, set()).update(tnames[lo])
-            for i in range(lo, hi):
-                for name in full[i]:
-                    holders.setdefault((db, name), set()).add(ti)
+    found: list[tuple[int, int]] = []  # (table, its code column): the shape of a dictionary
     for ti, t in enumerate(schema.tables):
         lo, hi = int(col_offsets[ti]), int(col_offsets[ti + 1])
         if t.primary_key or hi - lo < 2 or any(c.unique for c in t.columns):
             continue
-        rows = [is_row_number(c.name) for c in t.columns]
-        if any(own[lo + j] and not rows[j] for j in range(hi - lo)):
+        if (own[lo:hi] & ~rows[lo:hi]).any():
             continue  # keyed by a column named after it
-        codes = [lo + j for j in range(hi - lo) if not rows[j] and key_word[lo + j] is not None]
-        if len(codes) != 1:
+        codes = [i for i in range(lo, hi) if not rows[i] and key_word[i] is not None]
+        if len(codes) != 1 or flags[codes[0]] or keyless[codes[0]] or excluded[codes[0]]:
             continue
-        i = codes[0]
-        if flags[i] or keyless[i] or excluded[i]:
-            continue
-        if any(not rows[j] and lo + j != i and c.family is not TypeFamily.TEXT for j, c in enumerate(t.columns)):
+        if any(not rows[lo + j] and lo + j != codes[0] and c.family is not TypeFamily.TEXT
+               for j, c in enumerate(t.columns)):
             continue  # a date, a number or a flag beside the code: a record, no dictionary
+        found.append((ti, codes[0]))
+    if not found:
+        return out
+    dbs = {int(database[i]) for _, i in found}
+    holders: dict[tuple[int, str], set[int]] = {}  # (database, column name) -> the tables with such a column
+    for ti in range(len(schema.tables)):
+        lo, hi = int(col_offsets[ti]), int(col_offsets[ti + 1])
+        if hi > lo and int(database[lo]) in dbs:
+            for i in range(lo, hi):
+                for name in full[i]:
+                    holders.setdefault((int(database[lo]), name), set()).add(ti)
+    for ti, i in found:
+        lo, hi = int(col_offsets[ti]), int(col_offsets[ti + 1])
         db = int(database[i])
         coded = set().union(*(holders.get((db, n), set()) for n in full[i]))
         if len(coded) < 2:
             continue  # no other table holds the code
-        if any(not (holders.get((db, n), set()) <= coded) for j in range(lo, hi) if j != i and not rows[j - lo]
+        if any(not (holders.get((db, n), set()) <= coded) for j in range(lo, hi) if j != i and not rows[j]
                for n in full[j]):
             continue  # a text column another table without the code has too (Tryout.cName, a college's): a record
         ents = ["".join(st) for st in stems[i] if st]
         if not ents:
             continue
         kind = any(len(n) - len(x) >= QUALIFIER_LETTERS and n.endswith(x) for n in tnames[i] for x in ents)
-        named = any(x == e or abbreviates(x, e) for x in ents for e in entities.get(db, ()))
+        scope = entities.get(schema.tables[ti].join_scope, frozenset())
+        named = any(x == e or abbreviates(x, e) for x in ents for e in scope)
         if kind or not named:
             out[i] = True
     return out

@@ -87,7 +87,8 @@ class ColumnProfile:
         c = _read_columns(schema, names)
         table = np.array(c.table, dtype=np.int64)
         database = np.array(c.database, dtype=np.int64)
-        own, typed = _own_keys(schema, c, table, names.leads)
+        rows = np.array([is_row_number(col.name) for t in schema.tables for col in t.columns], dtype=bool)
+        own, typed = _own_keys(schema, c, table, names.leads, rows)
         declared, fk_from = _declared_references(schema, col_offsets, own)
         part_ref, one_to_one = part_references(schema, table, own, c.key_word, c.stems, c.pk_declared,
                                                c.unique_declared, names.leads)
@@ -96,8 +97,8 @@ class ColumnProfile:
                                c.full, c.key_word, c.flag, c.unique, c.keyless, c.stems, c.table_names,
                                [tc == c.classes.get("numeric", -1) for tc in c.type_class])
         own |= adopted
-        dictionary = dictionary_keys(schema, col_offsets, own, database, c.key_word, c.flag, c.keyless, c.stems,
-                                     c.full, c.table_names, part_ref | typed)
+        dictionary = dictionary_keys(schema, col_offsets, own, rows, database, c.key_word, c.flag, c.keyless,
+                                     c.stems, c.full, c.table_names, names.entities, part_ref | typed)
         own |= dictionary
         values, n_values = incidence(c.value_rows)
         return cls(
@@ -376,9 +377,10 @@ def _name_facts(
 
 
 def _own_keys(
-    schema: Schema, c: _Columns, table: np.ndarray, leads: set[tuple[str, str]],
+    schema: Schema, c: _Columns, table: np.ndarray, leads: set[tuple[str, str]], rows: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(own, typed)`` bool per column: its table's key by its name (:attr:`_Columns.own`), less a
+    """``(own, typed)`` bool per column (``rows``: the columns that number their table's rows,
+    :func:`is_row_number`): its table's key by its name (:attr:`_Columns.own`), less a
     column that names only the start of a table another key column names exactly, a polymorphic
     ``<x>_id`` and a column named after a table keyed by a bare ``id``; and
     :attr:`ColumnProfile.typed_stem`."""
@@ -401,7 +403,7 @@ def _own_keys(
     # (a row number, MIMIC's ``ROW_ID``, leaves it: see ``pk_row`` in :func:`_read_columns`)
     worded = np.array([any(st) for st in c.stems], dtype=bool)
     bare = is_id & ~worded
-    bare &= ~np.array([is_row_number(col.name) for t in schema.tables for col in t.columns], dtype=bool)
+    bare &= ~rows
     by_bare = np.zeros(len(schema.tables), dtype=bool)
     by_bare[table[bare & own]] = True
     own &= ~((level > 0) & worded & by_bare[table])

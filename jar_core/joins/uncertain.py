@@ -79,7 +79,7 @@ def uncertain(
     # values alone that fit many keys fit any: {3, 4, 5} is in every serial id of the database
     unfounded = ambiguous & (ev == EVIDENCE.index("inclusion")) & (n_keys[f] > MAX_VALUE_TIES)
     conf = np.where(unfounded, 0.0, conf)
-    conf = np.where(apart & (ev != 0), 0.0, conf)
+    conf = np.where(apart, 0.0, conf)  # siblings: never declared
     return np.where(through, np.minimum(conf, THROUGH_KEY), conf)
 
 
