@@ -73,3 +73,17 @@ def test_the_shipped_fit_is_monotone_and_within_0_1():
     for fit in [*table["evidence"].values(), table["pooled"]]:
         assert fit["score"] == sorted(fit["score"]) and all(0 <= v <= 1 for v in fit["right"])
         assert np.all(np.diff(fit["right"]) >= 0)
+
+
+def test_a_join_is_judged_right_by_the_equalities_the_keys_and_gold_sql_chain():
+    rel = load_script("suite/join_reliability")
+    code = ("w.country", "Code")
+    pairs = [(("w.city", "CountryCode"), code), (("w.countrylanguage", "CountryCode"), code),  # declared
+             (("w.city", "ID"), ("w.capital", "city_id"))]  # the gold SQL's
+    equal = rel.equal_columns(pairs)
+    # two references of one key hold one country's code: right, though neither pair says so alone
+    assert equal[("w.city", "CountryCode")] == equal[("w.countrylanguage", "CountryCode")]
+    assert equal[("w.capital", "city_id")] == equal[("w.city", "ID")]
+    # a city's id is no country's code; a column no equality names has no class
+    assert equal[("w.city", "ID")] != equal[code] and ("w.city", "Name") not in equal
+    assert rel.equal_columns([]) == {}

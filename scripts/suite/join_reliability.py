@@ -8,8 +8,11 @@ Without folders: every ``*_nokeys`` folder of the suite (as ``run_suite.py`` fin
 each question the default selects K = 2, 3, 5, 10 tables and the joins its answer shows over them
 (:func:`jar_core.output.assemble.shown_joins`, every table needed: the trusted keys of the join
 path, and the unverified candidates where no key is trusted); a shown join between two gold
-tables is *judged*, and *right* when the gold SQL equates the same two
-columns or the folder's keyed twin (the folder without ``_nokeys``) declares that foreign key.
+tables is *judged*, and *right* when the two columns are equal by the gold SQL's equalities and
+the foreign keys the folder's keyed twin (the folder without ``_nokeys``) declares, alone or in a
+chain (:func:`equal_columns`): the gold SQL equates them, the twin declares that key, or both
+equal one third column (``city.CountryCode`` and ``countrylanguage.CountryCode``, two references
+of ``country.Code``, hold one country's code however the gold SQL reaches it).
 Joins are counted once per question and K, as a model would read them.
 
 Prints, per bin of 0.1 of the confidence shown (``JoinEdge.confidence``), the joins judged,
@@ -32,6 +35,8 @@ from run_suite import DEFAULT_ROOTS, find_folders  # noqa: E402
 from jar_core.eval.harness import DEFAULT_SEARCH, prepare  # noqa: E402
 from jar_core.index.store import cache_path  # noqa: E402
 import numpy as np  # noqa: E402
+from scipy import sparse  # noqa: E402
+from scipy.sparse.csgraph import connected_components  # noqa: E402
 
 from jar_core.output.assemble import shown_joins  # noqa: E402
 from jar_core.loaders import load_benchmark  # noqa: E402
@@ -52,16 +57,24 @@ def declared_keys(schema: Any) -> list[tuple[tuple[str, str], tuple[str, str]]]:
     return out
 
 
-def declared_pairs(schema: Any) -> set[frozenset[tuple[str, str]]]:
-    """:func:`declared_keys` without their direction, as ``{(db.table, column), (db.table, column)}``."""
-    return {frozenset(key) for key in declared_keys(schema)}
+def equal_columns(pairs: list[tuple[tuple[str, str], tuple[str, str]]]) -> dict[tuple[str, str], int]:
+    """Each column of the equalities ``pairs`` mapped to its class: two columns of one class are
+    equal by the pairs alone or by a chain of them (the connected components of the pairs)."""
+    ids: dict[tuple[str, str], int] = {}
+    for a, b in pairs:
+        ids.setdefault(a, len(ids))
+        ids.setdefault(b, len(ids))
+    ends = np.asarray([(ids[a], ids[b]) for a, b in pairs], dtype=np.int64).reshape(-1, 2)
+    graph = sparse.coo_matrix((np.ones(len(ends)), (ends[:, 0], ends[:, 1])), shape=(len(ids), len(ids)))
+    _, label = connected_components(graph, directed=False)
+    return {col: int(label[i]) for col, i in ids.items()}
 
 
 def judged_joins(folder: Path, keyed: Path | None, *, candidates: int = 20, embedder: Any = None,
                  limit: int | None = None) -> tuple[list[dict[str, Any]], Any]:
     """Every printed join between two gold tables of ``folder``'s questions, with whether it is right."""
     bench = load_benchmark(folder)
-    truth = declared_pairs(load_benchmark(keyed).schema) if keyed else set()
+    truth = declared_keys(load_benchmark(keyed).schema) if keyed else []
     r = TableRetriever(bench.schema, embedder=embedder, candidates=candidates)
     r.load_or_build_index(cache_path(r.schema, r.embedder.name))
     prep = prepare(bench, r, candidates=candidates, limit=limit, default=True, warn=None)
@@ -69,7 +82,7 @@ def judged_joins(folder: Path, keyed: Path | None, *, candidates: int = 20, embe
     points = []
     for q in prep.questions:
         sig, gold = q.default_signals, set(q.gold)
-        right = truth | {frozenset(j) for j in q.gold_joins}
+        equal = equal_columns([*truth, *(tuple(j) for j in q.gold_joins)])
         for k in KS:
             order = np.asarray(strat.select(sig, min(k, sig.n)).order, dtype=np.int64)
             positions = [int(sig.candidates[i]) for i in order]
@@ -78,10 +91,11 @@ def judged_joins(folder: Path, keyed: Path | None, *, candidates: int = 20, embe
             for e in [*shown.joins, *shown.unverified_joins]:
                 if e.left_table.id not in gold or e.right_table.id not in gold:
                     continue
-                edge = frozenset({(e.left_table.id, e.left_column), (e.right_table.id, e.right_column)})
+                a, b = equal.get((e.left_table.id, e.left_column)), equal.get((e.right_table.id, e.right_column))
                 points.append({"benchmark": bench.name, "question": q.position, "k": k, "evidence": e.evidence,
                                "score": round(float(e.score), 4), "shown": round(float(e.confidence), 4),
-                               "trusted": bool(e.trusted), "right": edge in right})
+                               "trusted": bool(e.trusted), "right": a is not None and a == b,
+                               "join": [[e.left_table.id, e.left_column], [e.right_table.id, e.right_column]]})
     return points, r.embedder
 
 
