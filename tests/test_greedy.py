@@ -14,8 +14,10 @@ F = np.array([[0.9, 0.2, 0.1], [0.1, 0.3, 0.8]])
 W = np.array([[0.0, 0.2, 0.9], [0.2, 0.0, 0.0], [0.9, 0.0, 0.0]])
 
 
-def signals() -> Signals:
-    return Signals(candidates=np.arange(3), r=R, F=F, w=W, join_columns=np.full((3, 3, 2), -1))
+def signals(r: np.ndarray = R, F: np.ndarray = F, w: np.ndarray = W, references: np.ndarray | None = None) -> Signals:
+    """Hand-made signals of ``len(r)`` candidates (the example above by default), no join columns."""
+    n = len(r)
+    return Signals(candidates=np.arange(n), r=r, F=F, w=w, join_columns=np.full((n, n, 2), -1), references=references)
 
 
 def test_seed_is_coarse_plus_total_fine_relevance():
@@ -144,7 +146,7 @@ def test_child_share_takes_the_table_the_chosen_one_refers_to():
     F = np.array([[0.9, 0.1, 0.1]], dtype=np.float32)
     w = np.array([[0.0, 0.9, 0.9], [0.9, 0.0, 0.0], [0.9, 0.0, 0.0]], dtype=np.float32)
     refs = np.array([[False, False, True], [True, False, False], [False, False, False]])
-    sig = Signals(candidates=np.arange(3), r=r, F=F, w=w, join_columns=np.full((3, 3, 2), -1), references=refs)
+    sig = signals(r, F, w, refs)
     # nothing adds coverage after the offering: a filler step, where the parent comes first
     assert JoinAwareStrategy(bridges=False).select(sig, 2).order == [0, 2]
     assert JoinAwareStrategy(bridges=False, child_share=1.0).select(sig, 2).order == [0, 1]
@@ -172,7 +174,7 @@ def test_a_table_chosen_at_a_filler_step_brings_no_parent_first():
     w[0, 1] = w[1, 0] = w[1, 2] = w[2, 1] = w[0, 3] = w[3, 0] = 0.9
     refs = np.zeros((4, 4), dtype=bool)
     refs[1, 0] = refs[1, 2] = refs[3, 0] = True
-    sig = Signals(candidates=np.arange(4), r=r, F=F, w=w, join_columns=np.full((4, 4, 2), -1), references=refs)
+    sig = signals(r, F, w, refs)
     got = JoinAwareStrategy(bridges=False).select(sig, 3)
     # the program's course is a filler: its parent gains a child's share, as the prerequisites do
     assert got.order == [0, 1, 3], got.order
@@ -192,7 +194,7 @@ def test_a_way_between_two_core_tables_keeps_its_joins_at_a_filler_step():
     w[0, 2] = w[2, 0] = w[1, 2] = w[2, 1] = w[0, 3] = w[3, 0] = 0.9
     refs = np.zeros((4, 4), dtype=bool)
     refs[2, 0] = refs[2, 1] = refs[0, 3] = True
-    sig = Signals(candidates=np.arange(4), r=r, F=F, w=w, join_columns=np.full((4, 4, 2), -1), references=refs)
+    sig = signals(r, F, w, refs)
     got = JoinAwareStrategy(bridges=False).select(sig, 3)
     assert got.order == [0, 1, 2]
     assert got.steps[2].join == pytest.approx(0.9)  # its join in full, not a child's share

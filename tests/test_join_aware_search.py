@@ -313,6 +313,31 @@ def test_a_camel_case_name_dates_a_column_of_any_type():
     assert found == ["torrents.groupYear", "player.birth_year"]
 
 
+def test_a_run_together_name_dates_a_column_as_its_words_do():
+    from jar_core.loaders import load_ddl
+    from jar_core.candidates.values import ValueIndex, match_values
+
+    # the same schema with its names run together: GROUPYEAR is a group's year, RELEASEDATEID a key,
+    # HIREDATE names the date 'hired' asks for
+    schema = load_ddl("CREATE TABLE TORRENTS (GROUPNAME TEXT, GROUPYEAR INT, RELEASEDATEID INT, ID INT);"
+                      "CREATE TABLE PLAYER (PLAYERID TEXT, BIRTHYEAR TEXT);"
+                      "CREATE TABLE EMPLOYEE (EMPLOYEEID INT, BIRTHDATE TIMESTAMP, HIREDATE TIMESTAMP);")
+    vi = ValueIndex.from_schema(schema)
+
+    def dated(question):
+        return [f"{schema.tables[m.table].name}.{schema.tables[m.table].columns[m.column].name}"
+                for m in match_values(vi, question)]
+
+    assert dated("What are the top 20 instrumental albums since 2000?") == [
+        "TORRENTS.GROUPYEAR", "PLAYER.BIRTHYEAR", "EMPLOYEE.BIRTHDATE"]
+    assert dated("Which employees were hired in 2003?") == ["EMPLOYEE.HIREDATE"]
+    # a trade word hints the measures of the tables its noun names, read split
+    schema = load_ddl("CREATE TABLE SALESORDERDETAIL (SALESORDERID INT, ORDERQUANTITY INT);"
+                      "CREATE TABLE PURCHASEORDERDETAIL (PURCHASEORDERID INT, ORDERQUANTITY INT);")
+    vi = ValueIndex.from_schema(schema)
+    assert dated("What were the total sales per product?") == ["SALESORDERDETAIL.ORDERQUANTITY"]
+
+
 def test_a_year_dates_the_trade_the_question_measures():
     from jar_core.loaders import load_ddl
     from jar_core.candidates.values import ValueIndex, match_values

@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from jar_core.joins.profile import words as name_words
+from jar_core.joins.words import singular, written_words
 from jar_core.glued import split_glued
 from jar_core.schema import split_camel
 
@@ -172,7 +173,7 @@ _STEM = 4
 
 @lru_cache(maxsize=65536)
 def _is_date_column(raw_type: str, name: str) -> bool:
-    words = split_camel(name, "_")
+    words = _joined_words(name)
     if _AUDIT_NAME.search(words) is not None or _PERIOD_MEASURE.search(words) is not None:
         return False
     if _NOT_A_DATE.search(words) is not None:
@@ -184,7 +185,7 @@ def _is_date_column(raw_type: str, name: str) -> bool:
 
 
 def _is_year_column(name: str) -> bool:
-    words = split_camel(name, "_")
+    words = _joined_words(name)
     return _YEAR_NAME.search(words) is not None and _PERIOD_MEASURE.search(words) is None
 
 
@@ -194,6 +195,19 @@ def _column_words(name: str) -> tuple[str, ...]:
     run-together word split (:func:`jar_core.glued.split_glued`: ``UNITPRICE`` -> ``unit``, ``price``);
     kept per name: a lake's copies repeat a few thousand names."""
     return tuple(p for w in split_camel(name, "_").lower().split("_") for p in split_glued(w))
+
+
+@lru_cache(maxsize=1 << 16)
+def _table_words(name: str) -> frozenset[str]:
+    """A table's name's words in the singular, a run-together word split too (``SALESORDERDETAIL``
+    -> ``sale``, ``order``, ``detail``; ``CUSTOMERADDRESS``): the trade and address hints' words."""
+    return frozenset(name_words(name)) | frozenset(singular(w) for w in written_words(name, glued=True))
+
+
+def _joined_words(name: str) -> str:
+    """:func:`_column_words` joined by ``_``, for the name patterns (``GROUPYEAR`` -> ``group_year``,
+    ``groupYear`` -> ``group_year``)."""
+    return "_".join(_column_words(name))
 
 
 def _last_word(name: str) -> str:
@@ -244,7 +258,7 @@ def _bare_numbers(question: str, years: list[str]) -> list[str]:
 
 
 def _is_date_table(name: str) -> bool:
-    return _DATE_TABLE.search(split_camel(name, "_")) is not None
+    return _DATE_TABLE.search(_joined_words(name)) is not None
 
 
 def _norm(text: str) -> str:
@@ -311,16 +325,16 @@ class ValueIndex:
             for ci, c in enumerate(t.columns):
                 if ti not in idx.measure_columns and _is_measure_column(c.name):
                     idx.measure_columns[ti] = ci
-                    idx.measure_words[ti] = frozenset(name_words(t.name))
+                    idx.measure_words[ti] = _table_words(t.name)
                 if ti not in idx.number_columns and _is_number_column(c.name):
                     idx.number_columns[ti] = ci
                 if _is_place_column(c.name):
-                    if ti not in idx.place_columns and ADDRESS_WORDS.intersection(name_words(t.name)):
+                    if ti not in idx.place_columns and ADDRESS_WORDS.intersection(_table_words(t.name)):
                         idx.address_tables.add(ti)
                     idx.place_columns.setdefault(ti, []).append(ci)
                 is_date = _is_date_column(c.type, c.name)
                 if is_date:
-                    idx.date_names.setdefault(ti, []).append((ci, tuple(w for w in name_words(c.name) if w not in _DATE_WORDS)))
+                    idx.date_names.setdefault(ti, []).append((ci, tuple(w for w in name_words(c.name, glued=True) if w not in _DATE_WORDS)))
                 if is_date and ti not in idx.date_columns:
                     idx.date_columns[ti] = ci if year is None else year  # a year column where there is one
                     dates.append(ti)
