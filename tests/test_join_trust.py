@@ -281,3 +281,26 @@ def test_keys_a_hundredth_apart_rank_by_the_rules_score() -> None:
              (0, 2): [Key(0, "z", 2, "z", 0.97, "same name", 0.98, True)]}
     tree, _ = key_forest(pairs, np.ones(3, dtype=bool))
     assert (0, 2) in tree
+
+
+#: Two roles of one key written run together (Scholar's citations, no key declared).
+CITATIONS = """
+CREATE TABLE PAPER (PAPERID INTEGER PRIMARY KEY, TITLE TEXT, VENUEID INTEGER, YEAR INTEGER);
+CREATE TABLE CITE (CITINGPAPERID INTEGER, CITEDPAPERID INTEGER);
+"""
+
+
+@pytest.mark.parametrize("question,role", [
+    ("Which paper from ACL 2015 was cited most?", "CITEDPAPERID"),
+    ("Which papers are citing the most other papers?", "CITINGPAPERID"),
+])
+def test_a_run_together_role_is_read_by_its_words(embedder, fit, question, role) -> None:
+    from jar_core import TableRetriever
+
+    fit(TRUSTING)
+    res = TableRetriever.from_ddl(CITATIONS, embedder=embedder).retrieve(question, k=2)
+    assert sorted(res.table_names) == ["CITE", "PAPER"]
+    (join,), (alt,) = res.joins, res.alternative_joins
+    assert _sides(str(join)) == _sides(f"CITE.{role} = PAPER.PAPERID"), str(join)
+    assert {join.left_column, join.right_column, alt.left_column, alt.right_column} == {
+        "PAPERID", "CITEDPAPERID", "CITINGPAPERID"}

@@ -141,10 +141,13 @@ def question_words(question: str) -> frozenset[str]:
 def _roles(left_table: str, left: str, right_table: str, right: str) -> frozenset[str]:
     """The words one of a key's columns has and the other lacks, naming neither table nor a key:
     the role a reference plays (``head`` of ``departments.head_physician_id =
-    physicians.physician_id``, ``ship`` of ``ship_date_key = date_key``); none where both columns
-    are named alike (``school_code = school_code``: an attribute two tables share, no role)."""
-    names = {*words(left_table), *words(right_table)}
-    return frozenset(w for w in set(words(left)) ^ set(words(right)) if w not in KEY_WORDS and w not in names)
+    physicians.physician_id``, ``ship`` of ``ship_date_key = date_key``, ``cited`` of
+    ``CITE.CITEDPAPERID = PAPER.PAPERID``: names are read with their run-together words split);
+    none where both columns are named alike (``school_code = school_code``: an attribute two
+    tables share, no role)."""
+    names = {*words(left_table, glued=True), *words(right_table, glued=True)}
+    own = set(words(left, glued=True)) ^ set(words(right, glued=True))  # CITEDPAPERID: cited, paper, id
+    return frozenset(w for w in own if w not in KEY_WORDS and w not in names)
 
 
 def question_fit(question: frozenset[str], left_table: str, left: str, right_table: str, right: str) -> int:
