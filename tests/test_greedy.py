@@ -14,6 +14,17 @@ F = np.array([[0.9, 0.2, 0.1], [0.1, 0.3, 0.8]])
 W = np.array([[0.0, 0.2, 0.9], [0.2, 0.0, 0.0], [0.9, 0.0, 0.0]])
 
 
+def references(n: int, *refers: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """``(w, references)`` of ``n`` candidates where each ``(a, b)`` of ``refers`` is a reference
+    from ``a`` to ``b``, joined at 0.9 both ways."""
+    w = np.zeros((n, n), dtype=np.float32)
+    refs = np.zeros((n, n), dtype=bool)
+    for a, b in refers:
+        w[a, b] = w[b, a] = 0.9
+        refs[a, b] = True
+    return w, refs
+
+
 def signals(r: np.ndarray = R, F: np.ndarray = F, w: np.ndarray = W, references: np.ndarray | None = None) -> Signals:
     """Hand-made signals of ``len(r)`` candidates (the example above by default), no join columns."""
     n = len(r)
@@ -170,10 +181,7 @@ def test_a_table_chosen_at_a_filler_step_brings_no_parent_first():
     # child of the course, alike but for a hundredth of relevance (4 x 0.01 < 0.25 x 0.9)
     r = np.array([0.9, 0.4, 0.3, 0.31], dtype=np.float32)
     F = np.array([[0.9, 0.1, 0.1, 0.1]], dtype=np.float32)
-    w = np.zeros((4, 4), dtype=np.float32)
-    w[0, 1] = w[1, 0] = w[1, 2] = w[2, 1] = w[0, 3] = w[3, 0] = 0.9
-    refs = np.zeros((4, 4), dtype=bool)
-    refs[1, 0] = refs[1, 2] = refs[3, 0] = True
+    w, refs = references(4, (1, 0), (1, 2), (3, 0))
     sig = signals(r, F, w, refs)
     got = JoinAwareStrategy(bridges=False).select(sig, 3)
     # the program's course is a filler: its parent gains a child's share, as the prerequisites do
@@ -190,10 +198,7 @@ def test_a_way_between_two_core_tables_keeps_its_joins_at_a_filler_step():
     # nothing; the airport service (2) refers to both, a time zone (3) is the city's parent
     r = np.array([0.9, 0.8, 0.3, 0.28], dtype=np.float32)
     F = np.array([[0.9, 0.1, 0.1, 0.1], [0.1, 0.9, 0.1, 0.1]], dtype=np.float32)
-    w = np.zeros((4, 4), dtype=np.float32)
-    w[0, 2] = w[2, 0] = w[1, 2] = w[2, 1] = w[0, 3] = w[3, 0] = 0.9
-    refs = np.zeros((4, 4), dtype=bool)
-    refs[2, 0] = refs[2, 1] = refs[0, 3] = True
+    w, refs = references(4, (2, 0), (2, 1), (0, 3))
     sig = signals(r, F, w, refs)
     got = JoinAwareStrategy(bridges=False).select(sig, 3)
     assert got.order == [0, 1, 2]

@@ -26,7 +26,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Hashable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -57,10 +57,11 @@ def declared_keys(schema: Any) -> list[tuple[tuple[str, str], tuple[str, str]]]:
     return out
 
 
-def equal_columns(pairs: list[tuple[tuple[str, str], tuple[str, str]]]) -> dict[tuple[str, str], int]:
-    """Each column of the equalities ``pairs`` mapped to its class: two columns of one class are
-    equal by the pairs alone or by a chain of them (the connected components of the pairs)."""
-    ids: dict[tuple[str, str], int] = {}
+def equal_columns(pairs: Sequence[tuple[Hashable, Hashable]]) -> dict[Any, int]:
+    """Each column of the equalities ``pairs`` (``(db.table, column)`` names, or positions) mapped to
+    its class: two columns of one class are equal by the pairs alone or by a chain of them (the
+    connected components of the pairs)."""
+    ids: dict[Any, int] = {}
     for a, b in pairs:
         ids.setdefault(a, len(ids))
         ids.setdefault(b, len(ids))
@@ -68,6 +69,13 @@ def equal_columns(pairs: list[tuple[tuple[str, str], tuple[str, str]]]) -> dict[
     graph = sparse.coo_matrix((np.ones(len(ends)), (ends[:, 0], ends[:, 1])), shape=(len(ids), len(ids)))
     _, label = connected_components(graph, directed=False)
     return {col: int(label[i]) for col, i in ids.items()}
+
+
+def are_equal(classes: dict[Any, int], a: Hashable, b: Hashable) -> bool:
+    """Whether columns ``a`` and ``b`` are of one class of :func:`equal_columns` (a column of no
+    equality is equal to none)."""
+    ca = classes.get(a)
+    return ca is not None and ca == classes.get(b)
 
 
 def judged_joins(folder: Path, keyed: Path | None, *, candidates: int = 20, embedder: Any = None,
@@ -91,10 +99,9 @@ def judged_joins(folder: Path, keyed: Path | None, *, candidates: int = 20, embe
             for e in [*shown.joins, *shown.unverified_joins]:
                 if e.left_table.id not in gold or e.right_table.id not in gold:
                     continue
-                a, b = equal.get((e.left_table.id, e.left_column)), equal.get((e.right_table.id, e.right_column))
                 points.append({"benchmark": bench.name, "question": q.position, "k": k, "evidence": e.evidence,
                                "score": round(float(e.score), 4), "shown": round(float(e.confidence), 4),
-                               "trusted": bool(e.trusted), "right": a is not None and a == b,
+                               "trusted": bool(e.trusted), "right": are_equal(equal, (e.left_table.id, e.left_column), (e.right_table.id, e.right_column)),
                                "join": [[e.left_table.id, e.left_column], [e.right_table.id, e.right_column]]})
     return points, r.embedder
 

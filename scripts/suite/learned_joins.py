@@ -42,7 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from join_reliability import declared_keys  # noqa: E402
+from join_reliability import are_equal, declared_keys, equal_columns  # noqa: E402
 from run_suite import DEFAULT_ROOTS, find_folders  # noqa: E402
 
 from jar_core.joins.calibration import SEARCH_ONLY, apply_fit, trust_threshold  # noqa: E402
@@ -157,20 +157,10 @@ class Candidates:
             tables = frozenset(int(self.table[c]) for c in pair)
             if s >= threshold and len(tables) == 2 and s > best.get(tables, (-1.0, pair))[0]:
                 best[tables] = (s, pair)
-        comp = _components(self.keys, len(self.table))
-        right = {t for t, (_, pair) in best.items() if len({int(comp[c]) for c in pair}) == 1}
+        equal = equal_columns(sorted(self.keys))
+        right = {t for t, (_, pair) in best.items() if are_equal(equal, *pair)}
         truth = {frozenset(int(self.table[c]) for c in key) for key in self.keys}
         return {"shown": len(best), "right": len(right), "declared": len(truth), "held": len(truth & right)}
-
-
-def _components(keys: set[tuple[int, int]], n: int) -> np.ndarray:
-    """Per column of ``n``, the label of its connected set of declared key columns (a column in no
-    key alone)."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    a, b = (np.asarray(x, dtype=np.int64) for x in zip(*keys)) if keys else (np.zeros(0, np.int64),) * 2
-    return connected_components(coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n)), directed=False)[1]
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
